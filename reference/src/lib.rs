@@ -1,0 +1,6 @@
+//! Pure, exact solvers, checkers, parsers and generators for the puzzle
+//! families puzzlegrade grades. No processes, no printing: the staff-tool
+//! replicas and the harness turn these results into text and exit statuses.
+
+pub mod gf2;
+pub mod lightsout;

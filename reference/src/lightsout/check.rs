@@ -1,0 +1,239 @@
+//! Checking a solver's answer: parse its `r:c` lines and replay them on the board.
+//!
+//! This is the logic of the course's `loplayer` used as a grader: every line
+//! must be a move inside the board, and the lights must all be out at the end.
+
+use std::fmt;
+
+use super::board::{Board, Cell};
+
+/// Why a line is not a valid move.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MoveErrorKind {
+    /// The line is not `row:col` in decimal.
+    #[error("expected row:col")]
+    Syntax,
+    /// The move names a cell outside the board.
+    #[error("outside {width}x{height} board")]
+    Outside {
+        /// Board width.
+        width: usize,
+        /// Board height.
+        height: usize,
+    },
+}
+
+/// A line of a move list that is not a valid move on this board.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("move {index} {text:?} (line {line}): {kind}")]
+pub struct MoveError {
+    /// 1-based number of the move (blank lines are not moves).
+    pub index: usize,
+    /// 1-based line number in the output.
+    pub line: usize,
+    /// The line as written (lossy UTF-8, at most 40 characters).
+    pub text: String,
+    /// What is wrong with it.
+    pub kind: MoveErrorKind,
+}
+
+/// The verdict of replaying a move list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Replay {
+    /// All lights are out after the last move.
+    Solved {
+        /// Number of moves replayed.
+        moves: usize,
+    },
+    /// Lights remain on after the last move.
+    LightsOn {
+        /// Number of moves replayed.
+        moves: usize,
+        /// Lights still on.
+        lights_on: usize,
+    },
+    /// A line is not a valid move.
+    BadMove(MoveError),
+}
+
+impl fmt::Display for Replay {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Replay::Solved { moves } => write!(f, "all lights out after {moves} moves"),
+            Replay::LightsOn { moves, lights_on } => {
+                write!(f, "lights still on after {moves} moves ({lights_on} lit)")
+            }
+            Replay::BadMove(e) => e.fmt(f),
+        }
+    }
+}
+
+/// Parses one line as a move `row:col` (decimal, whitespace around the
+/// numbers allowed). Returns `Ok(None)` for a blank line.
+pub fn parse_move(line: &[u8], board: &Board) -> Result<Option<Cell>, MoveErrorKind> {
+    let line = line.trim_ascii();
+    if line.is_empty() {
+        return Ok(None);
+    }
+    let colon = line
+        .iter()
+        .position(|&b| b == b':')
+        .ok_or(MoveErrorKind::Syntax)?;
+    let row = number(&line[..colon]).ok_or(MoveErrorKind::Syntax)?;
+    let col = number(&line[colon + 1..]).ok_or(MoveErrorKind::Syntax)?;
+    let cell = Cell { row, col };
+    if !board.contains(cell) {
+        return Err(MoveErrorKind::Outside {
+            width: board.width(),
+            height: board.height(),
+        });
+    }
+    Ok(Some(cell))
+}
+
+fn number(text: &[u8]) -> Option<usize> {
+    let text = text.trim_ascii();
+    if text.is_empty() || text.len() > 18 || !text.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(text.iter().fold(0, |n, &d| n * 10 + usize::from(d - b'0')))
+}
+
+/// Builds the [`MoveError`] for a line.
+pub fn move_error(index: usize, line: usize, text: &[u8], kind: MoveErrorKind) -> MoveError {
+    let text = String::from_utf8_lossy(text.trim_ascii());
+    let text = if text.chars().count() > 40 {
+        format!("{}...", text.chars().take(40).collect::<String>())
+    } else {
+        text.into_owned()
+    };
+    MoveError {
+        index,
+        line,
+        text,
+        kind,
+    }
+}
+
+/// A board being played, with its count of lights on kept up to date so
+/// that "all out?" costs nothing after each press (loplayer asks it after
+/// every move, and a move list can have millions of moves).
+#[derive(Debug, Clone)]
+pub struct Game {
+    board: Board,
+    lights_on: usize,
+}
+
+impl Game {
+    /// Starts a game on `board`.
+    pub fn new(board: Board) -> Self {
+        let lights_on = board.count_on();
+        Self { board, lights_on }
+    }
+
+    /// Presses `cell` (which must be on the board).
+    pub fn press(&mut self, cell: Cell) {
+        let Cell { row, col } = cell;
+        self.flip(cell);
+        if row > 0 {
+            self.flip(Cell { row: row - 1, col });
+        }
+        if row + 1 < self.board.height() {
+            self.flip(Cell { row: row + 1, col });
+        }
+        if col > 0 {
+            self.flip(Cell { row, col: col - 1 });
+        }
+        if col + 1 < self.board.width() {
+            self.flip(Cell { row, col: col + 1 });
+        }
+    }
+
+    fn flip(&mut self, cell: Cell) {
+        if self.board.get(cell) {
+            self.lights_on -= 1;
+        } else {
+            self.lights_on += 1;
+        }
+        self.board.toggle(cell);
+    }
+
+    /// The lights still on.
+    pub fn lights_on(&self) -> usize {
+        self.lights_on
+    }
+
+    /// The board as it is now.
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+}
+
+/// Replays `output` (one `r:c` per line) on a copy of `board` and judges the
+/// final state. Blank lines are skipped; any other line must be a move.
+pub fn replay(board: &Board, output: &[u8]) -> Replay {
+    let mut game = Game::new(board.clone());
+    let mut moves = 0;
+    for (line_no, line) in output.split(|&b| b == b'\n').enumerate() {
+        match parse_move(line, board) {
+            Ok(None) => {}
+            Ok(Some(cell)) => {
+                moves += 1;
+                game.press(cell);
+            }
+            Err(kind) => return Replay::BadMove(move_error(moves + 1, line_no + 1, line, kind)),
+        }
+    }
+    match game.lights_on() {
+        0 => Replay::Solved { moves },
+        lights_on => Replay::LightsOn { moves, lights_on },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lightsout::parse_board;
+
+    fn b34() -> Board {
+        parse_board(b"3x2\n#OO\n##O\n").unwrap()
+    }
+
+    #[test]
+    fn replays_a_solution() {
+        assert_eq!(replay(&b34(), b"1:0\n"), Replay::Solved { moves: 1 });
+        assert_eq!(replay(&b34(), b"1:0\r\n\n"), Replay::Solved { moves: 1 });
+        assert_eq!(replay(&b34(), b" 1 : 0 "), Replay::Solved { moves: 1 });
+    }
+
+    #[test]
+    fn lights_left_on() {
+        assert_eq!(
+            replay(&b34(), b""),
+            Replay::LightsOn {
+                moves: 0,
+                lights_on: 3
+            }
+        );
+        let r = replay(&b34(), b"1:0\n0:0\n");
+        assert_eq!(r.to_string(), "lights still on after 2 moves (3 lit)");
+    }
+
+    #[test]
+    fn bad_moves_say_which_and_why() {
+        let r = replay(&b34(), b"0:0\n\n4:9\n");
+        assert_eq!(r.to_string(), "move 2 \"4:9\" (line 3): outside 3x2 board");
+        let r = replay(&b34(), b"1,0\n");
+        assert_eq!(r.to_string(), "move 1 \"1,0\" (line 1): expected row:col");
+        for bad in [
+            &b"1:"[..],
+            b":1",
+            b"-1:0",
+            b"1:0:0",
+            b"a:b",
+            b"99999999999999999999:0",
+        ] {
+            assert!(matches!(replay(&b34(), bad), Replay::BadMove(_)), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,661 @@
+//! Exact Lights Out solving: solvability, one solution, minimum-press solutions
+//! and the quiet patterns (the null space of the press matrix), for any m x n.
+//!
+//! Light chasing reduces an m x n board to n unknowns, the presses of the
+//! first row: with press rows `p_k`, lights `L_k` and `T` the tridiagonal
+//! "press within a row" matrix, `p_{k+1} = L_k + T p_k + p_{k-1}` and the board
+//! is solved exactly when `p_m = 0`, that is `R_m(T) x = c_m` with
+//! `R_{k+1} = T R_k + R_{k-1}`. Instead of eliminating that n x n matrix
+//! (O(n^3 / 64)), [`Poly`] arithmetic solves it in O(n^2 / 64): `T = I + J`
+//! with `J` the path's adjacency matrix, `e_1` is a cyclic vector of `J`, so
+//! vectors are polynomials in `y` modulo `q_n` (the minimal polynomial of `J`,
+//! `q_{k+1} = y q_k + q_{k-1}`) and `R_m(T)` acts as multiplication by
+//! `h = R_m(1 + y) mod q_n`. The system is solvable exactly when
+//! `d = gcd(h, q_n)` divides the right-hand side, and the null space is the
+//! multiples of `q_n / d`: its dimension, the nullity, is `deg d`.
+//!
+//! Boards of at most 64 cells use a precomputed dense elimination instead,
+//! so that one 5x5 board takes well under a microsecond.
+
+use super::board::{Board, Cell, spread_row, xor_into};
+use crate::gf2::{Poly, gcd_with_inverse};
+
+/// The largest null space searched exhaustively for a minimum-press solution.
+pub const MAX_EXHAUSTIVE_NULLITY: usize = 30;
+
+/// The most word operations spent on an exhaustive minimum search (2^k
+/// candidates of `words` each); past it the search is local and not proven.
+const MAX_MINIMIZE_WORK: u64 = 1 << 31;
+
+/// Words of quiet patterns kept in memory at once for an exhaustive search.
+const MAX_BASIS_WORDS: u64 = 1 << 24;
+
+/// A solution: which cells to press, and whether it is proven to use the
+/// fewest presses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Solution {
+    /// The cells to press, once each, in any order.
+    pub presses: Board,
+    /// Whether `presses` is proven minimal.
+    pub minimality: Minimality,
+}
+
+impl Solution {
+    /// The number of presses.
+    pub fn press_count(&self) -> usize {
+        self.presses.count_on()
+    }
+
+    /// The presses as moves, row by row, left to right.
+    pub fn moves(&self) -> impl Iterator<Item = Cell> + '_ {
+        self.presses.cells_on()
+    }
+}
+
+/// How far a minimum-press search went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Minimality {
+    /// Every solution was considered: no solution has fewer presses.
+    Proven,
+    /// The null space was too large to search; this is the best found by
+    /// local improvement.
+    BestFound {
+        /// The dimension of the null space (there are 2^nullity solutions).
+        nullity: usize,
+    },
+}
+
+/// A solver prepared for one board size; preparing costs O(n^2 / 64) and is
+/// shared by every board of that size.
+#[derive(Clone, Debug)]
+pub struct Solver {
+    width: usize,
+    height: usize,
+    engine: Engine,
+}
+
+#[derive(Clone, Debug)]
+enum Engine {
+    Dense(Dense),
+    Chase(Chase),
+}
+
+impl Solver {
+    /// Prepares a solver for `width` x `height` boards.
+    ///
+    /// # Panics
+    /// If either dimension is zero.
+    pub fn new(width: usize, height: usize) -> Self {
+        assert!(width > 0 && height > 0, "a board has at least one cell");
+        let engine = if width * height <= 64 {
+            Engine::Dense(Dense::new(width, height))
+        } else {
+            Engine::Chase(Chase::new(width, height))
+        };
+        Self {
+            width,
+            height,
+            engine,
+        }
+    }
+
+    /// Board width this solver is for.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// Board height this solver is for.
+    pub fn height(&self) -> usize {
+        self.height
+    }
+
+    /// The dimension of the null space: every solvable board has exactly
+    /// 2^nullity solutions, and a fraction 2^-nullity of all boards is solvable.
+    pub fn nullity(&self) -> usize {
+        match &self.engine {
+            Engine::Dense(d) => d.null.len(),
+            Engine::Chase(c) => c.nullity,
+        }
+    }
+
+    /// A basis of the quiet patterns: press patterns that change nothing.
+    /// A board is solvable exactly when it has an even number of lights on
+    /// inside each of them (the 15-110 "QP1/QP2" test, for any size).
+    pub fn quiet_patterns(&self) -> Vec<Board> {
+        match &self.engine {
+            Engine::Dense(d) => d.null.iter().map(|&m| d.to_board(m)).collect(),
+            Engine::Chase(c) => (0..c.nullity).map(|i| c.quiet_pattern(i)).collect(),
+        }
+    }
+
+    /// Whether `board` can be solved.
+    pub fn is_solvable(&self, board: &Board) -> bool {
+        self.check_size(board);
+        match &self.engine {
+            Engine::Dense(d) => d.particular(d.to_mask(board)).is_some(),
+            Engine::Chase(c) => c.first_row(board).is_some(),
+        }
+    }
+
+    /// One solution (not necessarily minimal), or `None` when unsolvable.
+    pub fn solve(&self, board: &Board) -> Option<Board> {
+        self.check_size(board);
+        match &self.engine {
+            Engine::Dense(d) => d.particular(d.to_mask(board)).map(|m| d.to_board(m)),
+            Engine::Chase(c) => {
+                let x = c.first_row(board)?;
+                Some(c.chase(Some(board), &x))
+            }
+        }
+    }
+
+    /// A solution with the fewest presses, or `None` when unsolvable. Proven
+    /// minimal when the nullity is at most [`MAX_EXHAUSTIVE_NULLITY`] and the
+    /// search fits its work budget; otherwise the best found, and said so.
+    pub fn solve_minimum(&self, board: &Board) -> Option<Solution> {
+        self.check_size(board);
+        match &self.engine {
+            Engine::Dense(d) => {
+                let p = d.particular(d.to_mask(board))?;
+                Some(Solution {
+                    presses: d.to_board(minimize_mask(p, &d.null)),
+                    minimality: Minimality::Proven,
+                })
+            }
+            Engine::Chase(c) => {
+                let p = self.solve(board)?;
+                Some(c.minimize(p))
+            }
+        }
+    }
+
+    fn check_size(&self, board: &Board) {
+        assert_eq!(
+            (board.width(), board.height()),
+            (self.width, self.height),
+            "board size differs from the solver's"
+        );
+    }
+}
+
+/// One solution of `board`, or `None` when it is unsolvable.
+pub fn solve(board: &Board) -> Option<Board> {
+    Solver::new(board.width(), board.height()).solve(board)
+}
+
+/// A minimum-press solution of `board`, or `None` when it is unsolvable.
+pub fn solve_minimum(board: &Board) -> Option<Solution> {
+    Solver::new(board.width(), board.height()).solve_minimum(board)
+}
+
+/// The particular solution XOR the combination of `null` with fewest ones,
+/// by Gray code over all 2^k combinations.
+fn minimize_mask(p: u64, null: &[u64]) -> u64 {
+    let (mut cur, mut best) = (p, p);
+    for step in 1u64..1 << null.len() {
+        cur ^= null[step.trailing_zeros() as usize];
+        if cur.count_ones() < best.count_ones() {
+            best = cur;
+        }
+    }
+    best
+}
+
+/// Dense Gauss-Jordan elimination of the press matrix, for boards of at most
+/// 64 cells: cell `r * width + c` is bit `r * width + c` of a u64.
+#[derive(Clone, Debug)]
+struct Dense {
+    width: usize,
+    height: usize,
+    /// For each pivot: the row combination `E_r` and the pivot cell.
+    pivots: Vec<(u64, usize)>,
+    /// Combinations that must have even parity with the lights.
+    checks: Vec<u64>,
+    /// A basis of the null space.
+    null: Vec<u64>,
+}
+
+impl Dense {
+    fn new(width: usize, height: usize) -> Self {
+        let n = width * height;
+        let cross = |i: usize| {
+            let (r, c) = (i / width, i % width);
+            let mut m = 1u64 << i;
+            if r > 0 {
+                m |= 1 << (i - width);
+            }
+            if r + 1 < height {
+                m |= 1 << (i + width);
+            }
+            if c > 0 {
+                m |= 1 << (i - 1);
+            }
+            if c + 1 < width {
+                m |= 1 << (i + 1);
+            }
+            m
+        };
+        let mut rows: Vec<(u64, u64)> = (0..n).map(|i| (cross(i), 1 << i)).collect();
+        let mut pivot_cells = Vec::new();
+        for col in 0..n {
+            let rank = pivot_cells.len();
+            let Some(p) = (rank..n).find(|&j| rows[j].0 >> col & 1 == 1) else {
+                continue;
+            };
+            rows.swap(rank, p);
+            let (a, e) = rows[rank];
+            for (j, row) in rows.iter_mut().enumerate() {
+                if j != rank && row.0 >> col & 1 == 1 {
+                    row.0 ^= a;
+                    row.1 ^= e;
+                }
+            }
+            pivot_cells.push(col);
+        }
+        let rank = pivot_cells.len();
+        let pivots: Vec<(u64, usize)> = rows[..rank]
+            .iter()
+            .zip(&pivot_cells)
+            .map(|(&(_, e), &cell)| (e, cell))
+            .collect();
+        let checks = rows[rank..].iter().map(|&(_, e)| e).collect();
+        let null = (0..n)
+            .filter(|c| !pivot_cells.contains(c))
+            .map(|free| {
+                let mut v = 1u64 << free;
+                for (r, &cell) in pivot_cells.iter().enumerate() {
+                    if rows[r].0 >> free & 1 == 1 {
+                        v |= 1 << cell;
+                    }
+                }
+                v
+            })
+            .collect();
+        Self {
+            width,
+            height,
+            pivots,
+            checks,
+            null,
+        }
+    }
+
+    fn particular(&self, lights: u64) -> Option<u64> {
+        if self
+            .checks
+            .iter()
+            .any(|&e| (e & lights).count_ones() % 2 == 1)
+        {
+            return None;
+        }
+        Some(self.pivots.iter().fold(0, |x, &(e, cell)| {
+            x | u64::from((e & lights).count_ones() % 2) << cell
+        }))
+    }
+
+    fn to_mask(&self, board: &Board) -> u64 {
+        (0..self.height).fold(0, |m, r| m | board.row(r)[0] << (r * self.width))
+    }
+
+    fn to_board(&self, mask: u64) -> Board {
+        let mut b = Board::new(self.width, self.height);
+        let row_mask = super::board::last_word_mask(self.width);
+        for r in 0..self.height {
+            b.row_mut(r)[0] = mask >> (r * self.width) & row_mask;
+        }
+        b
+    }
+}
+
+/// Light chasing plus GF(2)[y] arithmetic, for boards of any size.
+#[derive(Clone, Debug)]
+struct Chase {
+    width: usize,
+    height: usize,
+    /// `q_width`, the minimal polynomial of the path's adjacency matrix.
+    q: Poly,
+    /// `gcd(R_height(1 + y), q)`.
+    d: Poly,
+    /// `s * R_height(1 + y) ≡ d (mod q)`.
+    s: Poly,
+    /// `q / d`: the null space is its multiples.
+    kernel: Poly,
+    nullity: usize,
+}
+
+impl Chase {
+    fn new(width: usize, height: usize) -> Self {
+        let q = chebyshev(width);
+        let one_plus_y = {
+            let mut p = Poly::one();
+            p.flip(1);
+            p
+        };
+        let (mut prev, mut cur) = (Poly::zero(), Poly::one());
+        for _ in 0..height {
+            let mut next = cur.mul(&one_plus_y);
+            next.add(&prev);
+            prev = std::mem::replace(&mut cur, next.rem(&q));
+        }
+        let (d, s) = gcd_with_inverse(&cur, &q);
+        let (kernel, zero) = q.div_rem(&d);
+        debug_assert!(zero.is_zero());
+        let nullity = d.degree().expect("gcd with a nonzero modulus is nonzero");
+        Self {
+            width,
+            height,
+            q,
+            d,
+            s,
+            kernel,
+            nullity,
+        }
+    }
+
+    fn stride(&self) -> usize {
+        self.width.div_ceil(64)
+    }
+
+    /// The first-row presses of one solution, or `None` when unsolvable.
+    fn first_row(&self, board: &Board) -> Option<Vec<u64>> {
+        let zero = vec![0; self.stride()];
+        let rhs = self.overflow(Some(board), &zero);
+        let (u, rem) = self.vector_to_poly(&rhs).div_rem(&self.d);
+        if !rem.is_zero() {
+            return None;
+        }
+        Some(self.poly_to_vector(&self.s.mul(&u).rem(&self.q)))
+    }
+
+    /// The i-th quiet pattern of the basis `y^i * q / d`.
+    fn quiet_pattern(&self, i: usize) -> Board {
+        let mut g = Poly::zero();
+        g.add_shifted(&self.kernel, i);
+        self.chase(None, &self.poly_to_vector(&g))
+    }
+
+    /// The full press pattern that chases `lights` down from first-row presses `x`.
+    fn chase(&self, lights: Option<&Board>, x: &[u64]) -> Board {
+        let mut presses = Board::new(self.width, self.height);
+        let last = self.run(lights, x, |r, row| presses.row_mut(r).copy_from_slice(row));
+        debug_assert!(last.iter().all(|&w| w == 0), "chase left lights on");
+        presses
+    }
+
+    /// The presses a chase would need below the last row (zero iff solved).
+    fn overflow(&self, lights: Option<&Board>, x: &[u64]) -> Vec<u64> {
+        self.run(lights, x, |_, _| {})
+    }
+
+    fn run(
+        &self,
+        lights: Option<&Board>,
+        x: &[u64],
+        mut each_row: impl FnMut(usize, &[u64]),
+    ) -> Vec<u64> {
+        let mut prev = vec![0; self.stride()];
+        let mut cur = x.to_vec();
+        let mut next = vec![0; self.stride()];
+        for r in 0..self.height {
+            each_row(r, &cur);
+            spread_row(&cur, &mut next, self.width);
+            xor_into(&mut next, &prev);
+            if let Some(b) = lights {
+                xor_into(&mut next, b.row(r));
+            }
+            std::mem::swap(&mut prev, &mut cur);
+            std::mem::swap(&mut cur, &mut next);
+        }
+        cur
+    }
+
+    /// The polynomial g with g(J) e_1 = v: sum of q_k over the bits k of v.
+    fn vector_to_poly(&self, v: &[u64]) -> Poly {
+        let bits = Poly::from_words(v.to_vec());
+        let Some(top) = bits.degree() else {
+            return Poly::zero();
+        };
+        let mut acc = Poly::zero();
+        let (mut prev, mut cur) = (Poly::zero(), Poly::one());
+        for k in 0..=top {
+            if bits.coeff(k) {
+                acc.add(&cur);
+            }
+            let mut next = prev;
+            next.add_shifted(&cur, 1);
+            prev = std::mem::replace(&mut cur, next);
+        }
+        acc
+    }
+
+    /// The vector g(J) e_1 for a polynomial g of degree < width.
+    fn poly_to_vector(&self, g: &Poly) -> Vec<u64> {
+        let n = self.stride();
+        let mut acc = vec![0; n];
+        let mut cur = vec![0; n];
+        cur[0] = 1;
+        let mut next = vec![0; n];
+        let Some(top) = g.degree() else {
+            return acc;
+        };
+        for k in 0..=top {
+            if g.coeff(k) {
+                xor_into(&mut acc, &cur);
+            }
+            // J v = T v + v.
+            spread_row(&cur, &mut next, self.width);
+            xor_into(&mut next, &cur);
+            std::mem::swap(&mut cur, &mut next);
+        }
+        acc
+    }
+
+    fn minimize(&self, p: Board) -> Solution {
+        let k = self.nullity;
+        let words = p.words().len() as u64;
+        let exhaustive = k <= MAX_EXHAUSTIVE_NULLITY
+            && (1u64 << k).saturating_mul(words) <= MAX_MINIMIZE_WORK
+            && (k as u64).saturating_mul(words) <= MAX_BASIS_WORDS;
+        if exhaustive {
+            let basis: Vec<Board> = (0..k).map(|i| self.quiet_pattern(i)).collect();
+            return Solution {
+                presses: minimize_board(p, &basis),
+                minimality: Minimality::Proven,
+            };
+        }
+        // Local improvement: apply any quiet pattern that lowers the count,
+        // until none does. Each applied pattern strictly lowers it, so this ends.
+        let mut best = p;
+        let mut improved = true;
+        while improved {
+            improved = false;
+            for i in 0..k {
+                let mut candidate = best.clone();
+                candidate.xor_with(&self.quiet_pattern(i));
+                if candidate.count_on() < best.count_on() {
+                    best = candidate;
+                    improved = true;
+                }
+            }
+        }
+        Solution {
+            presses: best,
+            minimality: Minimality::BestFound { nullity: k },
+        }
+    }
+}
+
+/// [`minimize_mask`] for boards of any size.
+fn minimize_board(p: Board, basis: &[Board]) -> Board {
+    let mut cur = p.clone();
+    let (mut best_count, mut best_code) = (cur.count_on(), 0u64);
+    for step in 1u64..1 << basis.len() {
+        cur.xor_with(&basis[step.trailing_zeros() as usize]);
+        let count = cur.count_on();
+        if count < best_count {
+            best_count = count;
+            best_code = step ^ (step >> 1);
+        }
+    }
+    let mut best = p;
+    for (i, pattern) in basis.iter().enumerate() {
+        if best_code >> i & 1 == 1 {
+            best.xor_with(pattern);
+        }
+    }
+    best
+}
+
+/// q_n: q_0 = 1, q_1 = y, q_{k+1} = y q_k + q_{k-1}.
+fn chebyshev(n: usize) -> Poly {
+    let (mut prev, mut cur) = (Poly::zero(), Poly::one());
+    for _ in 0..n {
+        let mut next = prev;
+        next.add_shifted(&cur, 1);
+        prev = std::mem::replace(&mut cur, next);
+    }
+    cur
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(rows: &[&str]) -> Board {
+        Board::from_fn(rows[0].len(), rows.len(), |c| {
+            rows[c.row].as_bytes()[c.col] == b'#'
+        })
+    }
+
+    fn solved_by(b: &Board, presses: &Board) -> bool {
+        let mut after = b.clone();
+        after.apply_presses(presses);
+        after.is_solved()
+    }
+
+    #[test]
+    fn handout_3x2_boards() {
+        let b34 = board(&["#00", "##0"]);
+        let s = solve_minimum(&b34).unwrap();
+        assert_eq!(s.presses.to_string(), "000\n#00\n");
+        assert_eq!(s.minimality, Minimality::Proven);
+        assert!(solve(&board(&["#0#", "#00"])).is_none());
+    }
+
+    #[test]
+    fn known_nullities() {
+        // The classic 5x5 has nullity 2, 4x4 has 4, 3x3 none, 1x1 none.
+        for (w, h, k) in [
+            (5, 5, 2),
+            (4, 4, 4),
+            (3, 3, 0),
+            (1, 1, 0),
+            (9, 9, 8),
+            (3, 2, 2),
+            (4, 3, 0),
+        ] {
+            assert_eq!(Solver::new(w, h).nullity(), k, "{w}x{h}");
+        }
+        // The same sizes through the chase engine agree (not just the dense one).
+        for (w, h) in [(5, 5), (4, 4), (8, 8), (3, 2), (7, 3), (16, 4)] {
+            assert_eq!(
+                Chase::new(w, h).nullity,
+                Dense::new(w, h).null.len(),
+                "{w}x{h}"
+            );
+        }
+    }
+
+    #[test]
+    fn nullity_of_n_by_n_matches_dense_elimination() {
+        // Computed independently by dense elimination of the 900 x 900 matrix.
+        let expected = [
+            0, 0, 0, 4, 2, 0, 0, 0, 8, 0, 6, 0, 0, 4, 0, 8, 2, 0, 16, 0, 0, 0, 14, 4, 0, 0, 0, 0,
+            10, 20,
+        ];
+        for (n, &k) in (1..).zip(&expected) {
+            assert_eq!(Solver::new(n, n).nullity(), k, "{n}x{n}");
+        }
+        assert_eq!(Solver::new(17, 5).nullity(), 2);
+        assert_eq!(Solver::new(33, 2).nullity(), 1);
+    }
+
+    #[test]
+    fn quiet_patterns_are_quiet() {
+        for (w, h) in [(5, 5), (4, 4), (9, 9), (16, 16), (19, 4)] {
+            for q in Solver::new(w, h).quiet_patterns() {
+                assert!(!q.is_solved());
+                assert!(solved_by(&Board::new(w, h), &q), "{w}x{h}");
+            }
+        }
+    }
+
+    #[test]
+    fn handout_15_110_quiet_patterns_agree() {
+        let qp1 = board(&["#0#0#", "#0#0#", "00000", "#0#0#", "#0#0#"]);
+        let qp2 = board(&["##0##", "00000", "##0##", "00000", "##0##"]);
+        let solver = Solver::new(5, 5);
+        // QP1 and QP2 are quiet, so they lie in the span of our basis.
+        assert!(solved_by(&Board::new(5, 5), &qp1));
+        assert!(solved_by(&Board::new(5, 5), &qp2));
+        let examples = [
+            (["#00##", "000##", "##0##", "0#0##", "0####"], true),
+            (["#000#", "0###0", "0#000", "#0000", "0#00#"], false),
+            (["00000", "00000", "00000", "0000#", "00000"], false),
+            (["00000", "00000", "00000", "00000", "000#0"], false),
+        ];
+        for (rows, solvable) in examples {
+            let b = board(&rows);
+            assert_eq!(solver.is_solvable(&b), solvable, "{b}");
+            let parity = |q: &Board| {
+                let mut m = q.clone();
+                m.xor_with(&b);
+                (q.count_on() + b.count_on() - m.count_on()) / 2 % 2 == 0
+            };
+            assert_eq!(parity(&qp1) && parity(&qp2), solvable);
+        }
+    }
+
+    #[test]
+    fn large_all_on_boards_verify() {
+        for n in [65, 100, 128, 200] {
+            let b = Board::all_on(n, n);
+            let solver = Solver::new(n, n);
+            match solver.solve(&b) {
+                Some(p) => assert!(solved_by(&b, &p), "{n}"),
+                None => assert!(solver.nullity() > 0),
+            }
+        }
+    }
+
+    #[test]
+    fn chase_and_dense_agree_on_minimum() {
+        let b = board(&["#0#0#0#", "0##0#0#", "##0000#", "0#0##0#"]);
+        let dense = Dense::new(7, 4);
+        let chase = Chase::new(7, 4);
+        let dense_best = dense
+            .particular(dense.to_mask(&b))
+            .map(|p| minimize_mask(p, &dense.null).count_ones() as usize);
+        let chase_best = chase
+            .first_row(&b)
+            .map(|x| chase.minimize(chase.chase(Some(&b), &x)).press_count());
+        assert_eq!(dense_best, chase_best);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn chase_and_dense_agree_everywhere(w in 1usize..=8, h in 1usize..=8, seed: u64) {
+            let board = super::super::uniform(w, h, &mut super::super::rng(seed));
+            let (dense, chase) = (Dense::new(w, h), Chase::new(w, h));
+            let dense_best = dense
+                .particular(dense.to_mask(&board))
+                .map(|p| minimize_mask(p, &dense.null).count_ones() as usize);
+            let chase_best = chase.first_row(&board).map(|x| {
+                let p = chase.chase(Some(&board), &x);
+                assert!(solved_by(&board, &p));
+                chase.minimize(p).press_count()
+            });
+            proptest::prop_assert_eq!(dense_best, chase_best);
+        }
+    }
+}

@@ -1,0 +1,3 @@
+//! Integration tests of the `reference` crate: properties over many boards.
+
+mod lightsout;

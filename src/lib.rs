@@ -1,0 +1,26 @@
+//! Shared plumbing for the staff-tool replicas in `src/bin/`: argument
+//! parsing with the course's exit statuses, and error reporting.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use clap::error::ErrorKind;
+
+/// Parses the command line; `--help` and `--version` print and exit 0, any
+/// other argument error prints the usage on stderr and exits `usage_status`
+/// (the 15-122 tools return 1 for every error; the CS61BL tools have their own).
+pub fn parse_args<P: Parser>(usage_status: u8) -> Result<P, ExitCode> {
+    P::try_parse().map_err(|e| {
+        let _ = e.print();
+        match e.kind() {
+            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => ExitCode::SUCCESS,
+            _ => ExitCode::from(usage_status),
+        }
+    })
+}
+
+/// Prints `tool: message` on stderr and returns `status`.
+pub fn fail(tool: &str, message: impl std::fmt::Display, status: u8) -> ExitCode {
+    eprintln!("{tool}: {message}");
+    ExitCode::from(status)
+}

@@ -1,0 +1,4 @@
+//! Integration tests of the staff-tool replicas, run as real processes.
+
+mod lightsout;
+mod support;
