@@ -1,13 +1,13 @@
 //! `lightsout BOARD`: the 15-122 student solver contract, with a
 //! minimum-press solution as CIS 521 asks.
 
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
 use puzzlegrade::{fail, parse_args};
-use reference::lightsout::{Minimality, read_board, solve_minimum};
+use reference::lightsout::{answer, read_board, solve_minimum};
 
 /// Print the moves `r:c` of a minimum-press solution, one per line, and exit
 /// 0; when the board cannot be solved print nothing on stdout, `No solution`
@@ -28,23 +28,14 @@ fn main() -> ExitCode {
         Ok(b) => b,
         Err(e) => return fail("lightsout", e, 1),
     };
-    let Some(solution) = solve_minimum(&board) else {
-        eprintln!("No solution");
-        return ExitCode::from(1);
-    };
-    if let Minimality::BestFound { nullity } = solution.minimality {
-        eprintln!(
-            "lightsout: note: 2^{nullity} solutions, too many to search; \
-             printing the fewest presses found, not proven minimal"
-        );
-    }
-    let mut out = BufWriter::new(std::io::stdout().lock());
-    let written = solution
-        .moves()
-        .try_for_each(|cell| writeln!(out, "{cell}"))
-        .and_then(|()| out.flush());
-    match written {
-        Ok(()) => ExitCode::SUCCESS,
+    let answer = answer(solve_minimum(&board).as_ref());
+    eprint!("{}", answer.stderr);
+    let mut out = std::io::stdout().lock();
+    match out
+        .write_all(answer.stdout.as_bytes())
+        .and_then(|()| out.flush())
+    {
+        Ok(()) => ExitCode::from(answer.exit_code),
         Err(e) => fail("lightsout", format!("cannot write moves: {e}"), 1),
     }
 }

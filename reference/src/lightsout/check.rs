@@ -6,6 +6,8 @@
 use std::fmt;
 
 use super::board::{Board, Cell};
+use super::solve::{Minimality, Solution};
+use crate::family::{Answer, Check, Judgement};
 
 /// Why a line is not a valid move.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -190,6 +192,85 @@ pub fn replay(board: &Board, output: &[u8]) -> Replay {
     }
 }
 
+/// Judges a candidate's output and exit status against the 15-122 contract:
+/// exit 0 with moves that solve the board when it is solvable; exit 1 and
+/// nothing on stdout when it is not. `minimum` is the reference's solution.
+pub fn judge(
+    board: &Board,
+    minimum: Option<&Solution>,
+    stdout: &[u8],
+    exit_code: i32,
+) -> Judgement {
+    let best_moves = minimum.map(|s| s.press_count() as u64);
+    let judged = |check, detail: String, moves| Judgement {
+        check,
+        detail,
+        moves,
+        best_moves,
+    };
+    match (minimum, exit_code) {
+        (Some(_), 0) => match replay(board, stdout) {
+            Replay::Solved { moves } => judged(Check::Accepted, String::new(), Some(moves as u64)),
+            r @ Replay::LightsOn { moves, .. } => {
+                judged(Check::WrongAnswer, r.to_string(), Some(moves as u64))
+            }
+            r @ Replay::BadMove(_) => judged(Check::WrongAnswer, r.to_string(), None),
+        },
+        (Some(_), 1) => judged(
+            Check::WrongExitStatus,
+            "exit 1 (no solution) on a solvable board".into(),
+            None,
+        ),
+        (None, 1) if stdout.trim_ascii().is_empty() => judged(
+            Check::Accepted,
+            "unsolvable, correctly reported".into(),
+            None,
+        ),
+        (None, 1) => judged(
+            Check::WrongExitStatus,
+            "printed output on an unsolvable board (exit 1 wants empty stdout)".into(),
+            None,
+        ),
+        (None, 0) => judged(
+            Check::WrongExitStatus,
+            "exit 0 on an unsolvable board".into(),
+            None,
+        ),
+        (_, code) => judged(
+            Check::RuntimeError,
+            format!("exit status {code} (the contract has 0 and 1)"),
+            None,
+        ),
+    }
+}
+
+/// The student contract's answer for `board`, from the reference's minimum
+/// solution: moves `r:c` and exit 0, or `No solution` on stderr and exit 1.
+pub fn answer(minimum: Option<&Solution>) -> Answer {
+    match minimum {
+        None => Answer {
+            stdout: String::new(),
+            stderr: "No solution\n".into(),
+            exit_code: 1,
+        },
+        Some(s) => {
+            let stdout = s.moves().map(|c| format!("{c}\n")).collect();
+            let stderr = match s.minimality {
+                Minimality::Proven => String::new(),
+                Minimality::BestFound { nullity } => format!(
+                    "note: 2^{nullity} solutions, too many to search; \
+                     printing the fewest presses found, not proven minimal\n"
+                ),
+            };
+            Answer {
+                stdout,
+                stderr,
+                exit_code: 0,
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,6 +298,49 @@ mod tests {
         );
         let r = replay(&b34(), b"1:0\n0:0\n");
         assert_eq!(r.to_string(), "lights still on after 2 moves (3 lit)");
+    }
+
+    #[test]
+    fn judge_covers_the_contract() {
+        use crate::lightsout::solve_minimum;
+        let board = b34();
+        let min = solve_minimum(&board);
+        let j = |out: &[u8], code| judge(&board, min.as_ref(), out, code);
+        assert_eq!(j(b"1:0\n", 0).check, Check::Accepted);
+        assert_eq!(
+            (j(b"1:0\n", 0).moves, j(b"1:0\n", 0).best_moves),
+            (Some(1), Some(1))
+        );
+        let slow = j(b"0:0\n0:0\n1:0\n", 0);
+        assert_eq!(
+            (slow.check, slow.moves, slow.best_moves),
+            (Check::Accepted, Some(3), Some(1))
+        );
+        assert_eq!(j(b"", 0).detail, "lights still on after 0 moves (3 lit)");
+        assert_eq!(j(b"", 1).check, Check::WrongExitStatus);
+        assert_eq!(j(b"", 3).detail, "exit status 3 (the contract has 0 and 1)");
+        let none = parse_board(b"3x2\n#O#\n#OO\n").unwrap();
+        let jn = |out: &[u8], code| judge(&none, None, out, code).check;
+        assert_eq!(jn(b"", 1), Check::Accepted);
+        assert_eq!(jn(b"\n", 1), Check::Accepted);
+        assert_eq!(jn(b"0:0\n", 1), Check::WrongExitStatus);
+        assert_eq!(jn(b"", 0), Check::WrongExitStatus);
+        assert_eq!(jn(b"", -1), Check::RuntimeError);
+    }
+
+    #[test]
+    fn answer_follows_the_contract() {
+        use crate::lightsout::solve_minimum;
+        let a = answer(solve_minimum(&b34()).as_ref());
+        assert_eq!(
+            (a.stdout.as_str(), a.stderr.as_str(), a.exit_code),
+            ("1:0\n", "", 0)
+        );
+        let a = answer(None);
+        assert_eq!(
+            (a.stdout.as_str(), a.stderr.as_str(), a.exit_code),
+            ("", "No solution\n", 1)
+        );
     }
 
     #[test]

@@ -8,10 +8,46 @@ mod parse;
 mod solve;
 
 pub use board::{Board, Cell};
-pub use check::{Game, MoveError, MoveErrorKind, Replay, move_error, parse_move, replay};
+pub use check::{
+    Game, MoveError, MoveErrorKind, Replay, answer, judge, move_error, parse_move, replay,
+};
 pub use generate::{rng, scrambled, uniform};
 pub use parse::{
     BoardFileError, Found, MAX_CELLS, ParseError, ParseErrorKind, format_board, parse_board,
     read_board,
 };
 pub use solve::{MAX_EXHAUSTIVE_NULLITY, Minimality, Solution, Solver, solve, solve_minimum};
+
+use std::path::PathBuf;
+
+use crate::family::{Answer, Family, Judgement, LoadError};
+
+/// The Lights Out family for the harness: one board file per case; the
+/// candidate prints moves (15-122 contract), judged against the minimum.
+pub struct LightsOut;
+
+/// A board ready to judge, with its minimum-press solution precomputed.
+pub struct Graded {
+    board: Board,
+    minimum: Option<Solution>,
+}
+
+impl Family for LightsOut {
+    type Puzzle = Graded;
+    const NAME: &'static str = "lightsout";
+    const LISTING_FILES: &'static [&'static str] = &["board"];
+
+    fn load(files: &[PathBuf]) -> Result<Graded, LoadError> {
+        let board = read_board(&files[0]).map_err(LoadError::new)?;
+        let minimum = solve_minimum(&board);
+        Ok(Graded { board, minimum })
+    }
+
+    fn judge(p: &Graded, stdout: &[u8], exit_code: i32) -> Judgement {
+        judge(&p.board, p.minimum.as_ref(), stdout, exit_code)
+    }
+
+    fn answer(p: &Graded) -> Answer {
+        answer(p.minimum.as_ref())
+    }
+}

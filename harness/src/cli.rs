@@ -1,0 +1,81 @@
+//! The command line, as clap derive structs only; validation is in `config`.
+
+use std::num::NonZeroUsize;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use bytesize::ByteSize;
+use clap::{Args, Parser, Subcommand};
+
+/// Grade puzzle-solving programs: run a candidate on every puzzle of the
+/// suites, in parallel and under a time limit, check each answer with the
+/// reference checkers, and write a CSV scorecard.
+#[derive(Parser, Debug)]
+#[command(name = "harness", version, args_override_self = true)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Grade a candidate on suites. With no options: the bundled reference
+    /// solvers on every suite under ./suites.
+    Grade(GradeArgs),
+    /// Solve one puzzle with the reference solver, printing exactly what the
+    /// family's student contract asks (the default candidate of `grade`).
+    Solve {
+        /// The puzzle family.
+        #[arg(long)]
+        family: String,
+        /// The puzzle file(s), as a candidate gets them.
+        files: Vec<PathBuf>,
+    },
+}
+
+/// Options of `harness grade`.
+#[derive(Args, Debug)]
+pub struct GradeArgs {
+    /// A suite folder (with a listing `<level>.csv`), a family folder, a
+    /// whole tree, or a listing file. Repeatable. Default: ./suites.
+    #[arg(long = "suite", value_name = "DIR")]
+    pub suites: Vec<PathBuf>,
+    /// The candidate command, split like a shell would
+    /// ('java -cp sub Solver', 'python3 solver.py'); the puzzle file paths
+    /// are appended. Default: the bundled reference solver.
+    #[arg(long, value_name = "CMD ARGS")]
+    pub candidate: Option<String>,
+    /// Only suites of this family (default: detected from each listing).
+    #[arg(long)]
+    pub family: Option<String>,
+    /// Wall-clock limit per case (the course's is 80 s).
+    #[arg(long, default_value = "80s", value_parser = humantime::parse_duration)]
+    pub time_limit: Duration,
+    /// Time between SIGTERM and SIGKILL when a case runs out of time.
+    #[arg(long, default_value = "1s", value_parser = humantime::parse_duration)]
+    pub grace: Duration,
+    /// Cases run at once (default: the number of cores).
+    #[arg(long)]
+    pub jobs: Option<NonZeroUsize>,
+    /// Where the CSV scorecard goes.
+    #[arg(long, default_value = "scorecard.csv")]
+    pub scorecard: PathBuf,
+    /// Only cases whose `suite/case` contains this text.
+    #[arg(long)]
+    pub filter: Option<String>,
+    /// The candidate's working directory (default: the candidate program's
+    /// folder when it is given as a path, else the current directory).
+    #[arg(long)]
+    pub workdir: Option<PathBuf>,
+    /// The candidate's name in the scorecard (default: the command).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Standard output kept per case; more is verdict output-limit.
+    #[arg(long, default_value = "64MiB")]
+    pub stdout_limit: ByteSize,
+    /// Standard error kept per case; more is verdict output-limit.
+    #[arg(long, default_value = "1MiB")]
+    pub stderr_limit: ByteSize,
+}

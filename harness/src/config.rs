@@ -1,0 +1,208 @@
+//! Validated settings for a grading run, built from the command line:
+//! the candidate resolved, paths made absolute, limits checked.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use reference::family::{Grader, family};
+
+use crate::cli::GradeArgs;
+use crate::runner::Limits;
+
+/// What runs on each case.
+#[derive(Debug, Clone)]
+pub enum Candidate {
+    /// A user's command: program and arguments, before the puzzle files.
+    Command {
+        /// Program then arguments.
+        argv: Vec<String>,
+        /// Where it runs.
+        workdir: PathBuf,
+    },
+    /// The bundled reference solver: this executable's `solve` subcommand.
+    Reference {
+        /// This executable.
+        exe: PathBuf,
+        /// Where it runs.
+        workdir: PathBuf,
+    },
+}
+
+impl Candidate {
+    /// The command line for one case of `family`, before the puzzle files.
+    pub fn argv(&self, family: &str) -> Vec<String> {
+        match self {
+            Candidate::Command { argv, .. } => argv.clone(),
+            Candidate::Reference { exe, .. } => vec![
+                exe.display().to_string(),
+                "solve".into(),
+                "--family".into(),
+                family.into(),
+            ],
+        }
+    }
+
+    /// The working directory.
+    pub fn workdir(&self) -> &Path {
+        match self {
+            Candidate::Command { workdir, .. } | Candidate::Reference { workdir, .. } => workdir,
+        }
+    }
+}
+
+/// Everything a grading run needs.
+pub struct Settings {
+    /// Where to look for listings.
+    pub suites: Vec<PathBuf>,
+    /// What runs.
+    pub candidate: Candidate,
+    /// The candidate's name in the scorecard.
+    pub label: String,
+    /// Only this family, if given.
+    pub family: Option<&'static dyn Grader>,
+    /// Only cases whose `suite/case` contains this.
+    pub filter: Option<String>,
+    /// Cases at once.
+    pub jobs: usize,
+    /// Per-case limits.
+    pub limits: Limits,
+    /// The CSV scorecard's path.
+    pub scorecard: PathBuf,
+}
+
+impl Settings {
+    /// Validates the command line.
+    pub fn from_args(args: GradeArgs) -> anyhow::Result<Self> {
+        let cwd = std::env::current_dir().context("cannot read the current directory")?;
+        let family = match &args.family {
+            None => None,
+            Some(name) => Some(family(name).with_context(|| {
+                let known: Vec<&str> = reference::family::FAMILIES
+                    .iter()
+                    .map(|f| f.name())
+                    .collect();
+                format!("unknown family {name:?} (known: {})", known.join(", "))
+            })?),
+        };
+        if args.time_limit.is_zero() {
+            bail!("--time-limit must be more than zero");
+        }
+        let suites = if args.suites.is_empty() {
+            let default = cwd.join("suites");
+            if !default.is_dir() {
+                bail!("no --suite given and no ./suites folder here");
+            }
+            vec![default]
+        } else {
+            args.suites
+        };
+        for s in &suites {
+            if !s.exists() {
+                bail!("suite {} does not exist", s.display());
+            }
+        }
+        let (candidate, label) = match &args.candidate {
+            None => {
+                let exe =
+                    std::env::current_exe().context("cannot locate the harness executable")?;
+                let workdir = args.workdir.clone().unwrap_or_else(|| cwd.clone());
+                (
+                    Candidate::Reference { exe, workdir },
+                    "reference".to_string(),
+                )
+            }
+            Some(cmd) => {
+                let (argv, workdir) = resolve_command(cmd, args.workdir.as_deref(), &cwd)?;
+                (Candidate::Command { argv, workdir }, cmd.clone())
+            }
+        };
+        let label = args.name.unwrap_or(label);
+        let jobs = args
+            .jobs
+            .map(usize::from)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+        Ok(Self {
+            suites,
+            candidate,
+            label,
+            family,
+            filter: args.filter,
+            jobs,
+            limits: Limits {
+                time: args.time_limit,
+                grace: args.grace.max(Duration::from_millis(10)),
+                stdout: args.stdout_limit.as_u64(),
+                stderr: args.stderr_limit.as_u64(),
+            },
+            scorecard: args.scorecard,
+        })
+    }
+}
+
+/// Splits the candidate command like a shell, checks that its program
+/// exists, and picks the working directory. A program given as a path is
+/// made absolute, and by default runs in its own folder.
+fn resolve_command(
+    cmd: &str,
+    workdir: Option<&Path>,
+    cwd: &Path,
+) -> anyhow::Result<(Vec<String>, PathBuf)> {
+    let mut argv =
+        shell_words::split(cmd).with_context(|| format!("cannot split --candidate {cmd:?}"))?;
+    let Some(program) = argv.first().cloned() else {
+        bail!("--candidate is empty");
+    };
+    let default_dir;
+    if program.contains('/') {
+        let path = cwd.join(&program);
+        if !path.is_file() {
+            bail!("candidate program {program} does not exist");
+        }
+        let path = path
+            .canonicalize()
+            .with_context(|| format!("cannot resolve {program}"))?;
+        default_dir = path.parent().map_or_else(|| cwd.to_owned(), Path::to_owned);
+        argv[0] = path.display().to_string();
+    } else {
+        which::which(&program)
+            .with_context(|| format!("candidate program {program} is not on PATH"))?;
+        default_dir = cwd.to_owned();
+    }
+    let workdir = match workdir {
+        Some(w) => cwd.join(w),
+        None => default_dir,
+    };
+    if !workdir.is_dir() {
+        bail!("working directory {} does not exist", workdir.display());
+    }
+    Ok((argv, workdir))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_split_like_a_shell() {
+        let cwd = std::env::current_dir().unwrap();
+        let (argv, dir) = resolve_command("sh -c 'echo \"a b\"'", None, &cwd).unwrap();
+        assert_eq!(argv, ["sh", "-c", "echo \"a b\""]);
+        assert_eq!(dir, cwd);
+        let err = resolve_command("no-such-program-xyz", None, &cwd).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "candidate program no-such-program-xyz is not on PATH"
+        );
+        let err = resolve_command("./missing/solver", None, &cwd).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "candidate program ./missing/solver does not exist"
+        );
+        assert!(resolve_command("'unclosed", None, &cwd).is_err());
+        assert_eq!(
+            resolve_command("  ", None, &cwd).unwrap_err().to_string(),
+            "--candidate is empty"
+        );
+    }
+}

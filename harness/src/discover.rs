@@ -1,0 +1,181 @@
+//! Suites to jobs: find listings under the given paths (walkdir), tell their
+//! family by header, and turn each row into a job. A row whose files are
+//! missing still becomes a job: grading reports it as `harness-error`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use reference::family::{Grader, family_for_listing};
+
+/// One case to grade.
+pub struct Job {
+    /// The family that loads and judges it.
+    pub family: &'static dyn Grader,
+    /// The suite name, e.g. `lightsout/easy`.
+    pub suite: String,
+    /// The case name: the first file as listed.
+    pub case: String,
+    /// The puzzle files, absolute, or what is wrong with the listing row.
+    pub files: Result<Vec<PathBuf>, String>,
+}
+
+/// Finds every listing under `roots` and returns their jobs, in listing
+/// order. `only` keeps one family; `filter` keeps cases whose `suite/case`
+/// contains it. An error when no listing is found at all.
+pub fn discover(
+    roots: &[PathBuf],
+    only: Option<&'static dyn Grader>,
+    filter: Option<&str>,
+) -> anyhow::Result<Vec<Job>> {
+    let mut listings = Vec::new();
+    for root in roots {
+        let found = find_listings(root, only)?;
+        if found.is_empty() {
+            bail!("no suite listing found under {}", root.display());
+        }
+        listings.extend(found);
+    }
+    let mut jobs = Vec::new();
+    for (path, family) in listings {
+        jobs.extend(read_listing(&path, family)?);
+    }
+    if let Some(f) = filter {
+        jobs.retain(|j| format!("{}/{}", j.suite, j.case).contains(f));
+    }
+    Ok(jobs)
+}
+
+/// The listings under `root` (or `root` itself when it is a listing), sorted.
+fn find_listings(
+    root: &Path,
+    only: Option<&'static dyn Grader>,
+) -> anyhow::Result<Vec<(PathBuf, &'static dyn Grader)>> {
+    let mut out = Vec::new();
+    for entry in walkdir::WalkDir::new(root).sort_by_file_name() {
+        let entry = entry.with_context(|| format!("cannot walk {}", root.display()))?;
+        let path = entry.path();
+        if !entry.file_type().is_file() || path.extension().is_none_or(|e| e != "csv") {
+            continue;
+        }
+        let Some(family) = listing_family(path) else {
+            continue;
+        };
+        if only.is_none_or(|o| o.name() == family.name()) {
+            out.push((path.to_owned(), family));
+        }
+    }
+    Ok(out)
+}
+
+/// The family of a listing, from its header line.
+fn listing_family(path: &Path) -> Option<&'static dyn Grader> {
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .trim(csv::Trim::All)
+        .from_path(path)
+        .ok()?;
+    let header = reader.headers().ok()?.clone();
+    let cols: Vec<&str> = header.iter().collect();
+    family_for_listing(&cols)
+}
+
+/// The suite name of a listing: its stem, under the folder that names it
+/// (`suites/lightsout/easy/easy.csv` is `lightsout/easy`,
+/// `corpus/cs61bl-slidingblock/easy.csv` is `cs61bl-slidingblock/easy`).
+pub fn suite_name(listing: &Path) -> String {
+    let stem = listing
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let name_of = |p: Option<&Path>| {
+        p.and_then(Path::file_name)
+            .map(|n| n.to_string_lossy().into_owned())
+    };
+    let parent = listing.parent();
+    let folder = match name_of(parent) {
+        Some(p) if p == stem => name_of(parent.and_then(Path::parent)),
+        other => other,
+    };
+    match folder {
+        Some(f) if !f.is_empty() => format!("{f}/{stem}"),
+        _ => stem,
+    }
+}
+
+/// The jobs of one listing. Files are looked up in the folder named like the
+/// listing when there is one (`easy.csv` beside `easy/`), else beside it.
+fn read_listing(path: &Path, family: &'static dyn Grader) -> anyhow::Result<Vec<Job>> {
+    let text = fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let sibling = path.with_extension("");
+    let base = if sibling.is_dir() {
+        sibling
+    } else {
+        dir.to_owned()
+    };
+    let base = base.canonicalize().unwrap_or(base);
+    let suite = suite_name(path);
+    let n = family.listing_files().len();
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .trim(csv::Trim::All)
+        .from_reader(text.as_slice());
+    let mut jobs = Vec::new();
+    for (i, record) in reader.records().enumerate() {
+        let line = i + 2;
+        let job = |case: String, files| Job {
+            family,
+            suite: suite.clone(),
+            case,
+            files,
+        };
+        let record = match record {
+            Ok(r) => r,
+            Err(e) => {
+                jobs.push(job(
+                    format!("line {line}"),
+                    Err(format!("{}: {e}", path.display())),
+                ));
+                continue;
+            }
+        };
+        if record.iter().all(str::is_empty) {
+            continue;
+        }
+        let names: Vec<&str> = record.iter().take(n).collect();
+        let case = names[0].to_string();
+        let files = if names.len() < n || names.iter().any(|s| s.is_empty()) {
+            Err(format!(
+                "{}: line {line}: expected {} file column(s) ({})",
+                path.display(),
+                n,
+                family.listing_files().join(", ")
+            ))
+        } else {
+            Ok(names.iter().map(|f| base.join(f)).collect())
+        };
+        jobs.push(job(case, files));
+    }
+    Ok(jobs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suite_names() {
+        assert_eq!(
+            suite_name(Path::new("suites/lightsout/easy/easy.csv")),
+            "lightsout/easy"
+        );
+        assert_eq!(
+            suite_name(Path::new("../shared/corpus/cs61bl-slidingblock/easy.csv")),
+            "cs61bl-slidingblock/easy"
+        );
+        assert_eq!(
+            suite_name(Path::new("corpus/cmu15122-lightsout/boards.csv")),
+            "cmu15122-lightsout/boards"
+        );
+    }
+}

@@ -1,0 +1,132 @@
+//! Verdicts and scorecard rows: the whole space of how a case can end, with
+//! our own failures (`harness-error`) kept apart from the candidate's.
+
+use std::fmt;
+
+use serde::Serialize;
+
+/// How one case ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// Output verified, or an unsolvable puzzle correctly reported.
+    Accepted,
+    /// The checker rejects the output.
+    WrongAnswer,
+    /// The exit status contradicts the puzzle, or output where none belongs.
+    WrongExitStatus,
+    /// Still running at the time limit (then killed).
+    TimeLimit,
+    /// Killed by a signal, or an exit status outside the contract.
+    RuntimeError,
+    /// More output than the limit (then killed).
+    OutputLimit,
+    /// Our side failed: unreadable puzzle, checker crash, spawn failure.
+    /// Never the candidate's fault.
+    HarnessError,
+}
+
+impl Verdict {
+    /// The kebab-case name used in scorecards.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Accepted => "accepted",
+            Verdict::WrongAnswer => "wrong-answer",
+            Verdict::WrongExitStatus => "wrong-exit-status",
+            Verdict::TimeLimit => "time-limit",
+            Verdict::RuntimeError => "runtime-error",
+            Verdict::OutputLimit => "output-limit",
+            Verdict::HarnessError => "harness-error",
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One scorecard row: one candidate on one case. Column order is the CSV's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Row {
+    /// The candidate's name.
+    pub candidate: String,
+    /// The puzzle family.
+    pub family: String,
+    /// The suite (e.g. `lightsout/easy`).
+    pub suite: String,
+    /// The case (the first puzzle file as listed).
+    pub case: String,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Why, in one line.
+    pub detail: String,
+    /// Exit status, when the process exited.
+    pub exit_code: Option<i32>,
+    /// Signal name, when the process was killed by one.
+    pub signal: Option<String>,
+    /// Wall-clock time from spawn to exit.
+    pub wall_ms: Option<u64>,
+    /// User plus system CPU time of the process and the children it waited for.
+    pub cpu_ms: Option<u64>,
+    /// Peak resident set size.
+    pub max_rss_kb: Option<u64>,
+    /// Moves the candidate gave, when it gave a move list.
+    pub moves: Option<u64>,
+    /// The fewest moves known.
+    pub best_moves: Option<u64>,
+}
+
+impl Row {
+    /// A row for a case that did not run, with only the identity filled in.
+    pub fn new(candidate: &str, family: &str, suite: &str, case: &str) -> Self {
+        Self {
+            candidate: candidate.into(),
+            family: family.into(),
+            suite: suite.into(),
+            case: case.into(),
+            verdict: Verdict::HarnessError,
+            detail: String::new(),
+            exit_code: None,
+            signal: None,
+            wall_ms: None,
+            cpu_ms: None,
+            max_rss_kb: None,
+            moves: None,
+            best_moves: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_kebab_case() {
+        use Verdict::*;
+        let all = [
+            Accepted,
+            WrongAnswer,
+            WrongExitStatus,
+            TimeLimit,
+            RuntimeError,
+            OutputLimit,
+            HarnessError,
+        ];
+        let names: Vec<&str> = all.iter().map(|v| v.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "accepted",
+                "wrong-answer",
+                "wrong-exit-status",
+                "time-limit",
+                "runtime-error",
+                "output-limit",
+                "harness-error"
+            ]
+        );
+    }
+}

@@ -1,0 +1,82 @@
+//! The terminal: a progress bar on stderr (hidden when stderr is not a
+//! terminal), one line per case not accepted, and a summary per suite.
+
+use std::io::Write;
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::{Sink, Summary};
+use crate::outcome::{Row, Verdict};
+
+/// Progress and summaries for people.
+pub struct Terminal {
+    bar: ProgressBar,
+    start: Instant,
+    label: String,
+}
+
+impl Terminal {
+    /// A terminal reporter for `total` cases of candidate `label`.
+    pub fn new(total: usize, label: &str) -> Self {
+        let bar = ProgressBar::new(total as u64);
+        bar.set_style(
+            ProgressStyle::with_template("{bar:30} {pos}/{len} cases  {elapsed}  {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        Self {
+            bar,
+            start: Instant::now(),
+            label: label.into(),
+        }
+    }
+}
+
+impl Sink for Terminal {
+    fn row(&mut self, row: &Row) -> anyhow::Result<()> {
+        self.bar.inc(1);
+        if row.verdict != Verdict::Accepted {
+            let line = format!(
+                "{:>17}  {}/{}: {}",
+                row.verdict, row.suite, row.case, row.detail
+            );
+            self.bar.suspend(|| println!("{line}"));
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, summary: &Summary) -> anyhow::Result<()> {
+        self.bar.finish_and_clear();
+        let mut out = std::io::stdout().lock();
+        let (mut accepted, mut total) = (0, 0);
+        for (suite, t) in &summary.suites {
+            let others: Vec<String> = t
+                .verdicts
+                .iter()
+                .filter(|(v, _)| **v != Verdict::Accepted)
+                .map(|(v, n)| format!("{n} {v}"))
+                .collect();
+            let others = if others.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", others.join(", "))
+            };
+            writeln!(
+                out,
+                "{suite}: {}/{} accepted{others}, {:.2} s of candidate time",
+                t.accepted(),
+                t.total(),
+                t.wall.as_secs_f64()
+            )?;
+            accepted += t.accepted();
+            total += t.total();
+        }
+        writeln!(
+            out,
+            "{}: {accepted}/{total} accepted in {:.2} s",
+            self.label,
+            self.start.elapsed().as_secs_f64()
+        )?;
+        Ok(())
+    }
+}

@@ -1,0 +1,120 @@
+//! A candidate that misbehaves on purpose, for the harness's tests and
+//! benchmarks: `misbehave MODE [ARGS...] PUZZLE...`.
+//!
+//! Modes: `right` (the reference answer), `wrong` (a move that does not
+//! solve), `sleep` (forever), `grandchild` (leaves a sleeping grandchild
+//! holding stdout, then exits), `grandchild-wait` (the same, but waits for
+//! it), `flood` (stdout without end), `flood-stderr`, `signal` (dies of
+//! SIGABRT), `exit N` (exits with N, no output), `spin MS` (burns CPU for MS
+//! milliseconds, then answers right), `ignore-term` (ignores SIGTERM and
+//! sleeps). With MISBEHAVE_PIDS=FILE set, every process appends its pid there.
+
+#![allow(missing_docs)]
+// Leaving a child running un-waited is the point of the `grandchild` mode.
+#![allow(clippy::zombie_processes)]
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, ExitCode};
+use std::time::{Duration, Instant};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    record_pid();
+    let Some(mode) = args.first() else {
+        eprintln!("usage: misbehave MODE [ARGS...] PUZZLE...");
+        return ExitCode::from(2);
+    };
+    let rest = &args[1..];
+    match mode.as_str() {
+        "right" => right(rest),
+        "wrong" => {
+            println!("0:0");
+            println!("0:0");
+            println!("0:0");
+            ExitCode::SUCCESS
+        }
+        "sleep" => sleep_forever(),
+        "grandchild" | "grandchild-wait" => {
+            let me = std::env::current_exe().expect("own path");
+            let mut child = Command::new(me)
+                .arg("sleep")
+                .spawn()
+                .expect("spawn grandchild");
+            if mode == "grandchild-wait" {
+                let _ = child.wait();
+            }
+            ExitCode::SUCCESS
+        }
+        "flood" => flood(std::io::stdout().lock()),
+        "flood-stderr" => flood(std::io::stderr().lock()),
+        "signal" => std::process::abort(),
+        "exit" => ExitCode::from(rest.first().and_then(|s| s.parse().ok()).unwrap_or(3)),
+        "spin" => {
+            let ms: u64 = rest.first().and_then(|s| s.parse().ok()).unwrap_or(100);
+            let until = Instant::now() + Duration::from_millis(ms);
+            let mut x = 0u64;
+            while Instant::now() < until {
+                for i in 0..10_000u64 {
+                    x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(i));
+                }
+            }
+            right(&rest[1..])
+        }
+        "ignore-term" => {
+            // Shell out so that no unsafe signal code lives here: `trap '' TERM`
+            // in a shell that then execs a sleep keeps SIGTERM ignored.
+            let err = std::os::unix::process::CommandExt::exec(
+                Command::new("sh").args(["-c", "trap '' TERM; exec sleep 1000"]),
+            );
+            eprintln!("cannot exec sh: {err}");
+            ExitCode::from(2)
+        }
+        other => {
+            eprintln!("misbehave: unknown mode {other}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn right(files: &[String]) -> ExitCode {
+    let files: Vec<PathBuf> = files.iter().map(PathBuf::from).collect();
+    let grader = reference::family::family("lightsout").expect("lightsout family");
+    match grader.load(&files) {
+        Ok(case) => {
+            let a = case.answer();
+            print!("{}", a.stdout);
+            eprint!("{}", a.stderr);
+            ExitCode::from(a.exit_code)
+        }
+        Err(e) => {
+            eprintln!("misbehave: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn sleep_forever() -> ExitCode {
+    loop {
+        std::thread::sleep(Duration::from_secs(1000));
+    }
+}
+
+fn flood(mut out: impl Write) -> ExitCode {
+    let block = vec![b'7'; 1 << 16];
+    while out.write_all(&block).is_ok() {}
+    ExitCode::SUCCESS
+}
+
+fn record_pid() {
+    if let Some(path) = std::env::var_os("MISBEHAVE_PIDS") {
+        // One write per line: concurrent appends then never interleave.
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+        {
+            let _ = f.write_all(format!("{}\n", std::process::id()).as_bytes());
+        }
+    }
+}

@@ -1,0 +1,61 @@
+//! Real student-style candidates: a C solver built with gcc and a Python
+//! solver, graded on the bundled easy suite (skipped where the compiler or
+//! interpreter is missing).
+
+use std::path::Path;
+use std::process::Command;
+
+use predicates::prelude::*;
+
+use crate::support::{harness, workspace};
+
+fn have(program: &str) -> bool {
+    Command::new(program)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn grade_easy(candidate: &str, scorecard: &Path) {
+    harness()
+        .args(["grade", "--suite"])
+        .arg(workspace().join("suites/lightsout/easy"))
+        .args(["--candidate", candidate, "--scorecard"])
+        .arg(scorecard)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("lightsout/easy: 19/19 accepted"));
+}
+
+#[test]
+fn a_c_solver_compiled_with_gcc() {
+    if !have("gcc") {
+        eprintln!("note: gcc is absent; skipping");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let exe = dir.path().join("lightsout");
+    let source = workspace().join("harness/tests/candidates/lightsout.c");
+    let status = Command::new("gcc")
+        .args(["-O2", "-o"])
+        .arg(&exe)
+        .arg(&source)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    grade_easy(exe.to_str().unwrap(), &dir.path().join("s.csv"));
+}
+
+#[test]
+fn a_python_solver() {
+    if !have("python3") {
+        eprintln!("note: python3 is absent; skipping");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let script = workspace().join("harness/tests/candidates/lightsout.py");
+    grade_easy(
+        &format!("python3 {}", script.display()),
+        &dir.path().join("s.csv"),
+    );
+}

@@ -1,0 +1,7 @@
+//! Integration tests of `harness`, run as a real process against helper
+//! candidates that misbehave on purpose.
+
+mod candidates;
+mod grading;
+mod misbehaving;
+mod support;

@@ -1,0 +1,146 @@
+//! Shared helpers: a small suite in a temporary folder, the scorecard as
+//! rows, and checks that no helper process outlived a run.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+
+/// The harness binary.
+pub fn harness() -> Command {
+    Command::cargo_bin("harness").expect("harness binary")
+}
+
+/// The misbehaving helper binary.
+pub fn misbehave() -> &'static str {
+    env!("CARGO_BIN_EXE_misbehave")
+}
+
+/// The workspace root.
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// A temporary folder with a Lights Out suite `lightsout/tiny/tiny.csv`
+/// (suite name `lightsout/tiny`): `solvable.txt`
+/// (the handout's 3x2-34, one press) and `unsolvable.txt` (3x2-32).
+pub struct Fixture {
+    /// The temporary folder (suite, scorecard, pid file).
+    pub dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    /// The two-board suite.
+    pub fn new() -> Self {
+        Self::with_rows(&[
+            ("solvable.txt", Some("3x2\n#OO\n##O\n")),
+            ("unsolvable.txt", Some("3x2\n#O#\n#OO\n")),
+        ])
+    }
+
+    /// A suite of the given boards; `None` lists a file without writing it.
+    pub fn with_rows(rows: &[(&str, Option<&str>)]) -> Self {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let suite = dir.path().join("lightsout/tiny");
+        std::fs::create_dir_all(&suite).unwrap();
+        let mut listing = String::from("board,expect,min_presses\n");
+        for (name, text) in rows {
+            listing.push_str(&format!("{name},,\n"));
+            if let Some(t) = text {
+                std::fs::write(suite.join(name), t).unwrap();
+            }
+        }
+        std::fs::write(suite.join("tiny.csv"), listing).unwrap();
+        Self { dir }
+    }
+
+    /// The suite folder.
+    pub fn suite(&self) -> PathBuf {
+        self.dir.path().join("lightsout/tiny")
+    }
+
+    /// Where the scorecard goes.
+    pub fn scorecard(&self) -> PathBuf {
+        self.dir.path().join("scorecard.csv")
+    }
+
+    /// Where helpers record their pids.
+    pub fn pids(&self) -> PathBuf {
+        self.dir.path().join("pids")
+    }
+
+    /// `harness grade` on this suite with `candidate`, recording pids.
+    pub fn grade(&self, candidate: &str) -> Command {
+        let mut cmd = self.grade_without_candidate();
+        cmd.arg("--candidate").arg(candidate);
+        cmd
+    }
+
+    /// `harness grade` on this suite (time limit 30 s unless given again).
+    pub fn grade_without_candidate(&self) -> Command {
+        let mut cmd = harness();
+        cmd.arg("grade")
+            .arg("--suite")
+            .arg(self.suite())
+            .args(["--time-limit", "30s"])
+            .arg("--scorecard")
+            .arg(self.scorecard())
+            .env("MISBEHAVE_PIDS", self.pids());
+        cmd
+    }
+
+    /// The scorecard rows, keyed by case.
+    pub fn rows(&self) -> HashMap<String, HashMap<String, String>> {
+        read_scorecard(&self.scorecard())
+            .into_iter()
+            .map(|r| (r["case"].clone(), r))
+            .collect()
+    }
+
+    /// Asserts that every process a helper recorded is gone (or a zombie).
+    pub fn assert_no_survivors(&self) {
+        let pids = std::fs::read_to_string(self.pids()).unwrap_or_default();
+        assert!(!pids.is_empty(), "the helpers recorded no pids");
+        for pid in pids.lines() {
+            let stat = format!("/proc/{pid}/stat");
+            let deadline = Instant::now() + Duration::from_secs(3);
+            loop {
+                let alive = std::fs::read_to_string(&stat)
+                    .map(|s| {
+                        !s.rsplit(')')
+                            .next()
+                            .unwrap_or("")
+                            .trim_start()
+                            .starts_with('Z')
+                    })
+                    .unwrap_or(false);
+                if !alive {
+                    break;
+                }
+                assert!(
+                    Instant::now() < deadline,
+                    "helper process {pid} survived the run"
+                );
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+    }
+}
+
+/// Reads a scorecard into rows of column -> value.
+pub fn read_scorecard(path: &Path) -> Vec<HashMap<String, String>> {
+    let mut reader = csv::Reader::from_path(path).expect("scorecard exists");
+    let header = reader.headers().unwrap().clone();
+    reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            header
+                .iter()
+                .map(String::from)
+                .zip(r.iter().map(String::from))
+                .collect()
+        })
+        .collect()
+}

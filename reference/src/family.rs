@@ -1,0 +1,190 @@
+//! The seam between puzzle families and the harness: a typed [`Family`] per
+//! puzzle kind, and the object-safe [`Grader`] / [`Case`] view the harness
+//! uses. A new family is one module implementing [`Family`] plus one line in
+//! [`FAMILIES`].
+
+use std::marker::PhantomData;
+use std::path::PathBuf;
+
+/// A puzzle file (or set of files) that cannot be used as a test case: our
+/// side of the table, never the candidate's fault.
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct LoadError(Box<dyn std::error::Error + Send + Sync>);
+
+impl LoadError {
+    /// Wraps any error.
+    pub fn new(e: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Self(Box::new(e))
+    }
+
+    /// An error from a message.
+    pub fn msg(message: impl Into<String>) -> Self {
+        Self(message.into().into())
+    }
+}
+
+/// The checker's verdict on one finished run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Check {
+    /// The output is a verified answer, or a correctly reported impossibility.
+    Accepted,
+    /// The output is not a valid answer.
+    WrongAnswer,
+    /// The exit status contradicts the puzzle (e.g. "no solution" for a
+    /// solvable puzzle), or output was printed where none belongs.
+    WrongExitStatus,
+    /// An exit status outside the family's contract.
+    RuntimeError,
+}
+
+/// A checker's judgement with its explanation and move counts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Judgement {
+    /// The verdict.
+    pub check: Check,
+    /// Why, in one line (empty when there is nothing to say).
+    pub detail: String,
+    /// The number of moves the candidate gave, when it gave a move list.
+    pub moves: Option<u64>,
+    /// The fewest moves known for this puzzle, when there is a solution.
+    pub best_moves: Option<u64>,
+}
+
+/// The reference solver's answer in the family's student contract: what a
+/// perfect candidate prints and how it exits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error (notes, `No solution`).
+    pub stderr: String,
+    /// Exit status.
+    pub exit_code: u8,
+}
+
+/// A puzzle family, typed.
+pub trait Family: 'static {
+    /// A loaded, ready-to-judge puzzle (with whatever the checker precomputes).
+    type Puzzle: Send + Sync + 'static;
+    /// The family's name on the command line and in scorecards.
+    const NAME: &'static str;
+    /// The header names of the file columns that start this family's
+    /// listings (one file per column, in the order a candidate gets them).
+    const LISTING_FILES: &'static [&'static str];
+    /// Reads and prepares a puzzle from its files.
+    fn load(files: &[PathBuf]) -> Result<Self::Puzzle, LoadError>;
+    /// Judges a candidate's output and exit status.
+    fn judge(puzzle: &Self::Puzzle, stdout: &[u8], exit_code: i32) -> Judgement;
+    /// The reference's own answer.
+    fn answer(puzzle: &Self::Puzzle) -> Answer;
+}
+
+/// A family as the harness sees it: object-safe.
+pub trait Grader: Send + Sync {
+    /// The family's name.
+    fn name(&self) -> &'static str;
+    /// See [`Family::LISTING_FILES`].
+    fn listing_files(&self) -> &'static [&'static str];
+    /// Loads one case from its files.
+    fn load(&self, files: &[PathBuf]) -> Result<Box<dyn Case>, LoadError>;
+}
+
+/// One loaded puzzle, ready to judge any number of runs.
+pub trait Case: Send + Sync {
+    /// Judges a candidate's output and exit status.
+    fn judge(&self, stdout: &[u8], exit_code: i32) -> Judgement;
+    /// The reference's own answer.
+    fn answer(&self) -> Answer;
+}
+
+/// Adapts a typed [`Family`] to [`Grader`].
+pub struct Adapter<F>(PhantomData<fn() -> F>);
+
+impl<F> Adapter<F> {
+    /// The adapter (a zero-sized value).
+    pub const NEW: Self = Self(PhantomData);
+}
+
+struct Loaded<F: Family>(F::Puzzle);
+
+impl<F: Family> Case for Loaded<F> {
+    fn judge(&self, stdout: &[u8], exit_code: i32) -> Judgement {
+        F::judge(&self.0, stdout, exit_code)
+    }
+
+    fn answer(&self) -> Answer {
+        F::answer(&self.0)
+    }
+}
+
+impl<F: Family> Grader for Adapter<F> {
+    fn name(&self) -> &'static str {
+        F::NAME
+    }
+
+    fn listing_files(&self) -> &'static [&'static str] {
+        F::LISTING_FILES
+    }
+
+    fn load(&self, files: &[PathBuf]) -> Result<Box<dyn Case>, LoadError> {
+        if files.len() != F::LISTING_FILES.len() {
+            return Err(LoadError::msg(format!(
+                "{} takes {} file(s) ({}), got {}",
+                F::NAME,
+                F::LISTING_FILES.len(),
+                F::LISTING_FILES.join(", "),
+                files.len()
+            )));
+        }
+        Ok(Box::new(Loaded::<F>(F::load(files)?)))
+    }
+}
+
+/// Every family the harness knows, one line each.
+pub static FAMILIES: &[&dyn Grader] = &[&Adapter::<crate::lightsout::LightsOut>::NEW];
+
+/// The family called `name`.
+pub fn family(name: &str) -> Option<&'static dyn Grader> {
+    FAMILIES.iter().copied().find(|f| f.name() == name)
+}
+
+/// The family whose listing header starts with `header` columns (trimmed,
+/// case-insensitive); the longest match wins.
+pub fn family_for_listing(header: &[&str]) -> Option<&'static dyn Grader> {
+    FAMILIES
+        .iter()
+        .copied()
+        .filter(|f| {
+            let cols = f.listing_files();
+            header.len() >= cols.len()
+                && cols
+                    .iter()
+                    .zip(header)
+                    .all(|(want, got)| got.trim().eq_ignore_ascii_case(want))
+        })
+        .max_by_key(|f| f.listing_files().len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_lookups() {
+        assert_eq!(family("lightsout").map(|f| f.name()), Some("lightsout"));
+        assert!(family("chess").is_none());
+        let header = ["board", "expect", "min_presses"];
+        assert_eq!(
+            family_for_listing(&header).map(|f| f.name()),
+            Some("lightsout")
+        );
+        assert!(family_for_listing(&["init", "goal", "expect"]).is_none());
+    }
+
+    #[test]
+    fn wrong_file_count_is_a_load_error() {
+        let err = family("lightsout").unwrap().load(&[]).err().unwrap();
+        assert_eq!(err.to_string(), "lightsout takes 1 file(s) (board), got 0");
+    }
+}
