@@ -110,8 +110,9 @@ fn fill(row: &mut Row, case: &dyn Case, run: &RunResult, limits: &Limits) {
     }
 }
 
-fn millis(d: Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+/// Milliseconds, rounded to the microsecond.
+fn millis(d: Duration) -> f64 {
+    d.as_micros() as f64 / 1000.0
 }
 
 fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {

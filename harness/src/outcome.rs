@@ -43,12 +43,12 @@ impl Verdict {
 
 impl fmt::Display for Verdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }
 
 /// One scorecard row: one candidate on one case. Column order is the CSV's.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Row {
     /// The candidate's name.
     pub candidate: String,
@@ -66,10 +66,11 @@ pub struct Row {
     pub exit_code: Option<i32>,
     /// Signal name, when the process was killed by one.
     pub signal: Option<String>,
-    /// Wall-clock time from spawn to exit.
-    pub wall_ms: Option<u64>,
-    /// User plus system CPU time of the process and the children it waited for.
-    pub cpu_ms: Option<u64>,
+    /// Wall-clock time from spawn to exit, in milliseconds (µs precision).
+    pub wall_ms: Option<f64>,
+    /// User plus system CPU time of the process and the children it waited
+    /// for, in milliseconds (µs precision).
+    pub cpu_ms: Option<f64>,
     /// Peak resident set size.
     pub max_rss_kb: Option<u64>,
     /// Moves the candidate gave, when it gave a move list.

@@ -36,6 +36,24 @@ enum Command {
         #[arg(default_value = "suites")]
         dir: PathBuf,
     },
+    /// Write a suite of COUNT seeded random boards into DIR, with a listing
+    /// `DIR/<name of DIR>.csv` (for benchmarks and stress tests).
+    LightsoutSuite {
+        /// The folder to create.
+        dir: PathBuf,
+        /// How many boards.
+        #[arg(long, default_value_t = 100)]
+        count: usize,
+        /// Board width.
+        #[arg(long, default_value_t = 3)]
+        width: usize,
+        /// Board height.
+        #[arg(long, default_value_t = 3)]
+        height: usize,
+        /// Seed of the random generator.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
     /// Print one seeded Lights Out board in the 15-122 file format.
     Board {
         /// Width (columns).
@@ -60,6 +78,20 @@ fn main() -> ExitCode {
     let result = match args.command {
         Command::Suites { out } => write_suites(&out).map(|()| ExitCode::SUCCESS),
         Command::Verify { dir } => verify(&dir),
+        Command::LightsoutSuite {
+            dir,
+            count,
+            width,
+            height,
+            seed,
+        } => {
+            if width == 0 || height == 0 {
+                eprintln!("puzzlegen: board dimensions must be at least 1x1");
+                return ExitCode::from(2);
+            }
+            let boards = vec![(width, height, Uniform); count];
+            write_level(&dir, seed, &boards).map(|()| ExitCode::SUCCESS)
+        }
         Command::Board {
             width,
             height,
@@ -151,24 +183,34 @@ const LIGHTSOUT_SUITES: &[Level] = &[
 
 fn write_suites(out: &Path) -> anyhow::Result<()> {
     for (level, seed, boards) in LIGHTSOUT_SUITES {
-        let dir = out.join("lightsout").join(level);
-        fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        let mut r = rng(*seed);
-        let mut listing = csv::Writer::from_path(dir.join(format!("{level}.csv")))?;
-        listing.write_record(["board", "expect", "min_presses"])?;
-        for (i, &(w, h, draw)) in boards.iter().enumerate() {
-            let board = match draw {
-                Uniform => uniform(w, h, &mut r),
-                Scrambled(n) => scrambled(w, h, n, &mut r),
-            };
-            let name = format!("{w}x{h}-{i:02}.txt");
-            fs::write(dir.join(&name), format_board(&board))?;
-            let (expect, min) = expectation(&board)?;
-            listing.write_record([name.as_str(), expect, &min])?;
-        }
-        listing.flush()?;
-        println!("wrote {} ({} boards)", dir.display(), boards.len());
+        write_level(&out.join("lightsout").join(level), *seed, boards)?;
     }
+    Ok(())
+}
+
+/// Writes the boards of one level into `dir` with a listing named after `dir`.
+fn write_level(dir: &Path, seed: u64, boards: &[(usize, usize, Draw)]) -> anyhow::Result<()> {
+    let level = dir
+        .file_name()
+        .with_context(|| format!("{} has no folder name", dir.display()))?
+        .to_string_lossy();
+    fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut r = rng(seed);
+    let mut listing = csv::Writer::from_path(dir.join(format!("{level}.csv")))?;
+    listing.write_record(["board", "expect", "min_presses"])?;
+    let digits = boards.len().saturating_sub(1).to_string().len().max(2);
+    for (i, &(w, h, draw)) in boards.iter().enumerate() {
+        let board = match draw {
+            Uniform => uniform(w, h, &mut r),
+            Scrambled(n) => scrambled(w, h, n, &mut r),
+        };
+        let name = format!("{w}x{h}-{i:0digits$}.txt");
+        fs::write(dir.join(&name), format_board(&board))?;
+        let (expect, min) = expectation(&board)?;
+        listing.write_record([name.as_str(), expect, &min])?;
+    }
+    listing.flush()?;
+    println!("wrote {} ({} boards)", dir.display(), boards.len());
     Ok(())
 }
 

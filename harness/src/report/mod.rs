@@ -66,7 +66,7 @@ impl Summary {
     fn add(&mut self, row: &Row) {
         let t = self.suites.entry(row.suite.clone()).or_default();
         *t.verdicts.entry(row.verdict).or_default() += 1;
-        t.wall += Duration::from_millis(row.wall_ms.unwrap_or(0));
+        t.wall += Duration::from_secs_f64(row.wall_ms.unwrap_or(0.0) / 1000.0);
     }
 }
 

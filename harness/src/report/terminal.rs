@@ -40,13 +40,24 @@ impl Sink for Terminal {
                 "{:>17}  {}/{}: {}",
                 row.verdict, row.suite, row.case, row.detail
             );
-            self.bar.suspend(|| println!("{line}"));
+            // A closed stdout (`| head`) must not stop the grading: the
+            // scorecard is the record, so printing errors are ignored.
+            self.bar.suspend(|| {
+                let _ = writeln!(std::io::stdout(), "{line}");
+            });
         }
         Ok(())
     }
 
     fn finish(&mut self, summary: &Summary) -> anyhow::Result<()> {
         self.bar.finish_and_clear();
+        let _ = self.print_summary(summary);
+        Ok(())
+    }
+}
+
+impl Terminal {
+    fn print_summary(&self, summary: &Summary) -> std::io::Result<()> {
         let mut out = std::io::stdout().lock();
         let (mut accepted, mut total) = (0, 0);
         for (suite, t) in &summary.suites {
