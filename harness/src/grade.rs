@@ -89,6 +89,7 @@ fn fill(row: &mut Row, case: &dyn Case, run: &RunResult, limits: &Limits) {
                         Check::WrongAnswer => Verdict::WrongAnswer,
                         Check::WrongExitStatus => Verdict::WrongExitStatus,
                         Check::RuntimeError => Verdict::RuntimeError,
+                        Check::Undecided => Verdict::HarnessError,
                     };
                     (verdict, j.detail)
                 }

@@ -5,3 +5,4 @@
 pub mod family;
 pub mod gf2;
 pub mod lightsout;
+pub mod slidingblock;

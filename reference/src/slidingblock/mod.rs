@@ -1,0 +1,88 @@
+//! Sliding-block puzzles (Berkeley CS61BL project 3): rectangular blocks in
+//! a tray of at most 256 x 256, a goal naming block positions (any block of
+//! that size may fill one), and moves that slide one block in a straight
+//! line through empty cells.
+
+mod check;
+mod generate;
+mod parse;
+mod solve;
+mod tray;
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+pub use check::{Board, CheckerReport, MoveError, MoveErrorKind, judge, replay, run_checker};
+pub use generate::{Recipe, random_puzzle};
+pub use parse::{
+    Format, MoveLineError, ParseError, ParseErrorKind, PuzzleFileError, format_blocks, format_tray,
+    parse_goal, parse_moves, parse_tray, read_file, read_puzzle,
+};
+pub use solve::{Outcome, SolveOptions, SolveReport, solve};
+pub use tray::{Block, Goal, MAX_SIDE, Move, Shape, Tray};
+
+use crate::family::{Answer, Family, Judgement, LoadError};
+
+/// The sliding-block family for the harness: two files per case (INIT
+/// GOAL); the candidate is a Solver printing moves.
+pub struct SlidingBlock;
+
+/// A puzzle ready to judge; solved only if the candidate says it cannot be.
+pub struct Puzzle {
+    tray: Tray,
+    goal: Goal,
+    solved: OnceLock<SolveReport>,
+}
+
+impl Puzzle {
+    fn report(&self) -> &SolveReport {
+        self.solved
+            .get_or_init(|| solve(&self.tray, &self.goal, &SolveOptions::default()))
+    }
+}
+
+impl Family for SlidingBlock {
+    type Puzzle = Puzzle;
+    const NAME: &'static str = "slidingblock";
+    const LISTING_FILES: &'static [&'static str] = &["initial config file", "goal file"];
+
+    fn load(files: &[PathBuf]) -> Result<Puzzle, LoadError> {
+        let (tray, goal) =
+            read_puzzle(&files[0], &files[1], Format::Corners).map_err(LoadError::new)?;
+        Ok(Puzzle {
+            tray,
+            goal,
+            solved: OnceLock::new(),
+        })
+    }
+
+    fn judge(p: &Puzzle, stdout: &[u8], exit_code: i32) -> Judgement {
+        judge(&p.tray, &p.goal, stdout, exit_code, || {
+            match p.report().outcome {
+                Outcome::Solved(_) => Some(true),
+                Outcome::NoSolution => Some(false),
+                Outcome::GaveUp => None,
+            }
+        })
+    }
+
+    fn answer(p: &Puzzle) -> Answer {
+        match &p.report().outcome {
+            Outcome::Solved(moves) => Answer {
+                stdout: moves.iter().map(|m| format!("{m}\n")).collect(),
+                stderr: String::new(),
+                exit_code: 0,
+            },
+            Outcome::NoSolution => Answer {
+                stdout: String::new(),
+                stderr: "no solution\n".into(),
+                exit_code: 1,
+            },
+            Outcome::GaveUp => Answer {
+                stdout: String::new(),
+                stderr: format!("gave up after {} states\n", p.report().states),
+                exit_code: 1,
+            },
+        }
+    }
+}

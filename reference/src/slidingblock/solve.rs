@@ -1,0 +1,685 @@
+//! The solver: search over canonical tray states, where blocks of one shape
+//! are interchangeable, so a state is, per shape, the set of top-left
+//! corners. A state is a fixed-length byte key (per shape a sorted list of
+//! positions, or a bitset when that is shorter), stored once in an arena
+//! and found again through a flat hash table of arena indices.
+//!
+//! A move slides one block any distance in a straight line. The default
+//! search is best-first (weighted A*, counting the goal blocks out of place
+//! and their distance to the nearest block of their shape): fast, not
+//! shortest. `optimal` is breadth-first: fewest moves. Both end with no
+//! solution once every reachable state is seen, or give up at `max_states`.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::hash::BuildHasher;
+
+use hashbrown::HashTable;
+
+use super::tray::{Goal, Move, Shape, Tray};
+
+/// How to search.
+#[derive(Clone, Debug)]
+pub struct SolveOptions {
+    /// Breadth-first: a solution with the fewest moves.
+    pub optimal: bool,
+    /// Stop (and say so) after this many distinct states.
+    pub max_states: usize,
+}
+
+impl Default for SolveOptions {
+    fn default() -> Self {
+        Self {
+            optimal: false,
+            max_states: 40_000_000,
+        }
+    }
+}
+
+/// How a search ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// These moves reach the goal.
+    Solved(Vec<Move>),
+    /// Every reachable state was seen: no solution.
+    NoSolution,
+    /// `max_states` reached before an answer.
+    GaveUp,
+}
+
+/// The outcome and the work done.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SolveReport {
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Distinct states stored.
+    pub states: usize,
+}
+
+/// Solves `tray` for `goal` (both valid: see `parse::read_puzzle`).
+///
+/// The default search is a portfolio of weighted-A* runs, greedier first:
+/// each gets a state budget and the next starts over if it runs out; an
+/// exhausted search is a proof of no solution whatever its weight.
+pub fn solve(tray: &Tray, goal: &Goal, options: &SolveOptions) -> SolveReport {
+    let max = options.max_states.max(1);
+    let plan: &[(Option<u32>, usize)] = if options.optimal {
+        &[(None, usize::MAX)]
+    } else {
+        &[
+            (Some(10), 2_000_000),
+            (Some(3), 8_000_000),
+            (Some(1), usize::MAX),
+        ]
+    };
+    let mut spent = 0;
+    for &(weight, budget) in plan {
+        let Some(space) = Space::new(tray, goal) else {
+            return SolveReport {
+                outcome: Outcome::NoSolution,
+                states: 0,
+            };
+        };
+        let allowed = budget.min(max - spent);
+        let report = Search::new(space, weight, allowed).run(tray);
+        spent += report.states;
+        if report.outcome != Outcome::GaveUp || spent >= max {
+            return SolveReport {
+                outcome: report.outcome,
+                states: spent,
+            };
+        }
+    }
+    SolveReport {
+        outcome: Outcome::GaveUp,
+        states: spent,
+    }
+}
+
+/// How one shape's positions are stored in a key.
+#[derive(Clone, Copy, Debug)]
+enum Layout {
+    /// `count` sorted positions of `width` bytes each.
+    List { count: usize },
+    /// A bitset over all cells.
+    Bits,
+}
+
+/// Everything fixed for one puzzle.
+struct Space {
+    height: u32,
+    width: u32,
+    cells: usize,
+    /// Bytes per position in a list: 1 up to 256 cells, else 2.
+    pos_bytes: usize,
+    shapes: Vec<Shape>,
+    layouts: Vec<Layout>,
+    offsets: Vec<usize>,
+    key_len: usize,
+    /// Goal positions per shape, sorted, duplicates removed.
+    goal_lists: Vec<Vec<u32>>,
+    /// The same as bitsets over the cells (in key bitset format).
+    goal_bits: Vec<Vec<u8>>,
+}
+
+impl Space {
+    /// `None` when the goal can never be met: a goal shape the tray lacks,
+    /// more goal positions of a shape than blocks of it, or two goal
+    /// positions that overlap.
+    fn new(tray: &Tray, goal: &Goal) -> Option<Self> {
+        let mut shapes: Vec<Shape> = tray.blocks.iter().map(|b| b.shape()).collect();
+        shapes.sort();
+        shapes.dedup();
+        let counts: Vec<usize> = shapes
+            .iter()
+            .map(|s| tray.blocks.iter().filter(|b| b.shape() == *s).count())
+            .collect();
+        let mut wanted = goal.blocks.clone();
+        wanted.sort();
+        wanted.dedup();
+        for (i, a) in wanted.iter().enumerate() {
+            if wanted[i + 1..].iter().any(|b| a.overlaps(b)) {
+                return None;
+            }
+        }
+        let cells = (tray.height * tray.width) as usize;
+        let mut goal_lists = vec![Vec::new(); shapes.len()];
+        let mut goal_bits = vec![vec![0u8; cells.div_ceil(8)]; shapes.len()];
+        for g in &wanted {
+            let k = shapes.binary_search(&g.shape()).ok()?;
+            let p = g.top * tray.width + g.left;
+            goal_lists[k].push(p);
+            goal_bits[k][p as usize / 8] |= 1 << (p % 8);
+            if goal_lists[k].len() > counts[k] {
+                return None;
+            }
+        }
+        for list in &mut goal_lists {
+            list.sort_unstable();
+        }
+        let pos_bytes = if cells <= 256 { 1 } else { 2 };
+        let bitset_bytes = cells.div_ceil(8);
+        let mut layouts = Vec::new();
+        let mut offsets = Vec::new();
+        let mut key_len = 0;
+        for &count in &counts {
+            offsets.push(key_len);
+            if count * pos_bytes <= bitset_bytes {
+                layouts.push(Layout::List { count });
+                key_len += count * pos_bytes;
+            } else {
+                layouts.push(Layout::Bits);
+                key_len += bitset_bytes;
+            }
+        }
+        Some(Self {
+            height: tray.height,
+            width: tray.width,
+            cells,
+            pos_bytes,
+            shapes,
+            layouts,
+            offsets,
+            key_len,
+            goal_lists,
+            goal_bits,
+        })
+    }
+
+    fn read_pos(&self, key: &[u8], at: usize) -> u32 {
+        if self.pos_bytes == 1 {
+            u32::from(key[at])
+        } else {
+            u32::from(u16::from_le_bytes([key[at], key[at + 1]]))
+        }
+    }
+
+    fn write_pos(&self, key: &mut [u8], at: usize, pos: u32) {
+        if self.pos_bytes == 1 {
+            key[at] = pos as u8;
+        } else {
+            key[at..at + 2].copy_from_slice(&(pos as u16).to_le_bytes());
+        }
+    }
+
+    /// The key of a tray.
+    fn encode(&self, tray: &Tray) -> Vec<u8> {
+        let mut key = vec![0u8; self.key_len];
+        let mut lists: Vec<Vec<u32>> = vec![Vec::new(); self.shapes.len()];
+        for b in &tray.blocks {
+            let k = self
+                .shapes
+                .binary_search(&b.shape())
+                .expect("every shape is known");
+            lists[k].push(b.top * self.width + b.left);
+        }
+        for (k, mut list) in lists.into_iter().enumerate() {
+            list.sort_unstable();
+            let off = self.offsets[k];
+            match self.layouts[k] {
+                Layout::List { .. } => {
+                    for (i, p) in list.into_iter().enumerate() {
+                        self.write_pos(&mut key, off + i * self.pos_bytes, p);
+                    }
+                }
+                Layout::Bits => {
+                    for p in list {
+                        key[off + p as usize / 8] |= 1 << (p % 8);
+                    }
+                }
+            }
+        }
+        key
+    }
+
+    /// Position `i` of shape `k`'s list in `key`.
+    fn list_pos(&self, key: &[u8], k: usize, i: usize) -> u32 {
+        self.read_pos(key, self.offsets[k] + i * self.pos_bytes)
+    }
+
+    /// Whether shape `k` has a block at `pos` in `key`.
+    fn has(&self, key: &[u8], k: usize, pos: u32) -> bool {
+        let off = self.offsets[k];
+        match self.layouts[k] {
+            Layout::List { count } => {
+                let (mut lo, mut hi) = (0, count);
+                while lo < hi {
+                    let mid = (lo + hi) / 2;
+                    match self.list_pos(key, k, mid).cmp(&pos) {
+                        std::cmp::Ordering::Less => lo = mid + 1,
+                        std::cmp::Ordering::Greater => hi = mid,
+                        std::cmp::Ordering::Equal => return true,
+                    }
+                }
+                false
+            }
+            Layout::Bits => key[off + pos as usize / 8] >> (pos % 8) & 1 == 1,
+        }
+    }
+
+    /// Moves shape `k`'s block from `from` to `to` in `key`, keeping it
+    /// canonical (a sorted list shifts in place).
+    fn relocate(&self, key: &mut [u8], k: usize, from: u32, to: u32) {
+        let off = self.offsets[k];
+        match self.layouts[k] {
+            Layout::List { count } => {
+                let at = |i: usize| off + i * self.pos_bytes;
+                let mut i = (0..count)
+                    .find(|&i| self.read_pos(key, at(i)) == from)
+                    .expect("the block is there");
+                while i + 1 < count && self.read_pos(key, at(i + 1)) < to {
+                    let next = self.read_pos(key, at(i + 1));
+                    self.write_pos(key, at(i), next);
+                    i += 1;
+                }
+                while i > 0 && self.read_pos(key, at(i - 1)) > to {
+                    let prev = self.read_pos(key, at(i - 1));
+                    self.write_pos(key, at(i), prev);
+                    i -= 1;
+                }
+                self.write_pos(key, at(i), to);
+            }
+            Layout::Bits => {
+                key[off + from as usize / 8] &= !(1 << (from % 8));
+                key[off + to as usize / 8] |= 1 << (to % 8);
+            }
+        }
+    }
+
+    fn is_goal(&self, key: &[u8]) -> bool {
+        (0..self.shapes.len()).all(|k| match self.layouts[k] {
+            Layout::List { .. } => self.goal_lists[k].iter().all(|&p| self.has(key, k, p)),
+            Layout::Bits => {
+                let off = self.offsets[k];
+                let bits = &key[off..off + self.goal_bits[k].len()];
+                bits.iter()
+                    .zip(&self.goal_bits[k])
+                    .all(|(&have, &want)| have & want == want)
+            }
+        })
+    }
+
+    /// Per shape, each goal position not yet held is charged the Manhattan
+    /// distance (in cells) to the nearest block of that shape that is not
+    /// itself on a goal position. With interchangeable blocks in a full tray
+    /// this is the distance the hole still has to travel.
+    fn heuristic(&self, key: &[u8]) -> u32 {
+        let mut total = 0;
+        let mut spare = Vec::new();
+        for k in 0..self.shapes.len() {
+            if self.goal_lists[k].is_empty() {
+                continue;
+            }
+            let is_goal_cell = |p: u32| self.goal_bits[k][p as usize / 8] >> (p % 8) & 1 == 1;
+            spare.clear();
+            self.each_block_of(key, k, |p| {
+                if !is_goal_cell(p) {
+                    spare.push(p);
+                }
+            });
+            for &g in &self.goal_lists[k] {
+                if self.has(key, k, g) {
+                    continue;
+                }
+                let (gr, gc) = (g / self.width, g % self.width);
+                let nearest = spare
+                    .iter()
+                    .map(|&p| (p / self.width).abs_diff(gr) + (p % self.width).abs_diff(gc))
+                    .min()
+                    .unwrap_or(0);
+                total += nearest;
+            }
+        }
+        total
+    }
+
+    fn each_block_of(&self, key: &[u8], k: usize, mut f: impl FnMut(u32)) {
+        let off = self.offsets[k];
+        match self.layouts[k] {
+            Layout::List { count } => (0..count).for_each(|i| f(self.list_pos(key, k, i))),
+            Layout::Bits => {
+                for (byte_index, &byte) in key[off..off + self.cells.div_ceil(8)].iter().enumerate()
+                {
+                    let mut b = byte;
+                    while b != 0 {
+                        let bit = b.trailing_zeros();
+                        b &= b - 1;
+                        f(byte_index as u32 * 8 + bit);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The search's memory: every state once, with how it was reached.
+struct Search {
+    space: Space,
+    /// `None` for breadth-first; else f = depth + weight * heuristic.
+    weight: Option<u32>,
+    max_states: usize,
+    arena: Vec<u8>,
+    parent: Vec<u32>,
+    /// The move that reached each state: from and to positions.
+    via: Vec<(u32, u32)>,
+    depth: Vec<u32>,
+    table: HashTable<u32>,
+    hasher: foldhash::fast::FixedState,
+    /// Scratch: occupancy bitset of the state being expanded.
+    occupied: Vec<u8>,
+}
+
+impl Search {
+    fn new(space: Space, weight: Option<u32>, max_states: usize) -> Self {
+        let cells = space.cells;
+        Self {
+            space,
+            weight,
+            max_states: max_states.max(1),
+            arena: Vec::new(),
+            parent: Vec::new(),
+            via: Vec::new(),
+            depth: Vec::new(),
+            table: HashTable::new(),
+            hasher: foldhash::fast::FixedState::with_seed(0x5b1d),
+            occupied: vec![0; cells.div_ceil(8)],
+        }
+    }
+
+    fn key(&self, i: u32) -> &[u8] {
+        let l = self.space.key_len;
+        &self.arena[i as usize * l..(i as usize + 1) * l]
+    }
+
+    /// Stores `key` unless already seen; its index when new.
+    fn insert(&mut self, key: &[u8], parent: u32, via: (u32, u32), depth: u32) -> Option<u32> {
+        let hash = self.hasher.hash_one(key);
+        let l = self.space.key_len;
+        let arena = &self.arena;
+        if self
+            .table
+            .find(hash, |&i| {
+                &arena[i as usize * l..(i as usize + 1) * l] == key
+            })
+            .is_some()
+        {
+            return None;
+        }
+        let index = self.parent.len() as u32;
+        self.arena.extend_from_slice(key);
+        self.parent.push(parent);
+        self.via.push(via);
+        self.depth.push(depth);
+        let arena = &self.arena;
+        self.table.insert_unique(hash, index, |&i| {
+            self.hasher
+                .hash_one(&arena[i as usize * l..(i as usize + 1) * l])
+        });
+        Some(index)
+    }
+
+    fn run(mut self, tray: &Tray) -> SolveReport {
+        let start = self.space.encode(tray);
+        self.insert(&start, u32::MAX, (0, 0), 0);
+        if self.space.is_goal(&start) {
+            return self.report(Outcome::Solved(Vec::new()));
+        }
+        let mut heap = BinaryHeap::new();
+        if self.weight.is_some() {
+            heap.push(Reverse((self.space.heuristic(&start), 0u32)));
+        }
+        let mut next_bfs = 0u32;
+        let mut children = Vec::new();
+        loop {
+            let current = if self.weight.is_none() {
+                if next_bfs as usize >= self.parent.len() {
+                    return self.report(Outcome::NoSolution);
+                }
+                next_bfs += 1;
+                next_bfs - 1
+            } else {
+                match heap.pop() {
+                    Some(Reverse((_, i))) => i,
+                    None => return self.report(Outcome::NoSolution),
+                }
+            };
+            children.clear();
+            self.expand(current, &mut children);
+            let depth = self.depth[current as usize] + 1;
+            let l = self.space.key_len;
+            for c in 0..children.len() / (l + 8) {
+                let rec = &children[c * (l + 8)..(c + 1) * (l + 8)];
+                let from = u32::from_le_bytes(rec[l..l + 4].try_into().expect("4 bytes"));
+                let to = u32::from_le_bytes(rec[l + 4..l + 8].try_into().expect("4 bytes"));
+                let key = &rec[..l];
+                let Some(index) = self.insert(key, current, (from, to), depth) else {
+                    continue;
+                };
+                if self.space.is_goal(key) {
+                    return self.report(Outcome::Solved(self.path(index)));
+                }
+                if self.parent.len() >= self.max_states {
+                    return self.report(Outcome::GaveUp);
+                }
+                if let Some(weight) = self.weight {
+                    let f = depth + weight * self.space.heuristic(self.key(index));
+                    heap.push(Reverse((f, index)));
+                }
+            }
+        }
+    }
+
+    /// Appends every successor of state `i` to `out` as key bytes followed
+    /// by the move's from and to positions (u32 little-endian each).
+    fn expand(&mut self, i: u32, out: &mut Vec<u8>) {
+        let space = &self.space;
+        let (w, h) = (space.width, space.height);
+        let key = &self.arena[i as usize * space.key_len..(i as usize + 1) * space.key_len];
+        // Occupancy as a bitset; a bitset class of 1x1 blocks is its own.
+        let occ = &mut self.occupied;
+        occ.fill(0);
+        for (k, shape) in space.shapes.iter().enumerate() {
+            if matches!(space.layouts[k], Layout::Bits) && shape.height == 1 && shape.width == 1 {
+                let off = space.offsets[k];
+                for (o, &b) in occ.iter_mut().zip(&key[off..off + space.cells.div_ceil(8)]) {
+                    *o |= b;
+                }
+            } else {
+                space.each_block_of(key, k, |p| {
+                    let (r, c) = (p / w, p % w);
+                    for rr in r..r + shape.height {
+                        for cc in c..c + shape.width {
+                            let q = (rr * w + cc) as usize;
+                            occ[q / 8] |= 1 << (q % 8);
+                        }
+                    }
+                });
+            }
+        }
+        let occ = &self.occupied;
+        let full = |r: u32, c: u32| {
+            let q = (r * w + c) as usize;
+            occ[q / 8] >> (q % 8) & 1 == 1
+        };
+        let free_row = |row: u32, c: u32, len: u32| (c..c + len).all(|cc| !full(row, cc));
+        let free_col = |col: u32, r: u32, len: u32| (r..r + len).all(|rr| !full(rr, col));
+        let emit = |k: usize, from: u32, to: u32, out: &mut Vec<u8>| {
+            let start = out.len();
+            out.extend_from_slice(key);
+            space.relocate(&mut out[start..], k, from, to);
+            out.extend_from_slice(&from.to_le_bytes());
+            out.extend_from_slice(&to.to_le_bytes());
+        };
+        for (k, shape) in space.shapes.iter().enumerate() {
+            let (bh, bw) = (shape.height, shape.width);
+            if matches!(space.layouts[k], Layout::Bits) && bh == 1 && bw == 1 {
+                // Many interchangeable 1x1 blocks: start from the empty cells
+                // (few, in a full tray) and pull in each 1x1 next to one.
+                let off = space.offsets[k];
+                let is_unit = |r: u32, c: u32| {
+                    let q = (r * w + c) as usize;
+                    key[off + q / 8] >> (q % 8) & 1 == 1
+                };
+                for q in 0..space.cells as u32 {
+                    if full(q / w, q % w) {
+                        continue;
+                    }
+                    let (er, ec) = (q / w, q % w);
+                    // (neighbour that may slide into the hole, step direction)
+                    let dirs: [(bool, i64, i64); 4] = [
+                        (er + 1 < h, 1, 0),
+                        (er > 0, -1, 0),
+                        (ec + 1 < w, 0, 1),
+                        (ec > 0, 0, -1),
+                    ];
+                    for (ok, dr, dc) in dirs {
+                        if !ok {
+                            continue;
+                        }
+                        let (nr, nc) = ((i64::from(er) + dr) as u32, (i64::from(ec) + dc) as u32);
+                        if !is_unit(nr, nc) {
+                            continue;
+                        }
+                        // Slide from (nr, nc) towards the hole and beyond.
+                        let (mut tr, mut tc) = (er, ec);
+                        loop {
+                            emit(k, nr * w + nc, tr * w + tc, out);
+                            let (xr, xc) = (i64::from(tr) - dr, i64::from(tc) - dc);
+                            if xr < 0
+                                || xc < 0
+                                || xr >= i64::from(h)
+                                || xc >= i64::from(w)
+                                || full(xr as u32, xc as u32)
+                            {
+                                break;
+                            }
+                            (tr, tc) = (xr as u32, xc as u32);
+                        }
+                    }
+                }
+                continue;
+            }
+            space.each_block_of(key, k, |p| {
+                let (r, c) = (p / w, p % w);
+                let mut d = 1;
+                while d <= r && free_row(r - d, c, bw) {
+                    emit(k, p, p - d * w, out);
+                    d += 1;
+                }
+                let mut d = 1;
+                while r + bh - 1 + d < h && free_row(r + bh - 1 + d, c, bw) {
+                    emit(k, p, p + d * w, out);
+                    d += 1;
+                }
+                let mut d = 1;
+                while d <= c && free_col(c - d, r, bh) {
+                    emit(k, p, p - d, out);
+                    d += 1;
+                }
+                let mut d = 1;
+                while c + bw - 1 + d < w && free_col(c + bw - 1 + d, r, bh) {
+                    emit(k, p, p + d, out);
+                    d += 1;
+                }
+            });
+        }
+    }
+
+    fn path(&self, mut i: u32) -> Vec<Move> {
+        let w = self.space.width;
+        let mut moves = Vec::new();
+        while self.parent[i as usize] != u32::MAX {
+            let (from, to) = self.via[i as usize];
+            moves.push(Move::new(from / w, from % w, to / w, to % w));
+            i = self.parent[i as usize];
+        }
+        moves.reverse();
+        moves
+    }
+
+    fn report(&self, outcome: Outcome) -> SolveReport {
+        SolveReport {
+            outcome,
+            states: self.parent.len(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::slidingblock::check::replay;
+    use crate::slidingblock::parse::{Format, parse_goal, parse_tray};
+
+    fn puzzle(tray: &str, goal: &str) -> (Tray, Goal) {
+        let t = parse_tray(tray.as_bytes(), Format::Corners).unwrap();
+        let g = parse_goal(goal.as_bytes(), Format::Corners, &t).unwrap();
+        (t, g)
+    }
+
+    fn solves(t: &Tray, g: &Goal, moves: &[Move]) -> bool {
+        let lines: Vec<(usize, Move)> = moves.iter().copied().enumerate().collect();
+        replay(t, &lines).is_ok_and(|b| b.unmet(g).is_none())
+    }
+
+    #[test]
+    fn swaps_two_blocks_around_a_hole() {
+        let (t, g) = puzzle("2 2\n0 0 0 0\n0 1 1 1\n", "1 0 1 0\n");
+        for optimal in [false, true] {
+            let r = solve(
+                &t,
+                &g,
+                &SolveOptions {
+                    optimal,
+                    ..Default::default()
+                },
+            );
+            let Outcome::Solved(moves) = r.outcome else {
+                panic!("{r:?}")
+            };
+            assert!(solves(&t, &g, &moves));
+            if optimal {
+                assert_eq!(moves, [Move::new(0, 0, 1, 0)]);
+            }
+        }
+    }
+
+    #[test]
+    fn unsolvable_and_trivial() {
+        let (t, g) = puzzle("1 3\n0 0 0 0\n0 1 0 1\n", "0 2 0 2\n0 0 0 0\n");
+        assert_eq!(
+            solve(&t, &g, &SolveOptions::default()).outcome,
+            Outcome::Solved(vec![Move::new(0, 1, 0, 2)])
+        );
+        let (t, g) = puzzle("1 3\n0 0 0 0\n0 1 0 1\n", "0 0 0 1\n");
+        assert_eq!(
+            solve(&t, &g, &SolveOptions::default()).outcome,
+            Outcome::NoSolution
+        );
+        let (t, g) = puzzle("1 2\n0 0 0 0\n", "0 0 0 0\n");
+        assert_eq!(
+            solve(&t, &g, &SolveOptions::default()).outcome,
+            Outcome::Solved(vec![])
+        );
+        // A 1x1 can never pass another in a 1-row tray.
+        let (t, g) = puzzle("1 3\n0 0 0 0\n0 1 0 1\n", "0 0 0 0\n0 2 0 2\n");
+        assert_eq!(
+            solve(&t, &g, &SolveOptions::default()).outcome,
+            Outcome::Solved(vec![Move::new(0, 1, 0, 2)])
+        );
+    }
+
+    #[test]
+    fn gives_up_at_the_state_cap() {
+        let (t, g) = puzzle("3 3\n0 0 0 0\n0 1 0 1\n1 1 1 1\n", "2 2 2 2\n");
+        let r = solve(
+            &t,
+            &g,
+            &SolveOptions {
+                optimal: true,
+                max_states: 2,
+            },
+        );
+        assert_eq!((r.outcome, r.states), (Outcome::GaveUp, 2));
+    }
+}

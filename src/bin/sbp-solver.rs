@@ -1,0 +1,92 @@
+//! `sbp-solver INIT GOAL`: the CS61BL project 3 Solver contract.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::Parser;
+use puzzlegrade::{fail, parse_args};
+use reference::slidingblock::{Format, Outcome, PuzzleFileError, SolveOptions, read_puzzle, solve};
+
+/// Solve a sliding-block puzzle: print moves `r c r' c'`, one per line.
+/// Exit 0 solved; 1 no solution (nothing on stdout); 2 not exactly two
+/// arguments; 3 an argument is not a readable file; 4 init or goal malformed.
+#[derive(Parser)]
+#[command(
+    name = "sbp-solver",
+    version,
+    override_usage = "sbp-solver [OPTIONS] <init> <goal>"
+)]
+struct Args {
+    /// Breadth-first: a solution with the fewest moves (slower, more memory).
+    #[arg(long)]
+    optimal: bool,
+    /// Give up after this many distinct states (exit 1, said on stderr).
+    #[arg(long, default_value_t = SolveOptions::default().max_states)]
+    max_states: usize,
+    /// Read the course's older block format, `height width row col`.
+    #[arg(long)]
+    old_format: bool,
+    /// Print the number of states explored and the time on stderr.
+    #[arg(long)]
+    stats: bool,
+    /// The initial tray and the goal.
+    files: Vec<PathBuf>,
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args::<Args>(2) {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
+    let [init, goal] = args.files.as_slice() else {
+        return fail(
+            "sbp-solver",
+            format!("expected 2 arguments (init goal), got {}", args.files.len()),
+            2,
+        );
+    };
+    let format = if args.old_format {
+        Format::SizeCorner
+    } else {
+        Format::Corners
+    };
+    let (tray, goal) = match read_puzzle(init, goal, format) {
+        Ok(p) => p,
+        Err(e @ PuzzleFileError::Unreadable { .. }) => return fail("sbp-solver", e, 3),
+        Err(e) => return fail("sbp-solver", e, 4),
+    };
+    let start = Instant::now();
+    let options = SolveOptions {
+        optimal: args.optimal,
+        max_states: args.max_states,
+    };
+    let report = solve(&tray, &goal, &options);
+    if args.stats {
+        eprintln!(
+            "sbp-solver: {} states in {:.3} s",
+            report.states,
+            start.elapsed().as_secs_f64()
+        );
+    }
+    match report.outcome {
+        Outcome::Solved(moves) => {
+            let text: String = moves.iter().map(|m| format!("{m}\n")).collect();
+            let mut out = std::io::stdout().lock();
+            match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => fail("sbp-solver", format!("cannot write moves: {e}"), 1),
+            }
+        }
+        Outcome::NoSolution => fail("sbp-solver", "no solution", 1),
+        Outcome::GaveUp => fail(
+            "sbp-solver",
+            format!(
+                "gave up after {} states (--max-states); not proven unsolvable",
+                report.states
+            ),
+            1,
+        ),
+    }
+}
