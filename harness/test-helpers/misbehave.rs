@@ -1,7 +1,8 @@
 //! A candidate that misbehaves on purpose, for the harness's tests and
 //! benchmarks: `misbehave MODE [ARGS...] PUZZLE...`.
 //!
-//! Modes: `right` (the reference answer), `wrong` (a move that does not
+//! Modes: `right` (the reference answer, for Lights Out or, given two
+//! files, sliding blocks), `wrong` (a move that does not
 //! solve), `sleep` (forever), `grandchild` (leaves a sleeping grandchild
 //! holding stdout, then exits), `grandchild-wait` (the same, but waits for
 //! it), `flood` (stdout without end), `flood-stderr`, `signal` (dies of
@@ -79,7 +80,13 @@ fn main() -> ExitCode {
 
 fn right(files: &[String]) -> ExitCode {
     let files: Vec<PathBuf> = files.iter().map(PathBuf::from).collect();
-    let grader = reference::family::family("lightsout").expect("lightsout family");
+    // One puzzle file is Lights Out, two (INIT GOAL) are sliding blocks.
+    let name = if files.len() == 2 {
+        "slidingblock"
+    } else {
+        "lightsout"
+    };
+    let grader = reference::family::family(name).expect("known family");
     match grader.load(&files) {
         Ok(case) => {
             let a = case.answer();

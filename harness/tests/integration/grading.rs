@@ -16,9 +16,15 @@ fn bundled_suites_with_the_reference_are_all_accepted() {
         .code(0)
         .stdout(predicate::str::contains("lightsout/easy: 19/19 accepted"))
         .stdout(predicate::str::contains("lightsout/hard: 17/17 accepted"))
-        .stdout(predicate::str::contains("reference: 36/36 accepted"));
+        .stdout(predicate::str::contains(
+            "slidingblock/easy: 16/16 accepted",
+        ))
+        .stdout(predicate::str::contains(
+            "slidingblock/hard: 14/14 accepted",
+        ))
+        .stdout(predicate::str::contains("reference: 66/66 accepted"));
     let rows = read_scorecard(&scorecard);
-    assert_eq!(rows.len(), 36);
+    assert_eq!(rows.len(), 66);
     assert!(
         rows.iter()
             .all(|r| r["verdict"] == "accepted" && r["candidate"] == "reference")
@@ -112,7 +118,7 @@ fn usage_and_setup_errors_exit_2() {
     let cases: [(&[&str], &str); 5] = [
         (
             &["--family", "chess"],
-            "harness: unknown family \"chess\" (known: lightsout)",
+            "harness: unknown family \"chess\" (known: lightsout, slidingblock)",
         ),
         (
             &["--candidate", "no-such-solver-xyz"],

@@ -4,4 +4,5 @@
 mod candidates;
 mod grading;
 mod misbehaving;
+mod slidingblock;
 mod support;

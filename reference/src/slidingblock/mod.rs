@@ -19,7 +19,7 @@ pub use parse::{
     parse_goal, parse_moves, parse_tray, read_file, read_puzzle,
 };
 pub use solve::{Outcome, SolveOptions, SolveReport, solve};
-pub use tray::{Block, Goal, MAX_SIDE, Move, Shape, Tray};
+pub use tray::{Block, Goal, MAX_SIDE, Move, Shape, Tray, rotated, rotated_goal};
 
 use crate::family::{Answer, Family, Judgement, LoadError};
 

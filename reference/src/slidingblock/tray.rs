@@ -91,6 +91,34 @@ impl Tray {
     }
 }
 
+/// The tray turned a quarter clockwise: cell (r, c) goes to (c, height-1-r).
+pub fn rotated(tray: &Tray) -> Tray {
+    Tray {
+        height: tray.width,
+        width: tray.height,
+        blocks: tray
+            .blocks
+            .iter()
+            .map(|b| rotate_block(b, tray.height))
+            .collect(),
+    }
+}
+
+/// A goal turned with its tray (of `height` rows before turning).
+pub fn rotated_goal(goal: &Goal, height: u32) -> Goal {
+    Goal {
+        blocks: goal
+            .blocks
+            .iter()
+            .map(|b| rotate_block(b, height))
+            .collect(),
+    }
+}
+
+fn rotate_block(b: &Block, height: u32) -> Block {
+    Block::new(b.left, height - 1 - b.bottom, b.right, height - 1 - b.top)
+}
+
 /// A goal: block positions that must each hold a block of that size.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Goal {
@@ -153,5 +181,19 @@ mod tests {
         assert!(a.overlaps(&Block::new(2, 2, 2, 2)));
         assert!(!a.overlaps(&Block::new(3, 1, 3, 1)));
         assert_eq!(Move::new(1, 1, 0, 1).to_string(), "1 1 0 1");
+    }
+
+    #[test]
+    fn quarter_turns() {
+        let t = Tray {
+            height: 2,
+            width: 3,
+            blocks: vec![Block::new(0, 0, 0, 1), Block::new(1, 2, 1, 2)],
+        };
+        let r = rotated(&t);
+        assert_eq!((r.height, r.width), (3, 2));
+        assert_eq!(r.blocks, [Block::new(0, 1, 1, 1), Block::new(2, 0, 2, 0)]);
+        let full_turn = rotated(&rotated(&rotated(&r)));
+        assert_eq!(full_turn, t);
     }
 }

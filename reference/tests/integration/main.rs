@@ -1,3 +1,4 @@
 //! Integration tests of the `reference` crate: properties over many boards.
 
 mod lightsout;
+mod slidingblock;

@@ -23,7 +23,8 @@ struct Args {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Write suites/lightsout/{easy,hard} and their listings from fixed seeds.
+    /// Write suites/lightsout/{easy,hard} and suites/slidingblock/{easy,hard}
+    /// and their listings from fixed seeds and hand-written classics.
     Suites {
         /// The suites folder to write into.
         #[arg(long, default_value = "suites")]
@@ -185,8 +186,10 @@ fn write_suites(out: &Path) -> anyhow::Result<()> {
     for (level, seed, boards) in LIGHTSOUT_SUITES {
         write_level(&out.join("lightsout").join(level), *seed, boards)?;
     }
-    Ok(())
+    slidingblock_suites::write(&out.join("slidingblock"))
 }
+
+mod slidingblock_suites;
 
 /// Writes the boards of one level into `dir` with a listing named after `dir`.
 fn write_level(dir: &Path, seed: u64, boards: &[(usize, usize, Draw)]) -> anyhow::Result<()> {
