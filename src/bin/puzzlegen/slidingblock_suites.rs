@@ -146,10 +146,12 @@ fn random_recipes() -> Vec<(&'static str, String, u64, Recipe)> {
     out
 }
 
+/// One suite entry: name, tray, goal, comment.
+type Entry = (String, Tray, Goal, String);
+
 /// Writes both levels under `dir` (`dir/easy`, `dir/hard`).
 pub fn write(dir: &Path) -> anyhow::Result<()> {
-    let mut levels: Vec<(&str, Vec<(String, Tray, Goal, String)>)> =
-        vec![("easy", Vec::new()), ("hard", Vec::new())];
+    let mut levels: Vec<(&str, Vec<Entry>)> = vec![("easy", Vec::new()), ("hard", Vec::new())];
     for &(name, tray, goal, solvable, comment) in EASY_BY_HAND {
         let t =
             parse_tray(tray.as_bytes(), Format::Corners).with_context(|| format!("{name} tray"))?;
