@@ -65,9 +65,9 @@ fn main() -> ExitCode {
     let report = solve(&tray, &goal, &options);
     if args.stats {
         eprintln!(
-            "sbp-solver: {} states in {:.3} s",
+            "sbp-solver: {} states in {:.2} ms",
             report.states,
-            start.elapsed().as_secs_f64()
+            start.elapsed().as_secs_f64() * 1e3
         );
     }
     match report.outcome {
