@@ -37,8 +37,8 @@ pub fn discover(
         listings.extend(found);
     }
     let mut jobs = Vec::new();
-    for (path, family) in listings {
-        jobs.extend(read_listing(&path, family)?);
+    for (path, family, columns) in listings {
+        jobs.extend(read_listing(&path, family, columns)?);
     }
     if let Some(f) = filter {
         jobs.retain(|j| format!("{}/{}", j.suite, j.case).contains(f));
@@ -46,11 +46,11 @@ pub fn discover(
     Ok(jobs)
 }
 
+/// A listing found: its path, family and number of file columns.
+type Listing = (PathBuf, &'static dyn Grader, usize);
+
 /// The listings under `root` (or `root` itself when it is a listing), sorted.
-fn find_listings(
-    root: &Path,
-    only: Option<&'static dyn Grader>,
-) -> anyhow::Result<Vec<(PathBuf, &'static dyn Grader)>> {
+fn find_listings(root: &Path, only: Option<&'static dyn Grader>) -> anyhow::Result<Vec<Listing>> {
     let mut out = Vec::new();
     for entry in walkdir::WalkDir::new(root).sort_by_file_name() {
         let entry = entry.with_context(|| format!("cannot walk {}", root.display()))?;
@@ -58,18 +58,18 @@ fn find_listings(
         if !entry.file_type().is_file() || path.extension().is_none_or(|e| e != "csv") {
             continue;
         }
-        let Some(family) = listing_family(path) else {
+        let Some((family, columns)) = listing_family(path) else {
             continue;
         };
         if only.is_none_or(|o| o.name() == family.name()) {
-            out.push((path.to_owned(), family));
+            out.push((path.to_owned(), family, columns));
         }
     }
     Ok(out)
 }
 
-/// The family of a listing, from its header line.
-fn listing_family(path: &Path) -> Option<&'static dyn Grader> {
+/// The family of a listing and its number of file columns, from its header line.
+fn listing_family(path: &Path) -> Option<(&'static dyn Grader, usize)> {
     let mut reader = csv::ReaderBuilder::new()
         .flexible(true)
         .trim(csv::Trim::All)
@@ -104,7 +104,7 @@ pub fn suite_name(listing: &Path) -> String {
 
 /// The jobs of one listing. Files are looked up in the folder named like the
 /// listing when there is one (`easy.csv` beside `easy/`), else beside it.
-fn read_listing(path: &Path, family: &'static dyn Grader) -> anyhow::Result<Vec<Job>> {
+fn read_listing(path: &Path, family: &'static dyn Grader, n: usize) -> anyhow::Result<Vec<Job>> {
     let text = fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let sibling = path.with_extension("");
@@ -115,7 +115,6 @@ fn read_listing(path: &Path, family: &'static dyn Grader) -> anyhow::Result<Vec<
     };
     let base = base.canonicalize().unwrap_or(base);
     let suite = suite_name(path);
-    let n = family.listing_files().len();
     let mut reader = csv::ReaderBuilder::new()
         .flexible(true)
         .trim(csv::Trim::All)
@@ -146,10 +145,8 @@ fn read_listing(path: &Path, family: &'static dyn Grader) -> anyhow::Result<Vec<
         let case = names[0].to_string();
         let files = if names.len() < n || names.iter().any(|s| s.is_empty()) {
             Err(format!(
-                "{}: line {line}: expected {} file column(s) ({})",
-                path.display(),
-                n,
-                family.listing_files().join(", ")
+                "{}: line {line}: expected {n} file column(s)",
+                path.display()
             ))
         } else {
             Ok(names.iter().map(|f| base.join(f)).collect())

@@ -72,9 +72,10 @@ pub trait Family: 'static {
     type Puzzle: Send + Sync + 'static;
     /// The family's name on the command line and in scorecards.
     const NAME: &'static str;
-    /// The header names of the file columns that start this family's
-    /// listings (one file per column, in the order a candidate gets them).
-    const LISTING_FILES: &'static [&'static str];
+    /// The forms a case can take: for each, the header names of the file
+    /// columns that start a listing (one file per column, in the order a
+    /// candidate gets them).
+    const LISTING_FORMS: &'static [&'static [&'static str]];
     /// Reads and prepares a puzzle from its files.
     fn load(files: &[PathBuf]) -> Result<Self::Puzzle, LoadError>;
     /// Judges a candidate's output and exit status.
@@ -87,8 +88,8 @@ pub trait Family: 'static {
 pub trait Grader: Send + Sync {
     /// The family's name.
     fn name(&self) -> &'static str;
-    /// See [`Family::LISTING_FILES`].
-    fn listing_files(&self) -> &'static [&'static str];
+    /// See [`Family::LISTING_FORMS`].
+    fn listing_forms(&self) -> &'static [&'static [&'static str]];
     /// Loads one case from its files.
     fn load(&self, files: &[PathBuf]) -> Result<Box<dyn Case>, LoadError>;
 }
@@ -126,17 +127,20 @@ impl<F: Family> Grader for Adapter<F> {
         F::NAME
     }
 
-    fn listing_files(&self) -> &'static [&'static str] {
-        F::LISTING_FILES
+    fn listing_forms(&self) -> &'static [&'static [&'static str]] {
+        F::LISTING_FORMS
     }
 
     fn load(&self, files: &[PathBuf]) -> Result<Box<dyn Case>, LoadError> {
-        if files.len() != F::LISTING_FILES.len() {
+        if !F::LISTING_FORMS
+            .iter()
+            .any(|form| form.len() == files.len())
+        {
+            let forms: Vec<String> = F::LISTING_FORMS.iter().map(|f| f.join(" ")).collect();
             return Err(LoadError::msg(format!(
-                "{} takes {} file(s) ({}), got {}",
+                "{} takes {}, got {} file(s)",
                 F::NAME,
-                F::LISTING_FILES.len(),
-                F::LISTING_FILES.join(", "),
+                forms.join(" or "),
                 files.len()
             )));
         }
@@ -148,6 +152,7 @@ impl<F: Family> Grader for Adapter<F> {
 pub static FAMILIES: &[&dyn Grader] = &[
     &Adapter::<crate::lightsout::LightsOut>::NEW,
     &Adapter::<crate::slidingblock::SlidingBlock>::NEW,
+    &Adapter::<crate::gogen::Gogen>::NEW,
 ];
 
 /// The family called `name`.
@@ -155,21 +160,22 @@ pub fn family(name: &str) -> Option<&'static dyn Grader> {
     FAMILIES.iter().copied().find(|f| f.name() == name)
 }
 
-/// The family whose listing header starts with `header` columns (trimmed,
-/// case-insensitive); the longest match wins.
-pub fn family_for_listing(header: &[&str]) -> Option<&'static dyn Grader> {
+/// The family whose listing header starts with the file columns of one of
+/// its forms (trimmed, case-insensitive), and how many file columns that
+/// form has; the longest match wins.
+pub fn family_for_listing(header: &[&str]) -> Option<(&'static dyn Grader, usize)> {
     FAMILIES
         .iter()
-        .copied()
-        .filter(|f| {
-            let cols = f.listing_files();
+        .flat_map(|&f| f.listing_forms().iter().map(move |form| (f, *form)))
+        .filter(|(_, cols)| {
             header.len() >= cols.len()
                 && cols
                     .iter()
                     .zip(header)
                     .all(|(want, got)| got.trim().eq_ignore_ascii_case(want))
         })
-        .max_by_key(|f| f.listing_files().len())
+        .max_by_key(|(_, cols)| cols.len())
+        .map(|(f, cols)| (f, cols.len()))
 }
 
 #[cfg(test)]
@@ -180,17 +186,32 @@ mod tests {
     fn table_lookups() {
         assert_eq!(family("lightsout").map(|f| f.name()), Some("lightsout"));
         assert!(family("chess").is_none());
-        let header = ["board", "expect", "min_presses"];
+        let name = |h: &[&str]| family_for_listing(h).map(|(f, n)| (f.name(), n));
         assert_eq!(
-            family_for_listing(&header).map(|f| f.name()),
-            Some("lightsout")
+            name(&["board", "expect", "min_presses"]),
+            Some(("lightsout", 1))
         );
+        assert_eq!(
+            name(&["initial config file", " goal file", " comments"]),
+            Some(("slidingblock", 2))
+        );
+        assert_eq!(name(&["board", "words", "expect"]), Some(("gogen", 2)));
+        assert_eq!(name(&["puzzle", "expect"]), Some(("gogen", 1)));
         assert!(family_for_listing(&["init", "goal", "expect"]).is_none());
     }
 
     #[test]
     fn wrong_file_count_is_a_load_error() {
         let err = family("lightsout").unwrap().load(&[]).err().unwrap();
-        assert_eq!(err.to_string(), "lightsout takes 1 file(s) (board), got 0");
+        assert_eq!(err.to_string(), "lightsout takes board, got 0 file(s)");
+        let err = family("gogen")
+            .unwrap()
+            .load(&[PathBuf::new(), PathBuf::new(), PathBuf::new()])
+            .err()
+            .unwrap();
+        assert_eq!(
+            err.to_string(),
+            "gogen takes puzzle or board words, got 3 file(s)"
+        );
     }
 }

@@ -4,5 +4,6 @@
 
 pub mod family;
 pub mod gf2;
+pub mod gogen;
 pub mod lightsout;
 pub mod slidingblock;

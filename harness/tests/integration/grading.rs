@@ -118,7 +118,7 @@ fn usage_and_setup_errors_exit_2() {
     let cases: [(&[&str], &str); 5] = [
         (
             &["--family", "chess"],
-            "harness: unknown family \"chess\" (known: lightsout, slidingblock)",
+            "harness: unknown family \"chess\" (known: lightsout, slidingblock, gogen)",
         ),
         (
             &["--candidate", "no-such-solver-xyz"],

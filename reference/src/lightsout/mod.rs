@@ -35,7 +35,7 @@ pub struct Graded {
 impl Family for LightsOut {
     type Puzzle = Graded;
     const NAME: &'static str = "lightsout";
-    const LISTING_FILES: &'static [&'static str] = &["board"];
+    const LISTING_FORMS: &'static [&'static [&'static str]] = &[&["board"]];
 
     fn load(files: &[PathBuf]) -> Result<Graded, LoadError> {
         let board = read_board(&files[0]).map_err(LoadError::new)?;

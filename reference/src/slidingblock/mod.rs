@@ -44,7 +44,8 @@ impl Puzzle {
 impl Family for SlidingBlock {
     type Puzzle = Puzzle;
     const NAME: &'static str = "slidingblock";
-    const LISTING_FILES: &'static [&'static str] = &["initial config file", "goal file"];
+    const LISTING_FORMS: &'static [&'static [&'static str]] =
+        &[&["initial config file", "goal file"]];
 
     fn load(files: &[PathBuf]) -> Result<Puzzle, LoadError> {
         let (tray, goal) =

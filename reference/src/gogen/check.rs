@@ -1,0 +1,266 @@
+//! Checking a Gogen solution (the handout's `valid_solution`): each letter
+//! 'A' to 'Y' exactly once, the given letters kept, and every word spelled by
+//! king moves. A rejection names the word and the two letters that are not
+//! adjacent, or the letter missing, repeated or changed.
+
+use std::path::PathBuf;
+
+use super::board::{Board, SIDE};
+use super::parse::{Puzzle, PuzzleFileError, parse_solution, read_puzzle};
+use crate::family::{Check, Judgement};
+
+/// Why a board is not a solution.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Invalid {
+    /// A cell without a letter.
+    #[error("cell {0},{1} is empty")]
+    EmptyCell(usize, usize),
+    /// A letter outside 'A' to 'Y'.
+    #[error("letter {letter} at {row},{col} is not A to Y")]
+    NotInPlay {
+        /// The letter.
+        letter: char,
+        /// Its row.
+        row: usize,
+        /// Its column.
+        col: usize,
+    },
+    /// A letter in two cells.
+    #[error("letter {letter} appears twice (at {} and {})", pos(*first), pos(*second))]
+    Repeated {
+        /// The letter.
+        letter: char,
+        /// The first cell.
+        first: (usize, usize),
+        /// The second cell.
+        second: (usize, usize),
+    },
+    /// A letter in no cell.
+    #[error("letter {0} is missing")]
+    Missing(char),
+    /// A given letter replaced.
+    #[error("the puzzle gives {given} at {row},{col} but the solution has {found}")]
+    Changed {
+        /// The given letter.
+        given: char,
+        /// What is there instead.
+        found: char,
+        /// Row.
+        row: usize,
+        /// Column.
+        col: usize,
+    },
+    /// Two consecutive letters of a word that are not a king move apart.
+    #[error("word {word}: {a} at {} and {b} at {} are not adjacent", pos(*at_a), pos(*at_b))]
+    NotAdjacent {
+        /// The word.
+        word: String,
+        /// First letter.
+        a: char,
+        /// Its cell.
+        at_a: (usize, usize),
+        /// Second letter.
+        b: char,
+        /// Its cell.
+        at_b: (usize, usize),
+    },
+}
+
+fn pos((r, c): (usize, usize)) -> String {
+    format!("{r},{c}")
+}
+
+/// Whether `solution` solves `puzzle`; the first reason when it does not.
+pub fn valid_solution(puzzle: &Puzzle, solution: &Board) -> Result<(), Invalid> {
+    let mut at: [Option<(usize, usize)>; 26] = [None; 26];
+    for r in 0..SIDE {
+        for c in 0..SIDE {
+            let Some(letter) = solution.0[r][c] else {
+                return Err(Invalid::EmptyCell(r, c));
+            };
+            if !(b'A'..=b'Y').contains(&letter) {
+                return Err(Invalid::NotInPlay {
+                    letter: char::from(letter),
+                    row: r,
+                    col: c,
+                });
+            }
+            let slot = &mut at[usize::from(letter - b'A')];
+            if let Some(first) = *slot {
+                return Err(Invalid::Repeated {
+                    letter: char::from(letter),
+                    first,
+                    second: (r, c),
+                });
+            }
+            *slot = Some((r, c));
+        }
+    }
+    // 25 cells, 25 distinct letters from 25: none can be missing, but say
+    // so plainly if the reasoning above ever changes.
+    if let Some(i) = (0..25).find(|&i| at[i].is_none()) {
+        return Err(Invalid::Missing(char::from(b'A' + i as u8)));
+    }
+    for r in 0..SIDE {
+        for c in 0..SIDE {
+            if let (Some(given), Some(found)) = (puzzle.board.0[r][c], solution.0[r][c]) {
+                if given != found {
+                    return Err(Invalid::Changed {
+                        given: char::from(given),
+                        found: char::from(found),
+                        row: r,
+                        col: c,
+                    });
+                }
+            }
+        }
+    }
+    for word in &puzzle.words {
+        for pair in word.as_bytes().windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            let (pa, pb) = (at[usize::from(a - b'A')], at[usize::from(b - b'A')]);
+            let (Some(pa), Some(pb)) = (pa, pb) else {
+                unreachable!("every letter was placed")
+            };
+            let adjacent = pa != pb && pa.0.abs_diff(pb.0) <= 1 && pa.1.abs_diff(pb.1) <= 1;
+            if !adjacent {
+                return Err(Invalid::NotAdjacent {
+                    word: word.clone(),
+                    a: char::from(a),
+                    at_a: pa,
+                    b: char::from(b),
+                    at_b: pb,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The checker's status and reason: 0 valid, 1 invalid, 2 usage, 3
+/// unreadable file, 4 malformed puzzle.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckerReport {
+    /// Exit status.
+    pub status: u8,
+    /// Why.
+    pub reason: String,
+}
+
+/// The whole checker: puzzle file(s) and the solution text.
+pub fn run_checker(files: &[PathBuf], solution: &[u8]) -> CheckerReport {
+    let report = |status, reason: String| CheckerReport { status, reason };
+    let puzzle = match read_puzzle(files) {
+        Ok(p) => p,
+        Err(e @ PuzzleFileError::FileCount(_)) => return report(2, e.to_string()),
+        Err(e @ PuzzleFileError::Unreadable { .. }) => return report(3, e.to_string()),
+        Err(e) => return report(4, e.to_string()),
+    };
+    let text = String::from_utf8_lossy(solution);
+    match parse_solution(&text) {
+        Err(e) => report(1, format!("solution {e}")),
+        Ok(board) => match valid_solution(&puzzle, &board) {
+            Ok(()) => report(0, "valid solution".into()),
+            Err(e) => report(1, e.to_string()),
+        },
+    }
+}
+
+/// Judges a candidate solver: exit 0 with a valid board, or exit 1 and no
+/// output when the puzzle has no solution (`solvable` is asked only then).
+pub fn judge(
+    puzzle: &Puzzle,
+    stdout: &[u8],
+    exit_code: i32,
+    solvable: impl FnOnce() -> bool,
+) -> Judgement {
+    let judged = |check, detail: String| Judgement {
+        check,
+        detail,
+        moves: None,
+        best_moves: None,
+    };
+    match exit_code {
+        0 => match parse_solution(&String::from_utf8_lossy(stdout)) {
+            Err(e) => judged(Check::WrongAnswer, format!("output {e}")),
+            Ok(board) => match valid_solution(puzzle, &board) {
+                Ok(()) => judged(Check::Accepted, String::new()),
+                Err(e) => judged(Check::WrongAnswer, e.to_string()),
+            },
+        },
+        1 if solvable() => judged(
+            Check::WrongExitStatus,
+            "exit 1 (no solution) on a solvable puzzle".into(),
+        ),
+        1 if stdout.trim_ascii().is_empty() => {
+            judged(Check::Accepted, "unsolvable, correctly reported".into())
+        }
+        1 => judged(
+            Check::WrongExitStatus,
+            "printed output on an unsolvable puzzle (exit 1 wants empty stdout)".into(),
+        ),
+        2..=4 => judged(
+            Check::WrongExitStatus,
+            format!("exit {exit_code} (usage or input error) on a valid puzzle"),
+        ),
+        code => judged(
+            Check::RuntimeError,
+            format!("exit status {code} (the contract has 0 to 4)"),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gogen::parse::{parse_board_file, parse_words_file};
+
+    fn easy() -> Puzzle {
+        Puzzle {
+            board: parse_board_file("N.W.R\n.....\nS.X.B\n.....\nQ.M.P\n").unwrap(),
+            words: parse_words_file("BOXED\nFOAM\nJUSTICE\nMUSHY\nPLAYING\nQUAVER\nWICKED\n")
+                .unwrap(),
+        }
+    }
+
+    fn check(solution: &str) -> Result<(), Invalid> {
+        valid_solution(&easy(), &parse_solution(solution).unwrap())
+    }
+
+    #[test]
+    fn the_easy_solution_and_the_two_wrong_ones() {
+        assert_eq!(check("NGWKR\nTICED\nSYXVB\nHUAOF\nQJMLP\n"), Ok(()));
+        assert_eq!(
+            check("NGWKR\nTICED\nSVXYB\nHUAOF\nQJMLP\n")
+                .unwrap_err()
+                .to_string(),
+            "word MUSHY: H at 3,0 and Y at 2,3 are not adjacent"
+        );
+        assert_eq!(
+            check("NGWKR\nTICED\nSYXVB\nHUAOF\nQJMZP\n")
+                .unwrap_err()
+                .to_string(),
+            "letter Z at 4,3 is not A to Y"
+        );
+    }
+
+    #[test]
+    fn every_rejection_reason() {
+        assert_eq!(
+            check("NGWKR\nTICED\nSYXVB\nHUAOF\nQJM.P\n").unwrap_err(),
+            Invalid::EmptyCell(4, 3)
+        );
+        assert_eq!(
+            check("NGWKR\nTICED\nSYXVB\nHUAOF\nQJMNP\n")
+                .unwrap_err()
+                .to_string(),
+            "letter N appears twice (at 0,0 and 4,3)"
+        );
+        assert_eq!(
+            check("GNWKR\nTICED\nSYXVB\nHUAOF\nQJMLP\n")
+                .unwrap_err()
+                .to_string(),
+            "the puzzle gives N at 0,0 but the solution has G"
+        );
+    }
+}

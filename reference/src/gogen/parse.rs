@@ -1,0 +1,374 @@
+//! Reading Gogen puzzles in both forms: the exam's single file (five board
+//! lines with `.` for an empty cell, then the number of words, then the
+//! words, separated by white space) and the two-file form (a board file and
+//! a words file, one word per line). Also a candidate's solution: five
+//! lines of five letters.
+
+use std::path::{Path, PathBuf};
+
+use super::board::{Board, SIDE};
+
+/// A puzzle: the given letters and the words to spell.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Puzzle {
+    /// The board with its given letters.
+    pub board: Board,
+    /// The words, upper case, letters 'A' to 'Y'.
+    pub words: Vec<String>,
+}
+
+/// What is wrong with a puzzle file, and on which line (1-based).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {kind}")]
+pub struct ParseError {
+    /// The line.
+    pub line: usize,
+    /// The problem.
+    pub kind: ParseErrorKind,
+}
+
+/// The ways a Gogen file can be malformed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParseErrorKind {
+    /// Fewer than five board lines.
+    #[error("the board needs 5 rows, found {found}")]
+    TooFewRows {
+        /// Rows found.
+        found: usize,
+    },
+    /// A board line that is not five cells.
+    #[error("a board row needs 5 cells, found {found:?}")]
+    RowLength {
+        /// The row as written.
+        found: String,
+    },
+    /// A cell that is not a letter 'A' to 'Y' or `.`.
+    #[error("{found:?} is not a letter A to Y or '.'")]
+    BadCell {
+        /// The character.
+        found: char,
+    },
+    /// A letter given in two cells.
+    #[error("letter {letter} is given twice (also on line {first_line})")]
+    Repeated {
+        /// The letter.
+        letter: char,
+        /// Where it was first given.
+        first_line: usize,
+    },
+    /// No word count after the board.
+    #[error("expected the number of words, found end of file")]
+    MissingCount,
+    /// A word count that is not a number.
+    #[error("expected the number of words, found {found:?}")]
+    BadCount {
+        /// The token.
+        found: String,
+    },
+    /// A different number of words than declared.
+    #[error("the file declares {declared} words but has {found}")]
+    CountMismatch {
+        /// Declared.
+        declared: usize,
+        /// Present.
+        found: usize,
+    },
+    /// A word with a character outside 'A' to 'Y'.
+    #[error("word {word:?}: {found:?} is not a letter A to Y")]
+    BadWord {
+        /// The word.
+        word: String,
+        /// The character.
+        found: char,
+    },
+    /// Something after the fifth row of a board file or a solution.
+    #[error("unexpected {found:?} after the 5 board rows")]
+    Trailing {
+        /// The line.
+        found: String,
+    },
+}
+
+/// A puzzle file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum PuzzleFileError {
+    /// Not a readable file.
+    #[error("{}: cannot read: {source}", path.display())]
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Readable but malformed.
+    #[error("{}: {source}", path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What and where.
+        source: ParseError,
+    },
+    /// Neither one file nor two.
+    #[error("a Gogen puzzle is one file (PUZZLE) or two (BOARD WORDS), got {0}")]
+    FileCount(usize),
+}
+
+fn err(line: usize, kind: ParseErrorKind) -> ParseError {
+    ParseError { line, kind }
+}
+
+/// The numbered lines of a text, line ends and trailing blanks removed.
+fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines().enumerate().map(|(i, l)| (i + 1, l.trim_end()))
+}
+
+/// Parses five board rows from the start of `text`; returns the board and
+/// the number of lines used. `solution` allows any letter A-Z, and no
+/// repetition check (the checker reports those as invalid solutions).
+fn board_rows(text: &str, solution: bool) -> Result<(Board, usize), ParseError> {
+    let mut board = Board::default();
+    let mut seen = [0usize; 26];
+    let mut rows = 0;
+    for (no, line) in lines(text) {
+        if rows == SIDE {
+            break;
+        }
+        let cells: Vec<char> = line.trim_start().chars().collect();
+        if cells.len() != SIDE {
+            return Err(err(no, ParseErrorKind::RowLength { found: line.into() }));
+        }
+        for (c, &ch) in cells.iter().enumerate() {
+            let ok = ch == '.' || (ch.is_ascii_uppercase() && (solution || ch != 'Z'));
+            if !ok {
+                return Err(err(no, ParseErrorKind::BadCell { found: ch }));
+            }
+            if ch == '.' {
+                continue;
+            }
+            let i = usize::from(ch as u8 - b'A');
+            if !solution && seen[i] != 0 {
+                return Err(err(
+                    no,
+                    ParseErrorKind::Repeated {
+                        letter: ch,
+                        first_line: seen[i],
+                    },
+                ));
+            }
+            seen[i] = no;
+            board.0[rows][c] = Some(ch as u8);
+        }
+        rows += 1;
+    }
+    if rows < SIDE {
+        let last = lines(text).count().max(1);
+        return Err(err(last, ParseErrorKind::TooFewRows { found: rows }));
+    }
+    Ok((board, rows))
+}
+
+fn check_word(word: &str, line: usize) -> Result<String, ParseError> {
+    match word.chars().find(|&c| !('A'..='Y').contains(&c)) {
+        Some(found) => Err(err(
+            line,
+            ParseErrorKind::BadWord {
+                word: word.into(),
+                found,
+            },
+        )),
+        None => Ok(word.into()),
+    }
+}
+
+/// Parses the exam's single-file form.
+pub fn parse_exam(text: &str) -> Result<Puzzle, ParseError> {
+    let (board, used) = board_rows(text, false)?;
+    let mut tokens = lines(text)
+        .skip(used)
+        .flat_map(|(no, l)| l.split_whitespace().map(move |t| (no, t)));
+    let (count_line, count) = tokens
+        .next()
+        .ok_or_else(|| err(lines(text).count().max(1), ParseErrorKind::MissingCount))?;
+    let declared: usize = count.parse().map_err(|_| {
+        err(
+            count_line,
+            ParseErrorKind::BadCount {
+                found: count.into(),
+            },
+        )
+    })?;
+    let words = tokens
+        .map(|(no, w)| check_word(w, no))
+        .collect::<Result<Vec<_>, _>>()?;
+    if words.len() != declared {
+        let last = lines(text).count().max(1);
+        return Err(err(
+            last,
+            ParseErrorKind::CountMismatch {
+                declared,
+                found: words.len(),
+            },
+        ));
+    }
+    Ok(Puzzle { board, words })
+}
+
+/// Parses a board file of the two-file form (five rows, nothing after).
+pub fn parse_board_file(text: &str) -> Result<Board, ParseError> {
+    let (board, used) = board_rows(text, false)?;
+    trailing(text, used)?;
+    Ok(board)
+}
+
+/// Parses a words file: one word per line, blank lines ignored.
+pub fn parse_words_file(text: &str) -> Result<Vec<String>, ParseError> {
+    lines(text)
+        .map(|(no, l)| (no, l.trim()))
+        .filter(|(_, l)| !l.is_empty())
+        .map(|(no, w)| check_word(w, no))
+        .collect()
+}
+
+/// Parses a candidate's solution: five rows of five letters (or `.`),
+/// nothing after but blank lines.
+pub fn parse_solution(text: &str) -> Result<Board, ParseError> {
+    let start = text.len() - text.trim_start_matches(['\n', '\r']).len();
+    let skipped = text[..start].matches('\n').count();
+    let (board, used) =
+        board_rows(&text[start..], true).map_err(|e| err(e.line + skipped, e.kind))?;
+    trailing(&text[start..], used).map_err(|e| err(e.line + skipped, e.kind))?;
+    Ok(board)
+}
+
+fn trailing(text: &str, used: usize) -> Result<(), ParseError> {
+    match lines(text).skip(used).find(|(_, l)| !l.trim().is_empty()) {
+        Some((no, l)) => Err(err(no, ParseErrorKind::Trailing { found: l.into() })),
+        None => Ok(()),
+    }
+}
+
+fn read(path: &Path) -> Result<String, PuzzleFileError> {
+    let unreadable = |source| PuzzleFileError::Unreadable {
+        path: path.to_owned(),
+        source,
+    };
+    if path.is_dir() {
+        return Err(unreadable(std::io::Error::other("is a directory")));
+    }
+    let bytes = std::fs::read(path).map_err(unreadable)?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// Reads a puzzle: one file (the exam form) or two (board, words).
+pub fn read_puzzle(files: &[PathBuf]) -> Result<Puzzle, PuzzleFileError> {
+    let invalid = |path: &Path| {
+        let path = path.to_owned();
+        move |source| PuzzleFileError::Invalid { path, source }
+    };
+    match files {
+        [one] => parse_exam(&read(one)?).map_err(invalid(one)),
+        [board, words] => {
+            let (b, w) = (read(board)?, read(words)?);
+            Ok(Puzzle {
+                board: parse_board_file(&b).map_err(invalid(board))?,
+                words: parse_words_file(&w).map_err(invalid(words))?,
+            })
+        }
+        other => Err(PuzzleFileError::FileCount(other.len())),
+    }
+}
+
+/// The exam form's text for a puzzle.
+pub fn format_exam(puzzle: &Puzzle) -> String {
+    let mut out = puzzle.board.to_string();
+    out.push_str(&format!("{}\n", puzzle.words.len()));
+    for w in &puzzle.words {
+        out.push_str(w);
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EXAM: &str = "N.W.R\n.....\nS.X.B\n.....\nQ.M.P\n2\nBOXED\nFOAM\n";
+
+    fn exam_err(text: &str) -> String {
+        parse_exam(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn both_forms_parse_alike() {
+        let p = parse_exam(EXAM).unwrap();
+        assert_eq!(p.words, ["BOXED", "FOAM"]);
+        assert_eq!(p.board.position(b'X'), Some((2, 2)));
+        assert_eq!(format_exam(&p), EXAM);
+        let b = parse_board_file("N.W.R\r\n.....\nS.X.B\n.....\nQ.M.P\n\n").unwrap();
+        assert_eq!(b, p.board);
+        assert_eq!(parse_words_file("BOXED\n\nFOAM\n").unwrap(), p.words);
+        let spaced = parse_exam("N.W.R\n.....\nS.X.B\n.....\nQ.M.P\n\n2 BOXED FOAM").unwrap();
+        assert_eq!(spaced, p);
+    }
+
+    #[test]
+    fn malformed_puzzles_name_the_line() {
+        assert_eq!(
+            exam_err("N.W.R\n....\n"),
+            "line 2: a board row needs 5 cells, found \"....\""
+        );
+        assert_eq!(
+            exam_err("N.W.R\n.....\n"),
+            "line 2: the board needs 5 rows, found 2"
+        );
+        assert_eq!(
+            exam_err("N.W.Z\n.....\n.....\n.....\n.....\n0\n"),
+            "line 1: 'Z' is not a letter A to Y or '.'"
+        );
+        assert_eq!(
+            exam_err("N.W.n\n.....\n.....\n.....\n.....\n0\n"),
+            "line 1: 'n' is not a letter A to Y or '.'"
+        );
+        assert_eq!(
+            exam_err("N.W.R\n.....\n..N..\n.....\n.....\n0\n"),
+            "line 3: letter N is given twice (also on line 1)"
+        );
+        assert_eq!(
+            exam_err("N.W.R\n.....\n.....\n.....\n.....\n"),
+            "line 5: expected the number of words, found end of file"
+        );
+        assert_eq!(
+            exam_err("N.W.R\n.....\n.....\n.....\n.....\ntwo\n"),
+            "line 6: expected the number of words, found \"two\""
+        );
+        assert_eq!(
+            exam_err("N.W.R\n.....\n.....\n.....\n.....\n3\nAB\nCD\n"),
+            "line 8: the file declares 3 words but has 2"
+        );
+        assert_eq!(
+            exam_err("N.W.R\n.....\n.....\n.....\n.....\n1\nFIZZ\n"),
+            "line 7: word \"FIZZ\": 'Z' is not a letter A to Y"
+        );
+        assert_eq!(
+            parse_words_file("OK\nno\n").unwrap_err().to_string(),
+            "line 2: word \"no\": 'n' is not a letter A to Y"
+        );
+        assert_eq!(
+            parse_board_file("N.W.R\n.....\n.....\n.....\n.....\nEXTRA\n")
+                .unwrap_err()
+                .to_string(),
+            "line 6: unexpected \"EXTRA\" after the 5 board rows"
+        );
+    }
+
+    #[test]
+    fn solutions_allow_any_capital_letter() {
+        let s = parse_solution("\nNGWKR\nTICED\nSYXVB\nHUAOF\nQJMZP\n").unwrap();
+        assert_eq!(s.0[4][3], Some(b'Z'));
+        assert_eq!(
+            parse_solution("NGWKR\nTICED\n").unwrap_err().to_string(),
+            "line 2: the board needs 5 rows, found 2"
+        );
+    }
+}

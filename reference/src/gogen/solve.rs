@@ -1,0 +1,223 @@
+//! The Gogen solver: the handout's mask propagation (board update rules
+//! (a)-(c), and every pair of consecutive word letters intersected with
+//! each other's neighbourhood, until nothing changes), plus "a cell only one
+//! letter can take", then backtracking on the free letter with the fewest
+//! possible cells. It can count solutions, to tell a unique puzzle.
+
+use super::board::{Board, LetterMask, NUM_LETTERS, SIDE, letter_index};
+use super::check::valid_solution;
+use super::parse::Puzzle;
+
+#[derive(Clone)]
+struct State {
+    board: Board,
+    masks: [LetterMask; NUM_LETTERS],
+}
+
+/// Up to `limit` solutions of `puzzle` (all of them when there are fewer).
+pub fn solutions(puzzle: &Puzzle, limit: usize) -> Vec<Board> {
+    let pairs = pairs(puzzle);
+    let mut found = Vec::new();
+    let Some(pairs) = pairs else {
+        return found;
+    };
+    let state = State {
+        board: puzzle.board,
+        masks: [LetterMask::ALL; NUM_LETTERS],
+    };
+    search(state, &pairs, puzzle, limit, &mut found);
+    found
+}
+
+/// One solution, if any.
+pub fn solve(puzzle: &Puzzle) -> Option<Board> {
+    solutions(puzzle, 1).pop()
+}
+
+/// The number of solutions, counting no further than `limit`.
+pub fn count_solutions(puzzle: &Puzzle, limit: usize) -> usize {
+    solutions(puzzle, limit).len()
+}
+
+/// The distinct pairs of consecutive word letters, or `None` when a word
+/// repeats a letter back to back (it can never be spelled).
+fn pairs(puzzle: &Puzzle) -> Option<Vec<(usize, usize)>> {
+    let mut out = Vec::new();
+    for w in &puzzle.words {
+        for p in w.as_bytes().windows(2) {
+            let (a, b) = (letter_index(p[0]), letter_index(p[1]));
+            if a == b {
+                return None;
+            }
+            let key = (a.min(b), a.max(b));
+            if !out.contains(&key) {
+                out.push(key);
+            }
+        }
+    }
+    Some(out)
+}
+
+fn search(
+    mut s: State,
+    pairs: &[(usize, usize)],
+    puzzle: &Puzzle,
+    limit: usize,
+    found: &mut Vec<Board>,
+) {
+    if found.len() >= limit || !propagate(&mut s, pairs) {
+        return;
+    }
+    let free = (0..NUM_LETTERS)
+        .filter(|&l| s.masks[l].is_free())
+        .min_by_key(|&l| s.masks[l].count());
+    let Some(letter) = free else {
+        if s.board.is_full() && valid_solution(puzzle, &s.board).is_ok() {
+            found.push(s.board);
+        }
+        return;
+    };
+    for (r, c) in s.masks[letter].cells() {
+        let mut next = s.clone();
+        next.masks[letter] = LetterMask::cell(r, c);
+        next.board.0[r][c] = Some(b'A' + letter as u8);
+        search(next, pairs, puzzle, limit, found);
+        if found.len() >= limit {
+            return;
+        }
+    }
+}
+
+/// Narrows the masks and fills the board until nothing changes; false on a
+/// contradiction (a letter with no cell, or a cell no letter can take).
+fn propagate(s: &mut State, pairs: &[(usize, usize)]) -> bool {
+    loop {
+        let before = (s.masks, s.board);
+        if !update(s) {
+            return false;
+        }
+        for &(a, b) in pairs {
+            let (mut ma, mut mb) = (s.masks[a], s.masks[b]);
+            LetterMask::intersect_neighbourhoods(&mut ma, &mut mb);
+            s.masks[a] = ma;
+            s.masks[b] = mb;
+        }
+        if !update(s) {
+            return false;
+        }
+        // A cell that only one letter can still take must hold it.
+        for r in 0..SIDE {
+            for c in 0..SIDE {
+                if s.board.0[r][c].is_some() {
+                    continue;
+                }
+                let mut takers = (0..NUM_LETTERS).filter(|&l| s.masks[l].get(r, c));
+                match (takers.next(), takers.next()) {
+                    (None, _) => return false,
+                    (Some(l), None) => {
+                        s.masks[l] = LetterMask::cell(r, c);
+                        s.board.0[r][c] = Some(b'A' + l as u8);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if (s.masks, s.board) == before {
+            return true;
+        }
+    }
+}
+
+/// The handout's `update`: (a) a letter on the board has just that cell;
+/// (b) any other letter loses every occupied cell; (c) a letter left with one
+/// cell is written there. False when a letter has no cell left.
+fn update(s: &mut State) -> bool {
+    for l in 0..NUM_LETTERS {
+        let letter = b'A' + l as u8;
+        if let Some((r, c)) = s.board.position(letter) {
+            // A placed letter whose cell was ruled out (say, by a word
+            // pair) is a contradiction, not something to overwrite.
+            if !s.masks[l].get(r, c) {
+                return false;
+            }
+            s.masks[l] = LetterMask::cell(r, c);
+            continue;
+        }
+        let m = LetterMask(s.masks[l].0 & !s.board.occupied().0);
+        s.masks[l] = m;
+        match m.fixed_pos() {
+            Some((r, c)) => s.board.0[r][c] = Some(letter),
+            None if m.count() == 0 => return false,
+            None => {}
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gogen::parse::{parse_board_file, parse_solution, parse_words_file};
+
+    #[test]
+    fn solves_the_easy_corpus_puzzle_uniquely() {
+        let p = Puzzle {
+            board: parse_board_file("N.W.R\n.....\nS.X.B\n.....\nQ.M.P\n").unwrap(),
+            words: parse_words_file("BOXED\nFOAM\nJUSTICE\nMUSHY\nPLAYING\nQUAVER\nWICKED\n")
+                .unwrap(),
+        };
+        let all = solutions(&p, 2);
+        assert_eq!(
+            all,
+            [parse_solution("NGWKR\nTICED\nSYXVB\nHUAOF\nQJMLP\n").unwrap()]
+        );
+    }
+
+    #[test]
+    fn update_rules_match_figure_2() {
+        let board = parse_board_file("N.W.R\n.....\nS.X.B\n.....\nQ.M.P\n").unwrap();
+        let mut s = State {
+            board,
+            masks: [LetterMask::ALL; NUM_LETTERS],
+        };
+        assert!(update(&mut s));
+        assert_eq!(s.masks[letter_index(b'X')], LetterMask::cell(2, 2));
+        assert_eq!(
+            s.masks[letter_index(b'E')].to_string(),
+            "01010\n11111\n01010\n11111\n01010\n"
+        );
+        assert_eq!(s.masks[letter_index(b'R')], LetterMask::cell(0, 4));
+    }
+
+    #[test]
+    fn impossible_puzzles() {
+        let board = parse_board_file("AB...\n.....\n.....\n.....\n.....\n").unwrap();
+        let far = Puzzle {
+            board,
+            words: vec!["AY".into(), "YB".into(), "BE".into()],
+        };
+        // A and B are fixed adjacent; nothing forbids the rest, so many solutions.
+        assert_eq!(count_solutions(&far, 2), 2);
+        let board = parse_board_file("A...B\n.....\n.....\n.....\n.....\n").unwrap();
+        assert_eq!(
+            count_solutions(
+                &Puzzle {
+                    board,
+                    words: vec!["AB".into()]
+                },
+                2
+            ),
+            0
+        );
+        assert_eq!(
+            count_solutions(
+                &Puzzle {
+                    board,
+                    words: vec!["ACCB".into()]
+                },
+                2
+            ),
+            0
+        );
+    }
+}
