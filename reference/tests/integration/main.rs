@@ -1,4 +1,5 @@
 //! Integration tests of the `reference` crate: properties over many boards.
 
+mod gogen;
 mod lightsout;
 mod slidingblock;

@@ -1,0 +1,69 @@
+//! `gogen-solver PUZZLE` or `gogen-solver BOARD WORDS`: solve a Gogen.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::Parser;
+use puzzlegrade::{fail, parse_args};
+use reference::gogen::{PuzzleFileError, read_puzzle, solutions};
+
+/// Solve a Gogen puzzle: print the filled board, five lines of five letters.
+/// Exit 0 solved; 1 no solution (nothing on stdout); 2 not one or two
+/// arguments; 3 an argument is not a readable file; 4 a malformed puzzle.
+#[derive(Parser)]
+#[command(
+    name = "gogen-solver",
+    version,
+    override_usage = "gogen-solver [OPTIONS] <PUZZLE | BOARD WORDS>"
+)]
+struct Args {
+    /// Also say on stderr whether the solution is unique.
+    #[arg(long)]
+    unique: bool,
+    /// Print the time taken on stderr.
+    #[arg(long)]
+    stats: bool,
+    /// The exam's single puzzle file, or a board file and a words file.
+    files: Vec<PathBuf>,
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args::<Args>(2) {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
+    let puzzle = match read_puzzle(&args.files) {
+        Ok(p) => p,
+        Err(e @ PuzzleFileError::FileCount(_)) => return fail("gogen-solver", e, 2),
+        Err(e @ PuzzleFileError::Unreadable { .. }) => return fail("gogen-solver", e, 3),
+        Err(e) => return fail("gogen-solver", e, 4),
+    };
+    let start = Instant::now();
+    let found = solutions(&puzzle, if args.unique { 2 } else { 1 });
+    if args.stats {
+        eprintln!(
+            "gogen-solver: {:.3} ms",
+            start.elapsed().as_secs_f64() * 1e3
+        );
+    }
+    let Some(board) = found.first() else {
+        return fail("gogen-solver", "no solution", 1);
+    };
+    if args.unique {
+        eprintln!(
+            "gogen-solver: {}",
+            if found.len() == 1 {
+                "the solution is unique"
+            } else {
+                "the solution is not unique"
+            }
+        );
+    }
+    let mut out = std::io::stdout().lock();
+    match write!(out, "{board}").and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail("gogen-solver", format!("cannot write the board: {e}"), 1),
+    }
+}
