@@ -1,8 +1,8 @@
 //! A candidate that misbehaves on purpose, for the harness's tests and
 //! benchmarks: `misbehave MODE [ARGS...] PUZZLE...`.
 //!
-//! Modes: `right` (the reference answer, for Lights Out or, given two
-//! files, sliding blocks), `wrong` (a move that does not
+//! Modes: `right` (the reference answer of the first family that loads the
+//! puzzle files), `wrong` (a move that does not
 //! solve), `sleep` (forever), `grandchild` (leaves a sleeping grandchild
 //! holding stdout, then exits), `grandchild-wait` (the same, but waits for
 //! it), `flood` (stdout without end), `flood-stderr`, `signal` (dies of
@@ -80,25 +80,26 @@ fn main() -> ExitCode {
 
 fn right(files: &[String]) -> ExitCode {
     let files: Vec<PathBuf> = files.iter().map(PathBuf::from).collect();
-    // One puzzle file is Lights Out, two (INIT GOAL) are sliding blocks.
-    let name = if files.len() == 2 {
-        "slidingblock"
-    } else {
-        "lightsout"
-    };
-    let grader = reference::family::family(name).expect("known family");
-    match grader.load(&files) {
-        Ok(case) => {
-            let a = case.answer();
-            print!("{}", a.stdout);
-            eprint!("{}", a.stderr);
-            ExitCode::from(a.exit_code)
-        }
-        Err(e) => {
-            eprintln!("misbehave: {e}");
-            ExitCode::from(1)
+    // The first family that can load the files answers: the families'
+    // formats do not overlap (a Lights Out board is no Gogen board, a tray
+    // is no Gogen board file).
+    let mut errors = Vec::new();
+    for grader in reference::family::FAMILIES {
+        match grader.load(&files) {
+            Ok(case) => {
+                let a = case.answer();
+                print!("{}", a.stdout);
+                eprint!("{}", a.stderr);
+                return ExitCode::from(a.exit_code);
+            }
+            Err(e) => errors.push(format!("{}: {e}", grader.name())),
         }
     }
+    eprintln!(
+        "misbehave: no family loads these files ({})",
+        errors.join("; ")
+    );
+    ExitCode::from(1)
 }
 
 fn sleep_forever() -> ExitCode {

@@ -240,3 +240,30 @@ fn corpus_puzzles_solve_and_wrong_solutions_are_rejected() {
             .stderr(format!("gogen-checker: {reason}\n"));
     }
 }
+
+#[test]
+fn bundled_suites_match_their_listings() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("suites/gogen");
+    for (level, files) in [("easy", 1), ("hard", 2)] {
+        let dir = root.join(level);
+        let mut listing = csv::Reader::from_path(dir.join(format!("{level}.csv"))).unwrap();
+        let mut rows = 0;
+        for row in listing.records() {
+            let row = row.unwrap();
+            let paths: Vec<_> = (0..files).map(|i| dir.join(&row[i])).collect();
+            let out = bin("gogen-solver").args(&paths).output().unwrap();
+            let expect = &row[files];
+            let status = if expect == "solvable" { 0 } else { 1 };
+            assert_eq!(out.status.code(), Some(status), "{level}/{}", &row[0]);
+            if status == 0 {
+                bin("gogen-checker")
+                    .args(&paths)
+                    .write_stdin(out.stdout)
+                    .assert()
+                    .code(0);
+            }
+            rows += 1;
+        }
+        assert_eq!(rows, if level == "easy" { 16 } else { 21 });
+    }
+}

@@ -23,8 +23,8 @@ struct Args {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Write suites/lightsout/{easy,hard} and suites/slidingblock/{easy,hard}
-    /// and their listings from fixed seeds and hand-written classics.
+    /// Write suites/{lightsout,slidingblock,gogen}/{easy,hard} and their
+    /// listings from fixed seeds and hand-written puzzles.
     Suites {
         /// The suites folder to write into.
         #[arg(long, default_value = "suites")]
@@ -186,9 +186,11 @@ fn write_suites(out: &Path) -> anyhow::Result<()> {
     for (level, seed, boards) in LIGHTSOUT_SUITES {
         write_level(&out.join("lightsout").join(level), *seed, boards)?;
     }
-    slidingblock_suites::write(&out.join("slidingblock"))
+    slidingblock_suites::write(&out.join("slidingblock"))?;
+    gogen_suites::write(&out.join("gogen"))
 }
 
+mod gogen_suites;
 mod slidingblock_suites;
 
 /// Writes the boards of one level into `dir` with a listing named after `dir`.

@@ -1,0 +1,185 @@
+//! The bundled Gogen suites. `easy` uses the exam's single-file form (a
+//! listing `puzzle,expect,comment`): random puzzles with the exam's nine
+//! given letters, and a few written by hand. `hard` uses the two-file form
+//! (`board,words,expect,comment`): random puzzles with five or fewer given
+//! letters and longer words, and puzzles made unsolvable by one extra
+//! two-letter word that only a search can refute.
+
+use std::fs;
+use std::path::Path;
+
+use anyhow::{Context, bail};
+use reference::gogen::{
+    Board, Puzzle, Recipe, SIDE, count_solutions, format_exam, parse_exam, random_puzzle,
+};
+use reference::lightsout::rng;
+
+/// Hand-written exam-form puzzles: (name, text, comment).
+const EASY_BY_HAND: &[(&str, &str, &str)] = &[
+    (
+        "all.given",
+        "ABCDE\nFGHIJ\nKLMNO\nPQRST\nUVWXY\n3\nAGMSY\nEIMQU\nBAFGLKP\n",
+        "every letter given; the words only need checking",
+    ),
+    (
+        "no.givens",
+        ".....\n.....\n.....\n.....\n.....\n0\n",
+        "nothing given, no words: any arrangement of A to Y is right",
+    ),
+    (
+        "far.apart",
+        "A....\n.....\n..M..\n.....\n....Y\n2\nAM\nAY\n",
+        "A and Y are given in opposite corners but AY must be spelled",
+    ),
+    (
+        "double.letter",
+        "A.B.C\n.....\nD.E.F\n.....\nG.H.I\n1\nBOOK\n",
+        "BOOK needs O next to itself",
+    ),
+];
+
+/// The random levels: (level, count, seed, recipe, describe).
+fn recipes() -> [(&'static str, usize, u64, Recipe); 3] {
+    let corners_and_centre = vec![(0, 0), (0, 4), (2, 2), (4, 0), (4, 4)];
+    let three = vec![(0, 1), (2, 3), (4, 2)];
+    [
+        ("easy", 12, 71_000, Recipe::exam(7)),
+        (
+            "hard",
+            8,
+            72_000,
+            Recipe {
+                givens: corners_and_centre,
+                words: 10,
+                min_len: 5,
+                max_len: 9,
+            },
+        ),
+        (
+            "hard",
+            6,
+            73_000,
+            Recipe {
+                givens: three,
+                words: 12,
+                min_len: 5,
+                max_len: 9,
+            },
+        ),
+    ]
+}
+
+/// One suite entry: name, puzzle, comment.
+type Entry = (String, Puzzle, String);
+
+/// Writes `dir/easy` and `dir/hard` with their listings.
+pub fn write(dir: &Path) -> anyhow::Result<()> {
+    let mut easy: Vec<Entry> = Vec::new();
+    let mut hard: Vec<Entry> = Vec::new();
+    for &(name, text, comment) in EASY_BY_HAND {
+        let puzzle = parse_exam(text).with_context(|| format!("gogen easy {name}"))?;
+        easy.push((name.into(), puzzle, comment.into()));
+    }
+    for (level, count, seed, recipe) in recipes() {
+        for i in 0..count {
+            let seed = seed + i as u64;
+            let (puzzle, solution) = random_puzzle(&recipe, &mut rng(seed));
+            let note = format!(
+                "random, {} letters given, {} words (seed {seed})",
+                recipe.givens.len(),
+                puzzle.words.len()
+            );
+            let label = format!("random.{}g.{i}", recipe.givens.len());
+            if level == "easy" {
+                easy.push((label, puzzle, note));
+                continue;
+            }
+            if i % 2 == 1 {
+                let broken = broken(&puzzle, &solution)
+                    .with_context(|| format!("gogen hard {label}: no word to break it"))?;
+                let note = format!("{note}, plus {}", broken.words.last().expect("added"));
+                hard.push((format!("{label}.broken"), broken, note));
+            }
+            hard.push((label, puzzle, note));
+        }
+    }
+    write_level(&dir.join("easy"), "easy", &easy, false)?;
+    write_level(&dir.join("hard"), "hard", &hard, true)
+}
+
+/// `puzzle` plus a two-letter word naming two free letters that are not
+/// adjacent in its unique solution (so the new puzzle has none), choosing
+/// the pair whose cells are farthest apart in board order.
+fn broken(puzzle: &Puzzle, solution: &Board) -> Option<Puzzle> {
+    let free: Vec<(usize, usize)> = (0..SIDE * SIDE)
+        .map(|i| (i / SIDE, i % SIDE))
+        .filter(|&(r, c)| puzzle.board.0[r][c].is_none())
+        .collect();
+    let pair = free
+        .iter()
+        .flat_map(|a| free.iter().map(move |b| (*a, *b)))
+        .find(|(a, b)| a.0.abs_diff(b.0) == 2 && a.1.abs_diff(b.1) == 2)?;
+    let letter = |(r, c): (usize, usize)| char::from(solution.0[r][c].expect("solved"));
+    let mut words = puzzle.words.clone();
+    words.push(format!("{}{}", letter(pair.0), letter(pair.1)));
+    Some(Puzzle {
+        board: puzzle.board,
+        words,
+    })
+}
+
+/// Writes one level's files and listing; two files per puzzle when `split`.
+fn write_level(folder: &Path, level: &str, puzzles: &[Entry], split: bool) -> anyhow::Result<()> {
+    fs::create_dir_all(folder).with_context(|| format!("cannot create {}", folder.display()))?;
+    let listing_path = folder.join(format!("{level}.csv"));
+    let mut listing = csv::Writer::from_path(&listing_path)
+        .with_context(|| format!("cannot write {}", listing_path.display()))?;
+    if split {
+        listing.write_record(["board", "words", "expect", "comment"])?;
+    } else {
+        listing.write_record(["puzzle", "expect", "comment"])?;
+    }
+    let (mut solvable, mut unsolvable) = (0, 0);
+    for (name, puzzle, comment) in puzzles {
+        let expect = match count_solutions(puzzle, 1) {
+            0 => {
+                unsolvable += 1;
+                "unsolvable"
+            }
+            _ => {
+                solvable += 1;
+                "solvable"
+            }
+        };
+        if name.starts_with("random")
+            && !name.ends_with("broken")
+            && count_solutions(puzzle, 2) != 1
+        {
+            bail!("gogen {level}/{name}: not unique");
+        }
+        if split {
+            fs::write(
+                folder.join(format!("{name}.board")),
+                puzzle.board.to_string(),
+            )?;
+            let words: String = puzzle.words.iter().map(|w| format!("{w}\n")).collect();
+            fs::write(folder.join(format!("{name}.words")), words)?;
+            listing.write_record([
+                format!("{name}.board"),
+                format!("{name}.words"),
+                expect.into(),
+                comment.clone(),
+            ])?;
+        } else {
+            fs::write(folder.join(format!("{name}.txt")), format_exam(puzzle))?;
+            listing.write_record([format!("{name}.txt"), expect.into(), comment.clone()])?;
+        }
+    }
+    listing.flush()?;
+    println!(
+        "wrote {} ({} puzzles: {solvable} solvable, {unsolvable} unsolvable)",
+        folder.display(),
+        puzzles.len()
+    );
+    Ok(())
+}
