@@ -25,6 +25,10 @@ struct Args {
     /// Print the time taken on stderr.
     #[arg(long)]
     stats: bool,
+    /// Solve this many times (for benchmarks; `--stats` then gives the
+    /// mean and the slowest run).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    repeat: u32,
     /// The exam's single puzzle file, or a board file and a words file.
     files: Vec<PathBuf>,
 }
@@ -40,12 +44,21 @@ fn main() -> ExitCode {
         Err(e @ PuzzleFileError::Unreadable { .. }) => return fail("gogen-solver", e, 3),
         Err(e) => return fail("gogen-solver", e, 4),
     };
-    let start = Instant::now();
-    let found = solutions(&puzzle, if args.unique { 2 } else { 1 });
+    let limit = if args.unique { 2 } else { 1 };
+    let (mut total, mut slowest) = (0.0f64, 0.0f64);
+    let mut found = Vec::new();
+    for _ in 0..args.repeat {
+        let start = Instant::now();
+        found = solutions(&puzzle, limit);
+        let ms = start.elapsed().as_secs_f64() * 1e3;
+        total += ms;
+        slowest = slowest.max(ms);
+    }
     if args.stats {
         eprintln!(
-            "gogen-solver: {:.3} ms",
-            start.elapsed().as_secs_f64() * 1e3
+            "gogen-solver: {:.3} ms mean, {slowest:.3} ms slowest of {} runs",
+            total / f64::from(args.repeat),
+            args.repeat
         );
     }
     let Some(board) = found.first() else {

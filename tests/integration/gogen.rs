@@ -225,6 +225,20 @@ fn corpus_puzzles_solve_and_wrong_solutions_are_rejected() {
             .code(0)
             .stderr("gogen-checker: valid solution\n");
     }
+    // The corpus's hard puzzle has more than one solution (the solver's
+    // properties test that every solution it reports checks).
+    for (level, said) in [
+        ("easy", "is unique"),
+        ("medium", "is unique"),
+        ("hard", "is not unique"),
+    ] {
+        bin("gogen-solver")
+            .arg("--unique")
+            .args(files(level))
+            .assert()
+            .code(0)
+            .stderr(format!("gogen-solver: the solution {said}\n"));
+    }
     for (wrong, reason) in [
         (
             "solution-wrong1.txt",
