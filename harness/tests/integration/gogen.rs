@@ -3,7 +3,7 @@
 
 use predicates::prelude::*;
 
-use crate::support::{harness, misbehave, read_scorecard, workspace};
+use crate::support::{corpus, harness, misbehave, read_scorecard, workspace};
 
 #[test]
 fn right_answers_in_both_forms_are_accepted() {
@@ -101,14 +101,9 @@ fn wrong_boards_and_statuses_are_named() {
 
 #[test]
 fn the_imperial_corpus_with_the_reference_is_all_accepted() {
-    let corpus = workspace().join("../shared/corpus/imperial-gogen");
-    if !corpus.is_dir() {
-        eprintln!(
-            "note: {} is absent; skipping the corpus test",
-            corpus.display()
-        );
+    let Some(corpus) = corpus("imperial-gogen") else {
         return;
-    }
+    };
     // The corpus has no listing: write one naming its files (the files
     // themselves stay where they are).
     let dir = tempfile::tempdir().unwrap();

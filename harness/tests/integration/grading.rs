@@ -2,7 +2,7 @@
 
 use predicates::prelude::*;
 
-use crate::support::{Fixture, harness, misbehave, read_scorecard, workspace};
+use crate::support::{Fixture, corpus, harness, misbehave, read_scorecard, workspace};
 
 #[test]
 fn bundled_suites_with_the_reference_are_all_accepted() {
@@ -185,14 +185,9 @@ fn solve_prints_the_reference_answer() {
 
 #[test]
 fn the_cmu_corpus_grades_like_the_course() {
-    let corpus = workspace().join("../shared/corpus/cmu15122-lightsout");
-    if !corpus.is_dir() {
-        eprintln!(
-            "note: {} is absent; skipping the corpus test",
-            corpus.display()
-        );
+    let Some(corpus) = corpus("cmu15122-lightsout") else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().unwrap();
     let scorecard = dir.path().join("s.csv");
     harness()

@@ -3,18 +3,13 @@
 
 use predicates::prelude::*;
 
-use crate::support::{harness, misbehave, read_scorecard, workspace};
+use crate::support::{corpus, harness, misbehave, read_scorecard, workspace};
 
 #[test]
 fn the_cs61bl_corpus_with_the_reference_is_all_accepted() {
-    let corpus = workspace().join("../shared/corpus/cs61bl-slidingblock");
-    if !corpus.is_dir() {
-        eprintln!(
-            "note: {} is absent; skipping the corpus test",
-            corpus.display()
-        );
+    let Some(corpus) = corpus("cs61bl-slidingblock") else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().unwrap();
     let scorecard = dir.path().join("s.csv");
     harness()

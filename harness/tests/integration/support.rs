@@ -22,6 +22,21 @@ pub fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// `../shared/corpus/<sub>` when present; otherwise prints a note and
+/// returns `None` so the caller can skip (a fresh clone has no `../shared`).
+pub fn corpus(sub: &str) -> Option<PathBuf> {
+    let dir = workspace().join("../shared/corpus").join(sub);
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "note: {} is absent; skipping the corpus test",
+            dir.display()
+        );
+        None
+    }
+}
+
 /// A temporary folder with a Lights Out suite `lightsout/tiny/tiny.csv`
 /// (suite name `lightsout/tiny`): `solvable.txt`
 /// (the handout's 3x2-34, one press) and `unsolvable.txt` (3x2-32).
