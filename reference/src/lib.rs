@@ -3,6 +3,7 @@
 //! replicas and the harness turn these results into text and exit statuses.
 
 pub mod family;
+pub mod file;
 pub mod gf2;
 pub mod gogen;
 pub mod lightsout;

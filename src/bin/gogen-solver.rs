@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use clap::Parser;
 use puzzlegrade::{fail, parse_args};
+use reference::file::FileError;
 use reference::gogen::{PuzzleFileError, read_puzzle, solutions};
 
 /// Solve a Gogen puzzle: print the filled board, five lines of five letters.
@@ -41,7 +42,9 @@ fn main() -> ExitCode {
     let puzzle = match read_puzzle(&args.files) {
         Ok(p) => p,
         Err(e @ PuzzleFileError::FileCount(_)) => return fail("gogen-solver", e, 2),
-        Err(e @ PuzzleFileError::Unreadable { .. }) => return fail("gogen-solver", e, 3),
+        Err(e @ PuzzleFileError::File(FileError::Unreadable { .. })) => {
+            return fail("gogen-solver", e, 3);
+        }
         Err(e) => return fail("gogen-solver", e, 4),
     };
     let limit = if args.unique { 2 } else { 1 };

@@ -190,7 +190,7 @@ fn missing_file_and_usage_errors_exit_1() {
             .code(1)
             .stdout("")
             .stderr(predicate::str::starts_with(format!(
-                "{tool}: /nonexistent/board.txt: cannot read board: "
+                "{tool}: /nonexistent/board.txt: cannot read: "
             )));
         bin(tool)
             .assert()

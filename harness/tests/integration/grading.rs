@@ -72,7 +72,7 @@ fn missing_and_malformed_puzzles_are_harness_errors_and_the_run_goes_on() {
         "{}",
         missing["detail"]
     );
-    assert!(missing["detail"].contains("missing.txt: cannot read board: "));
+    assert!(missing["detail"].contains("missing.txt: cannot read: "));
     let bad = &rows["bad.txt"];
     assert_eq!(bad["verdict"], "harness-error");
     assert!(

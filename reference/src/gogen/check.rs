@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use super::board::{Board, SIDE};
 use super::parse::{Puzzle, PuzzleFileError, parse_solution, read_puzzle};
 use crate::family::{Check, Judgement};
+use crate::file::FileError;
 
 /// Why a board is not a solution.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -153,7 +154,9 @@ pub fn run_checker(files: &[PathBuf], solution: &[u8]) -> CheckerReport {
     let puzzle = match read_puzzle(files) {
         Ok(p) => p,
         Err(e @ PuzzleFileError::FileCount(_)) => return report(2, e.to_string()),
-        Err(e @ PuzzleFileError::Unreadable { .. }) => return report(3, e.to_string()),
+        Err(e @ PuzzleFileError::File(FileError::Unreadable { .. })) => {
+            return report(3, e.to_string());
+        }
         Err(e) => return report(4, e.to_string()),
     };
     let text = String::from_utf8_lossy(solution);

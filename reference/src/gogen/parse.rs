@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use super::board::{Board, SIDE};
+use crate::file::{self, FileError, Located};
 
 /// A puzzle: the given letters and the words to spell.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -18,14 +19,7 @@ pub struct Puzzle {
 }
 
 /// What is wrong with a puzzle file, and on which line (1-based).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("line {line}: {kind}")]
-pub struct ParseError {
-    /// The line.
-    pub line: usize,
-    /// The problem.
-    pub kind: ParseErrorKind,
-}
+pub type ParseError = Located<ParseErrorKind>;
 
 /// The ways a Gogen file can be malformed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -89,25 +83,12 @@ pub enum ParseErrorKind {
     },
 }
 
-/// A puzzle file that cannot be used.
+/// A puzzle that cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum PuzzleFileError {
-    /// Not a readable file.
-    #[error("{}: cannot read: {source}", path.display())]
-    Unreadable {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// Readable but malformed.
-    #[error("{}: {source}", path.display())]
-    Invalid {
-        /// The file.
-        path: PathBuf,
-        /// What and where.
-        source: ParseError,
-    },
+    /// A file unreadable or malformed.
+    #[error(transparent)]
+    File(#[from] FileError<ParseError>),
     /// Neither one file nor two.
     #[error("a Gogen puzzle is one file (PUZZLE) or two (BOARD WORDS), got {0}")]
     FileCount(usize),
@@ -247,31 +228,20 @@ fn trailing(text: &str, used: usize) -> Result<(), ParseError> {
     }
 }
 
-fn read(path: &Path) -> Result<String, PuzzleFileError> {
-    let unreadable = |source| PuzzleFileError::Unreadable {
-        path: path.to_owned(),
-        source,
-    };
-    if path.is_dir() {
-        return Err(unreadable(std::io::Error::other("is a directory")));
-    }
-    let bytes = std::fs::read(path).map_err(unreadable)?;
+fn read(path: &Path) -> Result<String, FileError<ParseError>> {
+    let bytes = file::read_file(path)?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// Reads a puzzle: one file (the exam form) or two (board, words).
 pub fn read_puzzle(files: &[PathBuf]) -> Result<Puzzle, PuzzleFileError> {
-    let invalid = |path: &Path| {
-        let path = path.to_owned();
-        move |source| PuzzleFileError::Invalid { path, source }
-    };
     match files {
-        [one] => parse_exam(&read(one)?).map_err(invalid(one)),
+        [one] => Ok(parse_exam(&read(one)?).map_err(FileError::invalid(one))?),
         [board, words] => {
             let (b, w) = (read(board)?, read(words)?);
             Ok(Puzzle {
-                board: parse_board_file(&b).map_err(invalid(board))?,
-                words: parse_words_file(&w).map_err(invalid(words))?,
+                board: parse_board_file(&b).map_err(FileError::invalid(board))?,
+                words: parse_words_file(&w).map_err(FileError::invalid(words))?,
             })
         }
         other => Err(PuzzleFileError::FileCount(other.len())),

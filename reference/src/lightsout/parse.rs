@@ -5,22 +5,16 @@
 //! dimensions are accepted here as an extension, up to [`MAX_CELLS`].
 
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::board::Board;
+use crate::file::{FileError, Located, parse_file};
 
 /// The largest board accepted, in cells (a 31622 x 31622 board; 125 MB of bits).
 pub const MAX_CELLS: u64 = 1_000_000_000;
 
 /// What is wrong with a board's text, and on which line (1-based).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("line {line}: {kind}")]
-pub struct ParseError {
-    /// The line where the problem was found.
-    pub line: usize,
-    /// What the problem is.
-    pub kind: ParseErrorKind,
-}
+pub type ParseError = Located<ParseErrorKind>;
 
 /// The ways a board's text can be malformed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -104,36 +98,11 @@ impl fmt::Display for Found {
 }
 
 /// A board file that could not be read or parsed, naming the file.
-#[derive(Debug, thiserror::Error)]
-pub enum BoardFileError {
-    /// The file could not be read.
-    #[error("{}: cannot read board: {source}", path.display())]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// The file's text is not a valid board.
-    #[error("{}: {source}", path.display())]
-    Parse {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong, and where.
-        source: ParseError,
-    },
-}
+pub type BoardFileError = FileError<ParseError>;
 
 /// Reads and parses a board file.
 pub fn read_board(path: &Path) -> Result<Board, BoardFileError> {
-    let bytes = std::fs::read(path).map_err(|source| BoardFileError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
-    parse_board(&bytes).map_err(|source| BoardFileError::Parse {
-        path: path.to_owned(),
-        source,
-    })
+    parse_file(path, parse_board)
 }
 
 /// Parses a board from the bytes of a board file.

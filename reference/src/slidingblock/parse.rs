@@ -8,9 +8,10 @@
 //! are an error. Numbers are decimal digits only (no sign), as Java's
 //! `int` reads them: at most 2147483647.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::tray::{Block, Goal, MAX_SIDE, Move, Tray};
+use crate::file::{self, FileError, Located};
 
 /// How a block line is written.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -23,14 +24,7 @@ pub enum Format {
 }
 
 /// What is wrong with a tray or goal file, and on which line (1-based).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("line {line}: {kind}")]
-pub struct ParseError {
-    /// The line.
-    pub line: usize,
-    /// The problem.
-    pub kind: ParseErrorKind,
-}
+pub type ParseError = Located<ParseErrorKind>;
 
 /// The ways a tray or goal file can be malformed or invalid.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -101,37 +95,12 @@ pub struct MoveLineError {
     pub found: String,
 }
 
-/// A puzzle file that cannot be used.
-#[derive(Debug, thiserror::Error)]
-pub enum PuzzleFileError {
-    /// Not a readable file (missing, a folder, no permission).
-    #[error("{}: cannot read: {source}", path.display())]
-    Unreadable {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// Readable, but malformed or invalid.
-    #[error("{}: {source}", path.display())]
-    Invalid {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong, and where.
-        source: ParseError,
-    },
-}
+/// A tray or goal file that cannot be used.
+pub type PuzzleFileError = FileError<ParseError>;
 
 /// Reads a file, rejecting folders (which `read` would report oddly).
 pub fn read_file(path: &Path) -> Result<Vec<u8>, PuzzleFileError> {
-    let unreadable = |source| PuzzleFileError::Unreadable {
-        path: path.to_owned(),
-        source,
-    };
-    if path.is_dir() {
-        return Err(unreadable(std::io::Error::other("is a directory")));
-    }
-    std::fs::read(path).map_err(unreadable)
+    file::read_file(path)
 }
 
 /// Reads and validates a tray and a goal file.
@@ -141,12 +110,8 @@ pub fn read_puzzle(
     format: Format,
 ) -> Result<(Tray, Goal), PuzzleFileError> {
     let (init_text, goal_text) = (read_file(init)?, read_file(goal)?);
-    let invalid = |path: &Path| {
-        let path = path.to_owned();
-        move |source| PuzzleFileError::Invalid { path, source }
-    };
-    let tray = parse_tray(&init_text, format).map_err(invalid(init))?;
-    let goal = parse_goal(&goal_text, format, &tray).map_err(invalid(goal))?;
+    let tray = parse_tray(&init_text, format).map_err(FileError::invalid(init))?;
+    let goal = parse_goal(&goal_text, format, &tray).map_err(FileError::invalid(goal))?;
     Ok((tray, goal))
 }
 
