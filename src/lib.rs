@@ -24,3 +24,16 @@ pub fn fail(tool: &str, message: impl std::fmt::Display, status: u8) -> ExitCode
     eprintln!("{tool}: {message}");
     ExitCode::from(status)
 }
+
+/// All of stdin (a checker reads it whole first: a writer must never die of
+/// a closed pipe, and a verdict may need every line); on a read error,
+/// `tool: cannot read stdin: ...` and `status`.
+pub fn read_stdin(tool: &str, status: u8) -> Result<Vec<u8>, ExitCode> {
+    use std::io::Read;
+    let mut stdin = Vec::new();
+    std::io::stdin()
+        .lock()
+        .read_to_end(&mut stdin)
+        .map_err(|e| fail(tool, format!("cannot read stdin: {e}"), status))?;
+    Ok(stdin)
+}

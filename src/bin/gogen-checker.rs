@@ -1,11 +1,10 @@
 //! `gogen-checker PUZZLE|BOARD WORDS < solution`: check a Gogen solution.
 
-use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use puzzlegrade::parse_args;
+use puzzlegrade::{parse_args, read_stdin};
 use reference::gogen::run_checker;
 
 /// Check the board on stdin (five lines of five letters) against a puzzle.
@@ -29,11 +28,10 @@ fn main() -> ExitCode {
         Ok(a) => a,
         Err(code) => return code,
     };
-    let mut stdin = Vec::new();
-    if let Err(e) = std::io::stdin().lock().read_to_end(&mut stdin) {
-        eprintln!("gogen-checker: cannot read stdin: {e}");
-        return ExitCode::from(1);
-    }
+    let stdin = match read_stdin("gogen-checker", 1) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
     let report = run_checker(&args.files, &stdin);
     eprintln!("gogen-checker: {}", report.reason);
     ExitCode::from(report.status)

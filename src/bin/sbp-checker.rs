@@ -1,11 +1,10 @@
 //! `sbp-checker INIT GOAL < moves`: the CS61BL project 3 Checker.
 
-use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use puzzlegrade::parse_args;
+use puzzlegrade::{parse_args, read_stdin};
 use reference::slidingblock::{Format, run_checker};
 
 /// Check that the moves on stdin (`r c r' c'` per line) solve the puzzle.
@@ -32,13 +31,10 @@ fn main() -> ExitCode {
         Ok(a) => a,
         Err(code) => return code,
     };
-    // All of stdin first: a writer must never die of a closed pipe, and the
-    // lowest status needs every line seen.
-    let mut stdin = Vec::new();
-    if let Err(e) = std::io::stdin().lock().read_to_end(&mut stdin) {
-        eprintln!("sbp-checker: cannot read stdin: {e}");
-        return ExitCode::from(4);
-    }
+    let stdin = match read_stdin("sbp-checker", 4) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
     let format = if args.old_format {
         Format::SizeCorner
     } else {
