@@ -1,6 +1,6 @@
-//! Real student-style candidates: a C solver built with gcc and a Python
-//! solver, graded on the bundled easy suite (skipped where the compiler or
-//! interpreter is missing).
+//! Real student-style candidates: C solvers built with gcc (Lights Out and
+//! Gogen) and a Python Lights Out solver, graded on the bundled suites
+//! (skipped where the compiler or interpreter is missing).
 
 use std::path::Path;
 use std::process::Command;
@@ -58,4 +58,33 @@ fn a_python_solver() {
         &format!("python3 {}", script.display()),
         &dir.path().join("s.csv"),
     );
+}
+
+#[test]
+fn a_c_gogen_solver_on_both_file_forms() {
+    if !have("gcc") {
+        eprintln!("note: gcc is absent; skipping");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let exe = dir.path().join("gogen");
+    let source = workspace().join("harness/tests/candidates/gogen.c");
+    let status = Command::new("gcc")
+        .args(["-O2", "-o"])
+        .arg(&exe)
+        .arg(&source)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    harness()
+        .args(["grade", "--suite"])
+        .arg(workspace().join("suites/gogen"))
+        .arg("--candidate")
+        .arg(&exe)
+        .arg("--scorecard")
+        .arg(dir.path().join("s.csv"))
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("gogen/easy: 16/16 accepted"))
+        .stdout(predicate::str::contains("gogen/hard: 21/21 accepted"));
 }
