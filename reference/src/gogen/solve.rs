@@ -1,8 +1,11 @@
 //! The Gogen solver: the handout's mask propagation (board update rules
 //! (a)-(c), and every pair of consecutive word letters intersected with
 //! each other's neighbourhood, until nothing changes), plus "a cell only one
-//! letter can take", then backtracking on the free letter with the fewest
-//! possible cells. It can count solutions, to tell a unique puzzle.
+//! letter can take" and "a cell whose king ring cannot seat every letter
+//! that must touch this one" (a small bipartite matching, which refutes
+//! hubs with too many word neighbours at once), then backtracking on the
+//! free letter with the fewest possible cells. It can count solutions, to
+//! tell a unique puzzle.
 
 use super::board::{Board, LetterMask, NUM_LETTERS, SIDE, letter_index};
 use super::check::valid_solution;
@@ -14,18 +17,30 @@ struct State {
     masks: [LetterMask; NUM_LETTERS],
 }
 
+/// What the words ask: the distinct pairs of letters that must touch, and
+/// per letter the set of letters (bit `l` for letter `l`) it must touch.
+struct Words {
+    pairs: Vec<(usize, usize)>,
+    touch: [u32; NUM_LETTERS],
+}
+
 /// Up to `limit` solutions of `puzzle` (all of them when there are fewer).
 pub fn solutions(puzzle: &Puzzle, limit: usize) -> Vec<Board> {
-    let pairs = pairs(puzzle);
     let mut found = Vec::new();
-    let Some(pairs) = pairs else {
+    let Some(pairs) = pairs(puzzle) else {
         return found;
     };
+    let mut touch = [0u32; NUM_LETTERS];
+    for &(a, b) in &pairs {
+        touch[a] |= 1 << b;
+        touch[b] |= 1 << a;
+    }
+    let words = Words { pairs, touch };
     let state = State {
         board: puzzle.board,
         masks: [LetterMask::ALL; NUM_LETTERS],
     };
-    search(state, &pairs, puzzle, limit, &mut found);
+    search(state, &words, puzzle, limit, &mut found);
     found
 }
 
@@ -58,14 +73,8 @@ fn pairs(puzzle: &Puzzle) -> Option<Vec<(usize, usize)>> {
     Some(out)
 }
 
-fn search(
-    mut s: State,
-    pairs: &[(usize, usize)],
-    puzzle: &Puzzle,
-    limit: usize,
-    found: &mut Vec<Board>,
-) {
-    if found.len() >= limit || !propagate(&mut s, pairs) {
+fn search(mut s: State, words: &Words, puzzle: &Puzzle, limit: usize, found: &mut Vec<Board>) {
+    if found.len() >= limit || !propagate(&mut s, words) {
         return;
     }
     let free = (0..NUM_LETTERS)
@@ -81,7 +90,7 @@ fn search(
         let mut next = s.clone();
         next.masks[letter] = LetterMask::cell(r, c);
         next.board.0[r][c] = Some(b'A' + letter as u8);
-        search(next, pairs, puzzle, limit, found);
+        search(next, words, puzzle, limit, found);
         if found.len() >= limit {
             return;
         }
@@ -90,17 +99,39 @@ fn search(
 
 /// Narrows the masks and fills the board until nothing changes; false on a
 /// contradiction (a letter with no cell, or a cell no letter can take).
-fn propagate(s: &mut State, pairs: &[(usize, usize)]) -> bool {
+fn propagate(s: &mut State, words: &Words) -> bool {
     loop {
         let before = (s.masks, s.board);
         if !update(s) {
             return false;
         }
-        for &(a, b) in pairs {
+        for &(a, b) in &words.pairs {
             let (mut ma, mut mb) = (s.masks[a], s.masks[b]);
             LetterMask::intersect_neighbourhoods(&mut ma, &mut mb);
             s.masks[a] = ma;
             s.masks[b] = mb;
+        }
+        // A letter that must touch k others needs a cell whose ring seats
+        // all k at once, each within its own mask.
+        for x in 0..NUM_LETTERS {
+            let need = words.touch[x];
+            if need.count_ones() < 2 {
+                continue;
+            }
+            let mut keep = 0u32;
+            let mut options = s.masks[x].0;
+            while options != 0 {
+                let b = options.trailing_zeros();
+                options &= options - 1;
+                let ring = RINGS[31 - b as usize];
+                if need.count_ones() <= ring.count_ones() && seats(need, ring, &s.masks) {
+                    keep |= 1 << b;
+                }
+            }
+            if keep == 0 {
+                return false;
+            }
+            s.masks[x] = LetterMask(keep);
         }
         if !update(s) {
             return false;
@@ -126,6 +157,72 @@ fn propagate(s: &mut State, pairs: &[(usize, usize)]) -> bool {
             return true;
         }
     }
+}
+
+/// Per cell (row-major index), the cells a king move away, as mask bits.
+const RINGS: [u32; SIDE * SIDE] = rings();
+
+const fn rings() -> [u32; SIDE * SIDE] {
+    let mut out = [0u32; SIDE * SIDE];
+    let mut i = 0;
+    while i < SIDE * SIDE {
+        let (r, c) = ((i / SIDE) as i32, (i % SIDE) as i32);
+        let mut dr = -1;
+        while dr <= 1 {
+            let mut dc = -1;
+            while dc <= 1 {
+                let (nr, nc) = (r + dr, c + dc);
+                if !(dr == 0 && dc == 0)
+                    && nr >= 0
+                    && nr < SIDE as i32
+                    && nc >= 0
+                    && nc < SIDE as i32
+                {
+                    out[i] |= 1 << (31 - (nr as usize * SIDE + nc as usize));
+                }
+                dc += 1;
+            }
+            dr += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Whether every letter in `letters` (a letter bitset) can take its own
+/// cell of `cells` within its mask: Kuhn's augmenting paths.
+fn seats(letters: u32, cells: u32, masks: &[LetterMask; NUM_LETTERS]) -> bool {
+    const NONE: u8 = u8::MAX;
+    fn augment(
+        y: usize,
+        cells: u32,
+        masks: &[LetterMask; NUM_LETTERS],
+        owner: &mut [u8; 32],
+        seen: &mut u32,
+    ) -> bool {
+        let mut options = masks[y].0 & cells & !*seen;
+        while options != 0 {
+            let b = options.trailing_zeros() as usize;
+            options &= options - 1;
+            *seen |= 1 << b;
+            let held = owner[b];
+            if held == NONE || augment(usize::from(held), cells, masks, owner, seen) {
+                owner[b] = y as u8;
+                return true;
+            }
+        }
+        false
+    }
+    let mut owner = [NONE; 32];
+    let mut rest = letters;
+    while rest != 0 {
+        let y = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        if !augment(y, cells, masks, &mut owner, &mut 0) {
+            return false;
+        }
+    }
+    true
 }
 
 /// The handout's `update`: (a) a letter on the board has just that cell;
