@@ -1,7 +1,8 @@
 //! Seeded random Gogen puzzles: a random solved board, words that are king
 //! walks on it (letter strings, not dictionary words: we ship no
-//! dictionary), given letters at a chosen set of cells, then words removed
-//! one by one while the solution stays unique.
+//! dictionary), given letters at a chosen set of cells (and more where
+//! words cannot make the solution unique), then words removed one by one
+//! while the solution stays unique.
 
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
@@ -38,7 +39,13 @@ impl Recipe {
     }
 }
 
-/// A random puzzle with a unique solution, and that solution.
+/// Words drawn beyond the recipe's before a letter is given instead.
+const EXTRA_WORDS: usize = 100;
+
+/// A random puzzle with a unique solution, and that solution. Words are
+/// drawn until the solution is unique; when [`EXTRA_WORDS`] more than the
+/// recipe's are not enough, a letter is given instead. Then every word that
+/// uniqueness does not need is removed.
 pub fn random_puzzle(recipe: &Recipe, rng: &mut ChaCha8Rng) -> (Puzzle, Board) {
     let mut letters: Vec<u8> = (b'A'..=b'Y').collect();
     for i in (1..letters.len()).rev() {
@@ -57,7 +64,18 @@ pub fn random_puzzle(recipe: &Recipe, rng: &mut ChaCha8Rng) -> (Puzzle, Board) {
         words: Vec::new(),
     };
     while puzzle.words.len() < recipe.words || count_solutions(&puzzle, 2) != 1 {
-        puzzle.words.push(king_walk(&solution, recipe, rng));
+        if puzzle.words.len() < recipe.words + EXTRA_WORDS {
+            puzzle.words.push(king_walk(&solution, recipe, rng));
+            continue;
+        }
+        // Words alone cannot pin every letter when the givens are symmetric
+        // (none, or only the centre, say: a turned board is as good), so
+        // give one more letter.
+        let free: Vec<usize> = (0..SIDE * SIDE)
+            .filter(|&i| puzzle.board.0[i / SIDE][i % SIDE].is_none())
+            .collect();
+        let i = free[rng.random_range(0..free.len())];
+        puzzle.board.0[i / SIDE][i % SIDE] = solution.0[i / SIDE][i % SIDE];
     }
     // Trim: drop each word (in random order) that uniqueness does not need.
     let mut i = puzzle.words.len();

@@ -22,6 +22,23 @@ proptest! {
     }
 
     #[test]
+    fn any_givens_even_none_or_symmetric_give_a_unique_puzzle(
+        cells in proptest::collection::btree_set(0usize..25, 0..4),
+        words in 1usize..=8,
+        seed: u64,
+    ) {
+        let recipe = Recipe {
+            givens: cells.iter().map(|i| (i / 5, i % 5)).collect(),
+            words,
+            min_len: 2,
+            max_len: 6,
+        };
+        let (puzzle, board) = random_puzzle(&recipe, &mut rng(seed));
+        prop_assert_eq!(valid_solution(&puzzle, &board), Ok(()));
+        prop_assert_eq!(solutions(&puzzle, 5), vec![board]);
+    }
+
+    #[test]
     fn fewer_words_keep_the_solution_and_every_reported_one_checks(
         keep in proptest::collection::vec(any::<bool>(), 0..12),
         seed: u64,

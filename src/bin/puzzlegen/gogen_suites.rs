@@ -86,7 +86,7 @@ pub fn write(dir: &Path) -> anyhow::Result<()> {
             let (puzzle, solution) = random_puzzle(&recipe, &mut rng(seed));
             let note = format!(
                 "random, {} letters given, {} words (seed {seed})",
-                recipe.givens.len(),
+                puzzle.board.occupied().count(),
                 puzzle.words.len()
             );
             let label = format!("random.{}g.{i}", recipe.givens.len());
