@@ -278,6 +278,6 @@ fn bundled_suites_match_their_listings() {
             }
             rows += 1;
         }
-        assert_eq!(rows, if level == "easy" { 16 } else { 21 });
+        assert_eq!(rows, if level == "easy" { 16 } else { 24 });
     }
 }

@@ -3,8 +3,10 @@
 //! each other's neighbourhood, until nothing changes), plus "a cell only one
 //! letter can take" and "a cell whose king ring cannot seat every letter
 //! that must touch this one" (a small bipartite matching, which refutes
-//! hubs with too many word neighbours at once), then backtracking on the
-//! free letter with the fewest possible cells. It can count solutions, to
+//! hubs with too many word neighbours at once) and, at the fixpoint, a
+//! matching of every unplaced letter to its own empty cell (Hall's
+//! condition), then backtracking on the free letter with the fewest
+//! possible cells. It can count solutions, to
 //! tell a unique puzzle.
 
 use super::board::{Board, LetterMask, NUM_LETTERS, SIDE, letter_index};
@@ -154,7 +156,13 @@ fn propagate(s: &mut State, words: &Words) -> bool {
             }
         }
         if (s.masks, s.board) == before {
-            return true;
+            // Every letter not yet placed needs an empty cell of its own
+            // (Hall's condition over the whole board).
+            let empty = LetterMask::ALL.0 & !s.board.occupied().0;
+            let unplaced = (0..NUM_LETTERS)
+                .filter(|&l| s.masks[l].is_free())
+                .fold(0u32, |acc, l| acc | 1 << l);
+            return seats(unplaced, empty, &s.masks);
         }
     }
 }
@@ -284,6 +292,43 @@ mod tests {
             "01010\n11111\n01010\n11111\n01010\n"
         );
         assert_eq!(s.masks[letter_index(b'R')], LetterMask::cell(0, 4));
+    }
+
+    fn empty_board(words: &str) -> Puzzle {
+        Puzzle {
+            board: Board::default(),
+            words: words.split(' ').map(String::from).collect(),
+        }
+    }
+
+    #[test]
+    fn hubs_are_counted_exactly() {
+        // Nine letters cannot all touch A; eight can (A in the interior).
+        assert_eq!(
+            count_solutions(&empty_board("AB AC AD AE AF AG AH AI AJ"), 2),
+            0
+        );
+        let eight = solutions(&empty_board("AB AC AD AE AF AG AH AI"), 3);
+        assert_eq!(eight.len(), 3);
+        // Two hubs of eight and nine; then four hubs that pack the board
+        // tightly (found through the whole-board matching).
+        let two = "AB AC AD AE AF AG AH AI BJ BK BL BM BN BO BP BQ BR";
+        assert_eq!(count_solutions(&empty_board(two), 2), 0);
+        let four = empty_board("AB AC AD AE AF BG BH BI BJ BK CL CM CN CO CP DQ DR DS DT DU");
+        let found = solutions(&four, 4);
+        assert_eq!(found.len(), 4);
+        for (i, b) in found.iter().enumerate() {
+            assert_eq!(valid_solution(&four, b), Ok(()));
+            assert!(!found[..i].contains(b));
+        }
+        for b in &eight {
+            assert_eq!(
+                valid_solution(&empty_board("AB AC AD AE AF AG AH AI"), b),
+                Ok(())
+            );
+            let (r, c) = b.position(b'A').unwrap();
+            assert!((1..=3).contains(&r) && (1..=3).contains(&c), "A is inside");
+        }
     }
 
     #[test]

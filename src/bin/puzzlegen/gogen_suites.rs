@@ -3,7 +3,8 @@
 //! given letters, and a few written by hand. `hard` uses the two-file form
 //! (`board,words,expect,comment`): random puzzles with five or fewer given
 //! letters and longer words, and puzzles made unsolvable by one extra
-//! two-letter word that only a search can refute.
+//! two-letter word that only a search can refute, and "hub" puzzles on an
+//! empty board written by hand.
 
 use std::fs;
 use std::path::Path;
@@ -35,6 +36,27 @@ const EASY_BY_HAND: &[(&str, &str, &str)] = &[
         "double.letter",
         "A.B.C\n.....\nD.E.F\n.....\nG.H.I\n1\nBOOK\n",
         "BOOK needs O next to itself",
+    ),
+];
+
+/// Hand-written two-file puzzles for the hard level, all on an empty board:
+/// (name, words, comment). Letters that must touch many others ("hubs")
+/// defeat solvers that only propagate pairs and then search.
+const HARD_BY_HAND: &[(&str, &str, &str)] = &[
+    (
+        "hub.nine",
+        "AB AC AD AE AF AG AH AI AJ",
+        "A must touch nine letters; a cell has at most eight neighbours",
+    ),
+    (
+        "hubs.two",
+        "AB AC AD AE AF AG AH AI BJ BK BL BM BN BO BP BQ BR",
+        "A touches eight letters and B nine: unsolvable",
+    ),
+    (
+        "hubs.four",
+        "AB AC AD AE AF BG BH BI BJ BK CL CM CN CO CP DQ DR DS DT DU",
+        "four hubs of five or six letters on an empty board: solvable, not uniquely",
     ),
 ];
 
@@ -79,6 +101,13 @@ pub fn write(dir: &Path) -> anyhow::Result<()> {
     for &(name, text, comment) in EASY_BY_HAND {
         let puzzle = parse_exam(text).with_context(|| format!("gogen easy {name}"))?;
         easy.push((name.into(), puzzle, comment.into()));
+    }
+    for &(name, words, comment) in HARD_BY_HAND {
+        let puzzle = Puzzle {
+            board: Board::default(),
+            words: words.split(' ').map(String::from).collect(),
+        };
+        hard.push((name.into(), puzzle, comment.into()));
     }
     for (level, count, seed, recipe) in recipes() {
         for i in 0..count {
