@@ -281,3 +281,23 @@ fn bundled_suites_match_their_listings() {
         assert_eq!(rows, if level == "easy" { 16 } else { 24 });
     }
 }
+
+#[test]
+fn odd_but_well_formed_words() {
+    // Words sharing a line, a one-letter word and a repeated word: fine.
+    let p = temp_file("p", "A.B.C\n.....\nD.E.F\n.....\nG.H.I\n3\nJ JK\nJK\n");
+    let out = bin("gogen-solver").arg(&p.path).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    bin("gogen-checker")
+        .arg(&p.path)
+        .write_stdin(out.stdout)
+        .assert()
+        .code(0);
+    // A letter twice in a row can never be spelled.
+    let book = temp_file("p", "A.B.C\n.....\nD.E.F\n.....\nG.H.I\n1\nBOOK\n");
+    bin("gogen-solver")
+        .arg(&book.path)
+        .assert()
+        .code(1)
+        .stdout("");
+}
