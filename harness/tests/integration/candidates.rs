@@ -2,7 +2,7 @@
 //! Gogen) and a Python Lights Out solver, graded on the bundled suites
 //! (skipped where the compiler or interpreter is missing).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use predicates::prelude::*;
@@ -27,22 +27,31 @@ fn grade_easy(candidate: &str, scorecard: &Path) {
         .stdout(predicate::str::contains("lightsout/easy: 19/19 accepted"));
 }
 
-#[test]
-fn a_c_solver_compiled_with_gcc() {
+/// `harness/tests/candidates/<name>.c` built with `gcc -O2` into `dir`;
+/// `None` (with a note) when gcc is absent.
+fn gcc(name: &str, dir: &Path) -> Option<PathBuf> {
     if !have("gcc") {
         eprintln!("note: gcc is absent; skipping");
-        return;
+        return None;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let exe = dir.path().join("lightsout");
-    let source = workspace().join("harness/tests/candidates/lightsout.c");
+    let exe = dir.join(name);
+    let source = workspace().join(format!("harness/tests/candidates/{name}.c"));
     let status = Command::new("gcc")
         .args(["-O2", "-o"])
         .arg(&exe)
         .arg(&source)
         .status()
         .unwrap();
-    assert!(status.success());
+    assert!(status.success(), "gcc {}", source.display());
+    Some(exe)
+}
+
+#[test]
+fn a_c_solver_compiled_with_gcc() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(exe) = gcc("lightsout", dir.path()) else {
+        return;
+    };
     grade_easy(exe.to_str().unwrap(), &dir.path().join("s.csv"));
 }
 
@@ -62,20 +71,10 @@ fn a_python_solver() {
 
 #[test]
 fn a_c_gogen_solver_on_both_file_forms() {
-    if !have("gcc") {
-        eprintln!("note: gcc is absent; skipping");
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
-    let exe = dir.path().join("gogen");
-    let source = workspace().join("harness/tests/candidates/gogen.c");
-    let status = Command::new("gcc")
-        .args(["-O2", "-o"])
-        .arg(&exe)
-        .arg(&source)
-        .status()
-        .unwrap();
-    assert!(status.success());
+    let Some(exe) = gcc("gogen", dir.path()) else {
+        return;
+    };
     // The hand-written hub puzzles of the hard suite take this naive
     // solver tens of seconds (which is their point); the rest are quick.
     for (suite, filter, summary) in [
