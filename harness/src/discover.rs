@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use reference::family::{Grader, family_for_listing};
+use reference::file::listing_dir;
 
 /// One case to grade.
 pub struct Job {
@@ -106,13 +107,7 @@ pub fn suite_name(listing: &Path) -> String {
 /// listing when there is one (`easy.csv` beside `easy/`), else beside it.
 fn read_listing(path: &Path, family: &'static dyn Grader, n: usize) -> anyhow::Result<Vec<Job>> {
     let text = fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let sibling = path.with_extension("");
-    let base = if sibling.is_dir() {
-        sibling
-    } else {
-        dir.to_owned()
-    };
+    let base = listing_dir(path);
     let base = base.canonicalize().unwrap_or(base);
     let suite = suite_name(path);
     let mut reader = csv::ReaderBuilder::new()

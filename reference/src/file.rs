@@ -61,6 +61,18 @@ pub fn parse_file<T, E>(
     parse(&read_file(path)?).map_err(FileError::invalid(path))
 }
 
+/// The folder a listing's files are named relative to: the folder named
+/// like the listing when there is one (`easy.csv` beside `easy/`, as in the
+/// CS61BL and 15-122 sets), else the listing's own folder.
+pub fn listing_dir(listing: &Path) -> PathBuf {
+    let sibling = listing.with_extension("");
+    if sibling.is_dir() {
+        sibling
+    } else {
+        listing.parent().unwrap_or(Path::new(".")).to_owned()
+    }
+}
+
 /// A problem `kind` found on a line (1-based) of a file.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("line {line}: {kind}")]
@@ -98,5 +110,14 @@ mod tests {
             format!("{}: line 3: no good", file.display())
         );
         assert!(matches!(bad, FileError::Invalid { .. }));
+    }
+
+    #[test]
+    fn listing_files_sit_in_a_like_named_folder_or_beside_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let listing = dir.path().join("easy.csv");
+        assert_eq!(listing_dir(&listing), dir.path());
+        std::fs::create_dir(dir.path().join("easy")).unwrap();
+        assert_eq!(listing_dir(&listing), dir.path().join("easy"));
     }
 }

@@ -9,6 +9,7 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
 use puzzlegrade::parse_args;
+use reference::file::listing_dir;
 use reference::lightsout::{
     Board, Minimality, Replay, Solver, format_board, read_board, replay, rng, scrambled, uniform,
 };
@@ -263,15 +264,7 @@ fn verify(dir: &Path) -> anyhow::Result<ExitCode> {
 }
 
 fn verify_listing(listing: &Path) -> anyhow::Result<bool> {
-    // Boards sit in a folder named like the listing when there is one
-    // (`boards.csv` beside `boards/`), else beside the listing.
-    let parent = listing.parent().unwrap_or(Path::new("."));
-    let sibling = listing.with_extension("");
-    let base = if sibling.is_dir() {
-        sibling
-    } else {
-        parent.to_owned()
-    };
+    let base = listing_dir(listing);
     let start = Instant::now();
     let (mut total, mut solvable, mut failures) = (0, 0, Vec::new());
     let mut reader = csv::Reader::from_path(listing)?;
