@@ -3,27 +3,23 @@
 
 use predicates::prelude::*;
 
-use crate::support::{corpus, harness, misbehave, read_scorecard, workspace};
+use crate::support::{corpus, grade_suite, misbehave, workspace};
 
 #[test]
 fn right_answers_in_both_forms_are_accepted() {
-    let dir = tempfile::tempdir().unwrap();
-    let scorecard = dir.path().join("s.csv");
-    harness()
-        .args(["grade", "--family", "gogen", "--suite"])
-        .arg(workspace().join("suites"))
-        .args([
+    let (run, rows) = grade_suite(
+        &workspace().join("suites"),
+        &[
+            "--family",
+            "gogen",
             "--candidate",
             &format!("{} right", misbehave()),
-            "--scorecard",
-        ])
-        .arg(&scorecard)
-        .assert()
-        .code(0)
+        ],
+    );
+    run.code(0)
         .stdout(predicate::str::contains("gogen/easy: 16/16 accepted"))
         .stdout(predicate::str::contains("gogen/hard: 24/24 accepted"))
         .stdout(predicate::str::contains("lightsout").not());
-    let rows = read_scorecard(&scorecard);
     assert_eq!(rows.len(), 40);
     assert!(rows.iter().all(|r| r["family"] == "gogen"));
     let broken = rows
@@ -37,22 +33,16 @@ fn right_answers_in_both_forms_are_accepted() {
 #[test]
 fn wrong_boards_and_statuses_are_named() {
     let dir = tempfile::tempdir().unwrap();
-    let scorecard = dir.path().join("s.csv");
     // The verdict and detail of the one case `easy/all.given`; the harness
     // exits 0 exactly when it is accepted.
     let grade = |candidate: &str| {
-        let out = harness()
-            .args(["grade", "--suite"])
-            .arg(workspace().join("suites/gogen"))
-            .args(["--filter", "easy/all.given", "--candidate", candidate])
-            .arg("--scorecard")
-            .arg(&scorecard)
-            .output()
-            .unwrap();
-        let rows = read_scorecard(&scorecard);
+        let (run, rows) = grade_suite(
+            &workspace().join("suites/gogen"),
+            &["--filter", "easy/all.given", "--candidate", candidate],
+        );
         assert_eq!(rows.len(), 1);
         let accepted = rows[0]["verdict"] == "accepted";
-        assert_eq!(out.status.code(), Some(if accepted { 0 } else { 1 }));
+        run.code(if accepted { 0 } else { 1 });
         (rows[0]["verdict"].clone(), rows[0]["detail"].clone())
     };
     assert_eq!(
@@ -117,12 +107,7 @@ fn the_imperial_corpus_with_the_reference_is_all_accepted() {
         ));
     }
     std::fs::write(suite.join("imperial.csv"), listing).unwrap();
-    harness()
-        .args(["grade", "--suite"])
-        .arg(&suite)
-        .arg("--scorecard")
-        .arg(dir.path().join("s.csv"))
-        .assert()
-        .code(0)
+    let (run, _) = grade_suite(&suite, &[]);
+    run.code(0)
         .stdout(predicate::str::contains("imperial: 3/3 accepted"));
 }

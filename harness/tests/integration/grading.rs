@@ -2,7 +2,7 @@
 
 use predicates::prelude::*;
 
-use crate::support::{Fixture, corpus, harness, misbehave, read_scorecard, workspace};
+use crate::support::{Fixture, corpus, grade_suite, harness, misbehave, read_scorecard, workspace};
 
 #[test]
 fn bundled_suites_with_the_reference_are_all_accepted() {
@@ -188,19 +188,10 @@ fn the_cmu_corpus_grades_like_the_course() {
     let Some(corpus) = corpus("cmu15122-lightsout") else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let scorecard = dir.path().join("s.csv");
-    harness()
-        .args(["grade", "--suite"])
-        .arg(&corpus)
-        .args(["--scorecard"])
-        .arg(&scorecard)
-        .assert()
-        .code(0)
-        .stdout(predicate::str::contains(
-            "cmu15122-lightsout/boards: 42/42 accepted",
-        ));
-    let rows = read_scorecard(&scorecard);
+    let (run, rows) = grade_suite(&corpus, &[]);
+    run.code(0).stdout(predicate::str::contains(
+        "cmu15122-lightsout/boards: 42/42 accepted",
+    ));
     let unsolvable = rows.iter().filter(|r| r["best_moves"].is_empty()).count();
     assert_eq!(unsolvable, 15);
 }

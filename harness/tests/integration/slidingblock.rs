@@ -3,29 +3,21 @@
 
 use predicates::prelude::*;
 
-use crate::support::{corpus, harness, misbehave, read_scorecard, workspace};
+use crate::support::{corpus, grade_suite, misbehave, workspace};
 
 #[test]
 fn the_cs61bl_corpus_with_the_reference_is_all_accepted() {
     let Some(corpus) = corpus("cs61bl-slidingblock") else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let scorecard = dir.path().join("s.csv");
-    harness()
-        .args(["grade", "--suite"])
-        .arg(&corpus)
-        .arg("--scorecard")
-        .arg(&scorecard)
-        .assert()
-        .code(0)
+    let (run, rows) = grade_suite(&corpus, &[]);
+    run.code(0)
         .stdout(predicate::str::contains(
             "cs61bl-slidingblock/easy: 58/58 accepted",
         ))
         .stdout(predicate::str::contains(
             "cs61bl-slidingblock/hard: 36/36 accepted",
         ));
-    let rows = read_scorecard(&scorecard);
     assert_eq!(rows.len(), 94);
     let unsolvable = rows.iter().filter(|r| r["exit_code"] == "1").count();
     assert_eq!(unsolvable, 17);
@@ -37,23 +29,13 @@ fn claiming_no_solution_is_checked_against_the_reference() {
     // `exit 1` everywhere: right exactly on the unsolvable puzzles. The
     // course's run scripts tested `$?` after another command and so passed
     // or failed these cases regardless; we check the status itself.
-    let dir = tempfile::tempdir().unwrap();
-    let scorecard = dir.path().join("s.csv");
-    harness()
-        .args(["grade", "--suite"])
-        .arg(workspace().join("suites/slidingblock/easy"))
-        .args([
-            "--candidate",
-            &format!("{} exit 1", misbehave()),
-            "--scorecard",
-        ])
-        .arg(&scorecard)
-        .assert()
-        .code(1)
-        .stdout(predicate::str::contains(
-            "slidingblock/easy: 5/16 accepted (11 wrong-exit-status)",
-        ));
-    let rows = read_scorecard(&scorecard);
+    let (run, rows) = grade_suite(
+        &workspace().join("suites/slidingblock/easy"),
+        &["--candidate", &format!("{} exit 1", misbehave())],
+    );
+    run.code(1).stdout(predicate::str::contains(
+        "slidingblock/easy: 5/16 accepted (11 wrong-exit-status)",
+    ));
     let no_pass = rows.iter().find(|r| r["case"] == "no.pass").unwrap();
     assert_eq!(no_pass["verdict"], "accepted");
     assert_eq!(no_pass["detail"], "unsolvable, correctly reported");
@@ -64,64 +46,46 @@ fn claiming_no_solution_is_checked_against_the_reference() {
 
 #[test]
 fn wrong_moves_and_statuses_for_sliding_blocks() {
-    let dir = tempfile::tempdir().unwrap();
-    let scorecard = dir.path().join("s.csv");
-    harness()
-        .args(["grade", "--family", "slidingblock", "--suite"])
-        .arg(workspace().join("suites"))
-        .args([
-            "--filter",
-            "easy/one.block",
-            "--candidate",
-            &format!("{} wrong", misbehave()),
-            "--scorecard",
-        ])
-        .arg(&scorecard)
-        .assert()
-        .code(1);
-    let rows = read_scorecard(&scorecard);
-    assert_eq!(rows.len(), 1);
-    assert_eq!(rows[0]["verdict"], "wrong-answer");
+    // The verdict and detail of the one case `easy/one.block`.
+    let one_block = |candidate: &str| {
+        let (run, rows) = grade_suite(
+            &workspace().join("suites"),
+            &[
+                "--family",
+                "slidingblock",
+                "--filter",
+                "easy/one.block",
+                "--candidate",
+                candidate,
+            ],
+        );
+        run.code(1);
+        assert_eq!(rows.len(), 1);
+        (rows[0]["verdict"].clone(), rows[0]["detail"].clone())
+    };
     assert_eq!(
-        rows[0]["detail"],
-        "output line 1: expected 4 non-negative integers `r c r' c'`, found \"0:0\""
+        one_block(&format!("{} wrong", misbehave())),
+        (
+            "wrong-answer".into(),
+            "output line 1: expected 4 non-negative integers `r c r' c'`, found \"0:0\"".into()
+        )
     );
-    harness()
-        .args(["grade", "--family", "slidingblock", "--suite"])
-        .arg(workspace().join("suites"))
-        .args([
-            "--filter",
-            "easy/one.block",
-            "--candidate",
-            &format!("{} exit 4", misbehave()),
-            "--scorecard",
-        ])
-        .arg(&scorecard)
-        .assert()
-        .code(1);
-    let rows = read_scorecard(&scorecard);
-    assert_eq!(rows[0]["verdict"], "wrong-exit-status");
     assert_eq!(
-        rows[0]["detail"],
-        "exit 4 (usage or input error) on a valid puzzle"
+        one_block(&format!("{} exit 4", misbehave())),
+        (
+            "wrong-exit-status".into(),
+            "exit 4 (usage or input error) on a valid puzzle".into()
+        )
     );
 }
 
 #[test]
 fn right_answers_with_two_files_per_case() {
-    let dir = tempfile::tempdir().unwrap();
-    harness()
-        .args(["grade", "--suite"])
-        .arg(workspace().join("suites/slidingblock"))
-        .args([
-            "--candidate",
-            &format!("{} right", misbehave()),
-            "--scorecard",
-        ])
-        .arg(dir.path().join("s.csv"))
-        .assert()
-        .code(0)
-        .stdout(predicate::str::contains(
-            "slidingblock/hard: 14/14 accepted",
-        ));
+    let (run, _) = grade_suite(
+        &workspace().join("suites/slidingblock"),
+        &["--candidate", &format!("{} right", misbehave())],
+    );
+    run.code(0).stdout(predicate::str::contains(
+        "slidingblock/hard: 14/14 accepted",
+    ));
 }

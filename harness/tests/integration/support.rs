@@ -22,6 +22,26 @@ pub fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// `harness grade --suite SUITE ARGS...` with its scorecard in a temporary
+/// folder: the finished run, to assert on, and the scorecard's rows.
+pub fn grade_suite(
+    suite: &Path,
+    args: &[&str],
+) -> (assert_cmd::assert::Assert, Vec<HashMap<String, String>>) {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let scorecard = dir.path().join("scorecard.csv");
+    let run = harness()
+        .arg("grade")
+        .arg("--suite")
+        .arg(suite)
+        .args(args)
+        .arg("--scorecard")
+        .arg(&scorecard)
+        .assert();
+    let rows = read_scorecard(&scorecard);
+    (run, rows)
+}
+
 /// `../shared/corpus/<sub>` when present; otherwise prints a note and
 /// returns `None` so the caller can skip (a fresh clone has no `../shared`).
 pub fn corpus(sub: &str) -> Option<PathBuf> {
