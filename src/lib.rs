@@ -37,3 +37,29 @@ pub fn read_stdin(tool: &str, status: u8) -> Result<Vec<u8>, ExitCode> {
         .map_err(|e| fail(tool, format!("cannot read stdin: {e}"), status))?;
     Ok(stdin)
 }
+
+/// Prints a reference [`Answer`](reference::family::Answer) as the student
+/// contract wants it: stdout exactly, stderr lines prefixed with `tool: `
+/// when a tool is given (the 15-122 `lightsout` prints them bare), and the
+/// answer's exit status. A failed write of stdout is exit 1.
+pub fn emit(answer: &reference::family::Answer, tool: Option<&str>) -> ExitCode {
+    use std::io::Write;
+    for line in answer.stderr.lines() {
+        match tool {
+            Some(t) => eprintln!("{t}: {line}"),
+            None => eprintln!("{line}"),
+        }
+    }
+    let mut out = std::io::stdout().lock();
+    match out
+        .write_all(answer.stdout.as_bytes())
+        .and_then(|()| out.flush())
+    {
+        Ok(()) => ExitCode::from(answer.exit_code),
+        Err(e) => fail(
+            tool.unwrap_or("lightsout"),
+            format!("cannot write the answer: {e}"),
+            1,
+        ),
+    }
+}

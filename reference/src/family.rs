@@ -76,12 +76,117 @@ pub trait Family: 'static {
     /// columns that start a listing (one file per column, in the order a
     /// candidate gets them).
     const LISTING_FORMS: &'static [&'static [&'static str]];
+    /// The exit statuses of the student contract beyond 0 (answer) and 1
+    /// (no solution).
+    const STATUSES: Statuses;
     /// Reads and prepares a puzzle from its files.
     fn load(files: &[PathBuf]) -> Result<Self::Puzzle, LoadError>;
-    /// Judges a candidate's output and exit status.
-    fn judge(puzzle: &Self::Puzzle, stdout: &[u8], exit_code: i32) -> Judgement;
+    /// Verifies a candidate's answer (stdout of an exit 0), exactly as the
+    /// family's staff checker would.
+    fn verify(puzzle: &Self::Puzzle, stdout: &[u8]) -> Verified;
+    /// Whether the puzzle has a solution: `None` when the reference cannot
+    /// tell within its limits. Asked only when the contract needs it.
+    fn solvable(puzzle: &Self::Puzzle) -> Option<bool>;
+    /// The fewest moves known, for families that count moves.
+    fn best_moves(_puzzle: &Self::Puzzle) -> Option<u64> {
+        None
+    }
     /// The reference's own answer.
     fn answer(puzzle: &Self::Puzzle) -> Answer;
+}
+
+/// What a family's checker says of an answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verified {
+    /// `Ok` when the answer solves the puzzle; else why not, in one line.
+    pub result: Result<(), String>,
+    /// The number of moves the answer gave, when it gave a move list.
+    pub moves: Option<u64>,
+}
+
+/// The exit statuses of a family's student contract beyond 0 and 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Statuses {
+    /// Only 0 and 1 (15-122's Lights Out).
+    AnswerOrNone,
+    /// 0 and 1, and 2 to 4 for usage and input errors (the CS61BL Solver,
+    /// the Gogen exam): on a valid puzzle those are wrong exit statuses.
+    WithInputErrors,
+}
+
+/// The student contract, written once for every family: exit 0 with an
+/// answer `verify` accepts; exit 1 with empty stdout exactly when the puzzle
+/// has no solution; 2 to 4 (where the contract has them) are input errors,
+/// wrong on a valid puzzle; any other status is a runtime error.
+/// `solvable` is asked only when the verdict depends on it.
+pub fn judge_contract(
+    statuses: Statuses,
+    stdout: &[u8],
+    exit_code: i32,
+    verify: impl FnOnce(&[u8]) -> Verified,
+    solvable: impl FnOnce() -> Option<bool>,
+    best_moves: Option<u64>,
+) -> Judgement {
+    let judged = |check, detail: &str, moves| Judgement {
+        check,
+        detail: detail.to_string(),
+        moves,
+        best_moves,
+    };
+    match exit_code {
+        0 => {
+            let v = verify(stdout);
+            match v.result {
+                Ok(()) => judged(Check::Accepted, "", v.moves),
+                // An answer that does not verify may be the symptom of a
+                // puzzle with no answer at all: then the status is wrong.
+                Err(why) => match solvable() {
+                    Some(false) => judged(
+                        Check::WrongExitStatus,
+                        "exit 0 on an unsolvable puzzle (no solution exists: exit 1 expected)",
+                        v.moves,
+                    ),
+                    _ => judged(Check::WrongAnswer, &why, v.moves),
+                },
+            }
+        }
+        1 => match solvable() {
+            Some(true) => judged(
+                Check::WrongExitStatus,
+                "exit 1 (no solution) on a solvable puzzle",
+                None,
+            ),
+            Some(false) if stdout.trim_ascii().is_empty() => {
+                judged(Check::Accepted, "unsolvable, correctly reported", None)
+            }
+            Some(false) => judged(
+                Check::WrongExitStatus,
+                "printed output on an unsolvable puzzle (exit 1 wants empty stdout)",
+                None,
+            ),
+            None => judged(
+                Check::Undecided,
+                "the reference solver could not decide this puzzle",
+                None,
+            ),
+        },
+        2..=4 if statuses == Statuses::WithInputErrors => judged(
+            Check::WrongExitStatus,
+            &format!("exit {exit_code} (usage or input error) on a valid puzzle"),
+            None,
+        ),
+        code => {
+            let known = match statuses {
+                Statuses::AnswerOrNone => "0 and 1",
+                Statuses::WithInputErrors => "0 to 4",
+            };
+            judged(
+                Check::RuntimeError,
+                &format!("exit status {code} (the contract has {known})"),
+                None,
+            )
+        }
+    }
 }
 
 /// A family as the harness sees it: object-safe.
@@ -114,7 +219,14 @@ struct Loaded<F: Family>(F::Puzzle);
 
 impl<F: Family> Case for Loaded<F> {
     fn judge(&self, stdout: &[u8], exit_code: i32) -> Judgement {
-        F::judge(&self.0, stdout, exit_code)
+        judge_contract(
+            F::STATUSES,
+            stdout,
+            exit_code,
+            |out| F::verify(&self.0, out),
+            || F::solvable(&self.0),
+            F::best_moves(&self.0),
+        )
     }
 
     fn answer(&self) -> Answer {
@@ -160,22 +272,47 @@ pub fn family(name: &str) -> Option<&'static dyn Grader> {
     FAMILIES.iter().copied().find(|f| f.name() == name)
 }
 
+/// What a listing header says about its family.
+#[derive(Clone, Copy)]
+pub enum ListingMatch {
+    /// No family's file columns start the header: not a listing.
+    None,
+    /// This family, with this many file columns.
+    Family(&'static dyn Grader, usize),
+    /// Two families' forms of the same length both start the header.
+    Ambiguous(&'static dyn Grader, &'static dyn Grader),
+}
+
 /// The family whose listing header starts with the file columns of one of
 /// its forms (trimmed, case-insensitive), and how many file columns that
-/// form has; the longest match wins.
-pub fn family_for_listing(header: &[&str]) -> Option<(&'static dyn Grader, usize)> {
-    FAMILIES
-        .iter()
-        .flat_map(|&f| f.listing_forms().iter().map(move |form| (f, *form)))
-        .filter(|(_, cols)| {
-            header.len() >= cols.len()
-                && cols
+/// form has. The longest matching form wins (`board,words` is Gogen's
+/// two-file form, not a Lights Out `board` with a `words` column); two
+/// families matching at the same length is [`ListingMatch::Ambiguous`],
+/// never a silent pick.
+pub fn family_for_listing(header: &[&str]) -> ListingMatch {
+    let mut best: ListingMatch = ListingMatch::None;
+    let mut best_len = 0;
+    for &f in FAMILIES {
+        for form in f.listing_forms() {
+            let fits = header.len() >= form.len()
+                && form
                     .iter()
                     .zip(header)
-                    .all(|(want, got)| got.trim().eq_ignore_ascii_case(want))
-        })
-        .max_by_key(|(_, cols)| cols.len())
-        .map(|(f, cols)| (f, cols.len()))
+                    .all(|(want, got)| got.trim().eq_ignore_ascii_case(want));
+            if !fits || form.len() < best_len {
+                continue;
+            }
+            best = match best {
+                ListingMatch::Family(g, n) if n == form.len() && g.name() != f.name() => {
+                    ListingMatch::Ambiguous(g, f)
+                }
+                ListingMatch::Ambiguous(..) if best_len == form.len() => best,
+                _ => ListingMatch::Family(f, form.len()),
+            };
+            best_len = form.len();
+        }
+    }
+    best
 }
 
 #[cfg(test)]
@@ -186,7 +323,10 @@ mod tests {
     fn table_lookups() {
         assert_eq!(family("lightsout").map(|f| f.name()), Some("lightsout"));
         assert!(family("chess").is_none());
-        let name = |h: &[&str]| family_for_listing(h).map(|(f, n)| (f.name(), n));
+        let name = |h: &[&str]| match family_for_listing(h) {
+            ListingMatch::Family(f, n) => Some((f.name(), n)),
+            _ => None,
+        };
         assert_eq!(
             name(&["board", "expect", "min_presses"]),
             Some(("lightsout", 1))
@@ -197,7 +337,221 @@ mod tests {
         );
         assert_eq!(name(&["board", "words", "expect"]), Some(("gogen", 2)));
         assert_eq!(name(&["puzzle", "expect"]), Some(("gogen", 1)));
-        assert!(family_for_listing(&["init", "goal", "expect"]).is_none());
+        assert!(name(&["init", "goal", "expect"]).is_none());
+    }
+
+    /// No header can be claimed by two families: every form of every family,
+    /// alone or followed by any other form's columns, is read as that
+    /// family's own (or a longer form of it), never as a tie.
+    #[test]
+    fn no_two_families_claim_the_same_header() {
+        let forms: Vec<(&str, &[&str])> = FAMILIES
+            .iter()
+            .flat_map(|f| f.listing_forms().iter().map(move |form| (f.name(), *form)))
+            .collect();
+        for (i, (fam_a, a)) in forms.iter().enumerate() {
+            for (fam_b, b) in &forms[i + 1..] {
+                let same =
+                    a.len() == b.len() && a.iter().zip(*b).all(|(x, y)| x.eq_ignore_ascii_case(y));
+                assert!(
+                    !(same && fam_a != fam_b),
+                    "{fam_a} and {fam_b} both declare {a:?}"
+                );
+            }
+            let mut headers: Vec<Vec<&str>> = vec![a.to_vec()];
+            for (_, tail) in &forms {
+                headers.push(a.iter().chain(tail.iter()).copied().collect());
+            }
+            headers.push(a.iter().copied().chain(["expect", "comments"]).collect());
+            for h in headers {
+                match family_for_listing(&h) {
+                    ListingMatch::Family(f, n) => {
+                        // A longer form may win only within the same family
+                        // or where the header spells that longer form.
+                        let winner: Vec<&str> = h[..n].to_vec();
+                        assert!(
+                            f.name() == *fam_a
+                                || forms.iter().any(|(ff, form)| *ff == f.name()
+                                    && form.len() == n
+                                    && form
+                                        .iter()
+                                        .zip(&winner)
+                                        .all(|(x, y)| x.eq_ignore_ascii_case(y))),
+                            "{h:?} misread"
+                        );
+                        assert!(n >= a.len(), "{h:?}: a shorter form won");
+                    }
+                    ListingMatch::Ambiguous(x, y) => {
+                        panic!("{h:?} is claimed by {} and {}", x.name(), y.name())
+                    }
+                    ListingMatch::None => panic!("{h:?} matched no family"),
+                }
+            }
+        }
+    }
+
+    /// The whole student contract, row by row: exit status, output, what
+    /// the checker and the solver say, and the verdict with its detail.
+    #[test]
+    fn the_contract_table() {
+        use Check::*;
+        use Statuses::*;
+        let ok = |_: &[u8]| Verified {
+            result: Ok(()),
+            moves: Some(2),
+        };
+        let bad = |_: &[u8]| Verified {
+            result: Err("goal not met after 0 moves".into()),
+            moves: Some(0),
+        };
+        type Row = (
+            Statuses,
+            &'static [u8],
+            i32,
+            bool,
+            Option<bool>,
+            Check,
+            &'static str,
+        );
+        let rows: &[Row] = &[
+            (
+                WithInputErrors,
+                b"0 0 0 1\n",
+                0,
+                true,
+                Some(true),
+                Accepted,
+                "",
+            ),
+            (
+                WithInputErrors,
+                b"",
+                0,
+                false,
+                Some(true),
+                WrongAnswer,
+                "goal not met after 0 moves",
+            ),
+            (
+                WithInputErrors,
+                b"",
+                0,
+                false,
+                None,
+                WrongAnswer,
+                "goal not met after 0 moves",
+            ),
+            (
+                WithInputErrors,
+                b"",
+                0,
+                false,
+                Some(false),
+                WrongExitStatus,
+                "exit 0 on an unsolvable puzzle (no solution exists: exit 1 expected)",
+            ),
+            (
+                AnswerOrNone,
+                b"0:0\n",
+                0,
+                false,
+                Some(false),
+                WrongExitStatus,
+                "exit 0 on an unsolvable puzzle (no solution exists: exit 1 expected)",
+            ),
+            (
+                WithInputErrors,
+                b"",
+                1,
+                false,
+                Some(false),
+                Accepted,
+                "unsolvable, correctly reported",
+            ),
+            (
+                WithInputErrors,
+                b" \n",
+                1,
+                false,
+                Some(false),
+                Accepted,
+                "unsolvable, correctly reported",
+            ),
+            (
+                WithInputErrors,
+                b"x\n",
+                1,
+                false,
+                Some(false),
+                WrongExitStatus,
+                "printed output on an unsolvable puzzle (exit 1 wants empty stdout)",
+            ),
+            (
+                WithInputErrors,
+                b"",
+                1,
+                false,
+                Some(true),
+                WrongExitStatus,
+                "exit 1 (no solution) on a solvable puzzle",
+            ),
+            (
+                WithInputErrors,
+                b"",
+                1,
+                false,
+                None,
+                Undecided,
+                "the reference solver could not decide this puzzle",
+            ),
+            (
+                WithInputErrors,
+                b"",
+                3,
+                false,
+                Some(true),
+                WrongExitStatus,
+                "exit 3 (usage or input error) on a valid puzzle",
+            ),
+            (
+                AnswerOrNone,
+                b"",
+                3,
+                false,
+                Some(true),
+                RuntimeError,
+                "exit status 3 (the contract has 0 and 1)",
+            ),
+            (
+                WithInputErrors,
+                b"",
+                5,
+                false,
+                Some(true),
+                RuntimeError,
+                "exit status 5 (the contract has 0 to 4)",
+            ),
+            (
+                WithInputErrors,
+                b"",
+                -1,
+                false,
+                Some(true),
+                RuntimeError,
+                "exit status -1 (the contract has 0 to 4)",
+            ),
+        ];
+        for (i, &(statuses, out, code, verifies, solvable, check, detail)) in
+            rows.iter().enumerate()
+        {
+            let j = if verifies {
+                judge_contract(statuses, out, code, ok, || solvable, Some(1))
+            } else {
+                judge_contract(statuses, out, code, bad, || solvable, Some(1))
+            };
+            assert_eq!((j.check, j.detail.as_str()), (check, detail), "row {i}");
+            assert_eq!(j.best_moves, Some(1), "row {i}");
+        }
     }
 
     #[test]

@@ -1,14 +1,13 @@
 //! `gogen-solver PUZZLE` or `gogen-solver BOARD WORDS`: solve a Gogen.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
-use puzzlegrade::{fail, parse_args};
+use puzzlegrade::{emit, fail, parse_args};
 use reference::file::FileError;
-use reference::gogen::{PuzzleFileError, read_puzzle, solutions};
+use reference::gogen::{PuzzleFileError, answer, read_puzzle, solutions};
 
 /// Solve a Gogen puzzle: print the filled board, five lines of five letters.
 /// Exit 0 solved; 1 no solution (nothing on stdout); 2 not one or two
@@ -64,10 +63,7 @@ fn main() -> ExitCode {
             args.repeat
         );
     }
-    let Some(board) = found.first() else {
-        return fail("gogen-solver", "no solution", 1);
-    };
-    if args.unique {
+    if args.unique && !found.is_empty() {
         eprintln!(
             "gogen-solver: {}",
             if found.len() == 1 {
@@ -77,9 +73,5 @@ fn main() -> ExitCode {
             }
         );
     }
-    let mut out = std::io::stdout().lock();
-    match write!(out, "{board}").and_then(|()| out.flush()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => fail("gogen-solver", format!("cannot write the board: {e}"), 1),
-    }
+    emit(&answer(found.first()), Some("gogen-solver"))
 }

@@ -1,12 +1,11 @@
 //! `lightsout BOARD`: the 15-122 student solver contract, with a
 //! minimum-press solution as CIS 521 asks.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use puzzlegrade::{fail, parse_args};
+use puzzlegrade::{emit, fail, parse_args};
 use reference::lightsout::{answer, read_board, solve_minimum};
 
 /// Print the moves `r:c` of a minimum-press solution, one per line, and exit
@@ -28,14 +27,5 @@ fn main() -> ExitCode {
         Ok(b) => b,
         Err(e) => return fail("lightsout", e, 1),
     };
-    let answer = answer(solve_minimum(&board).as_ref());
-    eprint!("{}", answer.stderr);
-    let mut out = std::io::stdout().lock();
-    match out
-        .write_all(answer.stdout.as_bytes())
-        .and_then(|()| out.flush())
-    {
-        Ok(()) => ExitCode::from(answer.exit_code),
-        Err(e) => fail("lightsout", format!("cannot write moves: {e}"), 1),
-    }
+    emit(&answer(solve_minimum(&board).as_ref()), None)
 }

@@ -1,13 +1,12 @@
 //! `sbp-solver INIT GOAL`: the CS61BL project 3 Solver contract.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
-use puzzlegrade::{fail, parse_args};
-use reference::slidingblock::{Format, Outcome, PuzzleFileError, SolveOptions, read_puzzle, solve};
+use puzzlegrade::{emit, fail, parse_args};
+use reference::slidingblock::{Format, PuzzleFileError, SolveOptions, answer, read_puzzle, solve};
 
 /// Solve a sliding-block puzzle: print moves `r c r' c'`, one per line.
 /// Exit 0 solved; 1 no solution (nothing on stdout); 2 not exactly two
@@ -70,23 +69,5 @@ fn main() -> ExitCode {
             start.elapsed().as_secs_f64() * 1e3
         );
     }
-    match report.outcome {
-        Outcome::Solved(moves) => {
-            let text: String = moves.iter().map(|m| format!("{m}\n")).collect();
-            let mut out = std::io::stdout().lock();
-            match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => fail("sbp-solver", format!("cannot write moves: {e}"), 1),
-            }
-        }
-        Outcome::NoSolution => fail("sbp-solver", "no solution", 1),
-        Outcome::GaveUp => fail(
-            "sbp-solver",
-            format!(
-                "gave up after {} states (--max-states); not proven unsolvable",
-                report.states
-            ),
-            1,
-        ),
-    }
+    emit(&answer(&report), Some("sbp-solver"))
 }

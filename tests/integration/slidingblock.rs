@@ -38,6 +38,8 @@ fn spec_table_moves() {
         ("line with 5 integers", TRAY, "0 0 0 2 0\n", 4),
         ("words", TRAY, "up up down down\n", 4),
         ("blank line inside stdin", TRAY, "\n0 0 0 2\n", 4),
+        ("a lone newline is a blank line", TRAY, "\n", 4),
+        ("blank line after the moves", TRAY, "0 0 0 2\n\n", 4),
         (
             "integer too large for 32 bits",
             TRAY,

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use super::board::{Board, SIDE};
 use super::parse::{Puzzle, PuzzleFileError, parse_solution, read_puzzle};
-use crate::family::{Check, Judgement};
+use crate::family::{Answer, Verified};
 use crate::file::FileError;
 
 /// Why a board is not a solution.
@@ -164,47 +164,34 @@ pub fn run_checker(files: &[PathBuf], solution: &[u8]) -> CheckerReport {
     }
 }
 
-/// Judges a candidate solver: exit 0 with a valid board, or exit 1 and no
-/// output when the puzzle has no solution (`solvable` is asked only then).
-pub fn judge(
-    puzzle: &Puzzle,
-    stdout: &[u8],
-    exit_code: i32,
-    solvable: impl FnOnce() -> bool,
-) -> Judgement {
-    let judged = |check, detail: String| Judgement {
-        check,
-        detail,
-        moves: None,
-        best_moves: None,
+/// Verifies a candidate's board (the stdout of an exit 0) as
+/// `gogen-checker` does: exactly five rows of five letters that solve
+/// `puzzle`.
+pub fn verify(puzzle: &Puzzle, stdout: &[u8]) -> Verified {
+    let result = match parse_solution(&String::from_utf8_lossy(stdout)) {
+        Err(e) => Err(format!("output {e}")),
+        Ok(board) => valid_solution(puzzle, &board).map_err(|e| e.to_string()),
     };
-    match exit_code {
-        0 => match parse_solution(&String::from_utf8_lossy(stdout)) {
-            Err(e) => judged(Check::WrongAnswer, format!("output {e}")),
-            Ok(board) => match valid_solution(puzzle, &board) {
-                Ok(()) => judged(Check::Accepted, String::new()),
-                Err(e) => judged(Check::WrongAnswer, e.to_string()),
-            },
+    Verified {
+        result,
+        moves: None,
+    }
+}
+
+/// The solver contract's answer: the board and exit 0, or nothing on
+/// stdout and exit 1.
+pub fn answer(solution: Option<&Board>) -> Answer {
+    match solution {
+        Some(board) => Answer {
+            stdout: board.to_string(),
+            stderr: String::new(),
+            exit_code: 0,
         },
-        1 if solvable() => judged(
-            Check::WrongExitStatus,
-            "exit 1 (no solution) on a solvable puzzle".into(),
-        ),
-        1 if stdout.trim_ascii().is_empty() => {
-            judged(Check::Accepted, "unsolvable, correctly reported".into())
-        }
-        1 => judged(
-            Check::WrongExitStatus,
-            "printed output on an unsolvable puzzle (exit 1 wants empty stdout)".into(),
-        ),
-        2..=4 => judged(
-            Check::WrongExitStatus,
-            format!("exit {exit_code} (usage or input error) on a valid puzzle"),
-        ),
-        code => judged(
-            Check::RuntimeError,
-            format!("exit status {code} (the contract has 0 to 4)"),
-        ),
+        None => Answer {
+            stdout: String::new(),
+            stderr: "no solution\n".into(),
+            exit_code: 1,
+        },
     }
 }
 

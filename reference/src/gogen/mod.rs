@@ -10,7 +10,7 @@ mod solve;
 use std::path::PathBuf;
 
 pub use board::{Board, LetterMask, NUM_LETTERS, SIDE};
-pub use check::{CheckerReport, Invalid, judge, run_checker, valid_solution};
+pub use check::{CheckerReport, Invalid, answer, run_checker, valid_solution, verify};
 pub use generate::{Recipe, random_puzzle};
 pub use parse::{
     ParseError, ParseErrorKind, Puzzle, PuzzleFileError, format_exam, parse_board_file, parse_exam,
@@ -18,37 +18,48 @@ pub use parse::{
 };
 pub use solve::{count_solutions, solutions, solve};
 
-use crate::family::{Answer, Family, Judgement, LoadError};
+use std::sync::OnceLock;
+
+use crate::family::{Answer, Family, LoadError, Statuses, Verified};
 
 /// The Gogen family for the harness: one file (exam form) or two (board,
 /// words) per case; the candidate prints the solved board.
 pub struct Gogen;
 
+/// A puzzle ready to judge; solved at most once, when first needed.
+pub struct Graded {
+    puzzle: Puzzle,
+    solution: OnceLock<Option<Board>>,
+}
+
+impl Graded {
+    fn solution(&self) -> Option<&Board> {
+        self.solution.get_or_init(|| solve(&self.puzzle)).as_ref()
+    }
+}
+
 impl Family for Gogen {
-    type Puzzle = Puzzle;
+    type Puzzle = Graded;
     const NAME: &'static str = "gogen";
     const LISTING_FORMS: &'static [&'static [&'static str]] = &[&["puzzle"], &["board", "words"]];
+    const STATUSES: Statuses = Statuses::WithInputErrors;
 
-    fn load(files: &[PathBuf]) -> Result<Puzzle, LoadError> {
-        read_puzzle(files).map_err(LoadError::new)
+    fn load(files: &[PathBuf]) -> Result<Graded, LoadError> {
+        Ok(Graded {
+            puzzle: read_puzzle(files).map_err(LoadError::new)?,
+            solution: OnceLock::new(),
+        })
     }
 
-    fn judge(p: &Puzzle, stdout: &[u8], exit_code: i32) -> Judgement {
-        judge(p, stdout, exit_code, || solve(p).is_some())
+    fn verify(p: &Graded, stdout: &[u8]) -> Verified {
+        verify(&p.puzzle, stdout)
     }
 
-    fn answer(p: &Puzzle) -> Answer {
-        match solve(p) {
-            Some(board) => Answer {
-                stdout: board.to_string(),
-                stderr: String::new(),
-                exit_code: 0,
-            },
-            None => Answer {
-                stdout: String::new(),
-                stderr: "no solution\n".into(),
-                exit_code: 1,
-            },
-        }
+    fn solvable(p: &Graded) -> Option<bool> {
+        Some(p.solution().is_some())
+    }
+
+    fn answer(p: &Graded) -> Answer {
+        answer(p.solution())
     }
 }

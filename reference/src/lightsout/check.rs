@@ -7,7 +7,7 @@ use std::fmt;
 
 use super::board::{Board, Cell};
 use super::solve::{Minimality, Solution};
-use crate::family::{Answer, Check, Judgement};
+use crate::family::{Answer, Verified};
 
 /// Why a line is not a valid move.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -192,55 +192,22 @@ pub fn replay(board: &Board, output: &[u8]) -> Replay {
     }
 }
 
-/// Judges a candidate's output and exit status against the 15-122 contract:
-/// exit 0 with moves that solve the board when it is solvable; exit 1 and
-/// nothing on stdout when it is not. `minimum` is the reference's solution.
-pub fn judge(
-    board: &Board,
-    minimum: Option<&Solution>,
-    stdout: &[u8],
-    exit_code: i32,
-) -> Judgement {
-    let best_moves = minimum.map(|s| s.press_count() as u64);
-    let judged = |check, detail: String, moves| Judgement {
-        check,
-        detail,
-        moves,
-        best_moves,
-    };
-    match (minimum, exit_code) {
-        (Some(_), 0) => match replay(board, stdout) {
-            Replay::Solved { moves } => judged(Check::Accepted, String::new(), Some(moves as u64)),
-            r @ Replay::LightsOn { moves, .. } => {
-                judged(Check::WrongAnswer, r.to_string(), Some(moves as u64))
-            }
-            r @ Replay::BadMove(_) => judged(Check::WrongAnswer, r.to_string(), None),
+/// Verifies a candidate's moves (the stdout of an exit 0), as `loplayer`
+/// replays them: every line a move inside the board, and no light left on.
+pub fn verify(board: &Board, stdout: &[u8]) -> Verified {
+    match replay(board, stdout) {
+        Replay::Solved { moves } => Verified {
+            result: Ok(()),
+            moves: Some(moves as u64),
         },
-        (Some(_), 1) => judged(
-            Check::WrongExitStatus,
-            "exit 1 (no solution) on a solvable board".into(),
-            None,
-        ),
-        (None, 1) if stdout.trim_ascii().is_empty() => judged(
-            Check::Accepted,
-            "unsolvable, correctly reported".into(),
-            None,
-        ),
-        (None, 1) => judged(
-            Check::WrongExitStatus,
-            "printed output on an unsolvable board (exit 1 wants empty stdout)".into(),
-            None,
-        ),
-        (None, 0) => judged(
-            Check::WrongExitStatus,
-            "exit 0 on an unsolvable board".into(),
-            None,
-        ),
-        (_, code) => judged(
-            Check::RuntimeError,
-            format!("exit status {code} (the contract has 0 and 1)"),
-            None,
-        ),
+        r @ Replay::LightsOn { moves, .. } => Verified {
+            result: Err(r.to_string()),
+            moves: Some(moves as u64),
+        },
+        r @ Replay::BadMove(_) => Verified {
+            result: Err(r.to_string()),
+            moves: None,
+        },
     }
 }
 
@@ -274,6 +241,7 @@ pub fn answer(minimum: Option<&Solution>) -> Answer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::family::Check;
     use crate::lightsout::parse_board;
 
     fn b34() -> Board {
@@ -302,10 +270,15 @@ mod tests {
 
     #[test]
     fn judge_covers_the_contract() {
-        use crate::lightsout::solve_minimum;
-        let board = b34();
-        let min = solve_minimum(&board);
-        let j = |out: &[u8], code| judge(&board, min.as_ref(), out, code);
+        use crate::family::family;
+        let dir = tempfile::tempdir().unwrap();
+        let load = |name: &str, text: &str| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            family("lightsout").unwrap().load(&[path]).unwrap()
+        };
+        let case = load("b34", "3x2\n#OO\n##O\n");
+        let j = |out: &[u8], code| case.judge(out, code);
         assert_eq!(j(b"1:0\n", 0).check, Check::Accepted);
         assert_eq!(
             (j(b"1:0\n", 0).moves, j(b"1:0\n", 0).best_moves),
@@ -319,12 +292,16 @@ mod tests {
         assert_eq!(j(b"", 0).detail, "lights still on after 0 moves (3 lit)");
         assert_eq!(j(b"", 1).check, Check::WrongExitStatus);
         assert_eq!(j(b"", 3).detail, "exit status 3 (the contract has 0 and 1)");
-        let none = parse_board(b"3x2\n#O#\n#OO\n").unwrap();
-        let jn = |out: &[u8], code| judge(&none, None, out, code).check;
+        let none = load("b32", "3x2\n#O#\n#OO\n");
+        let jn = |out: &[u8], code| none.judge(out, code).check;
         assert_eq!(jn(b"", 1), Check::Accepted);
         assert_eq!(jn(b"\n", 1), Check::Accepted);
         assert_eq!(jn(b"0:0\n", 1), Check::WrongExitStatus);
         assert_eq!(jn(b"", 0), Check::WrongExitStatus);
+        assert_eq!(
+            none.judge(b"0:0\n", 0).detail,
+            "exit 0 on an unsolvable puzzle (no solution exists: exit 1 expected)"
+        );
         assert_eq!(jn(b"", -1), Check::RuntimeError);
     }
 

@@ -9,7 +9,7 @@ mod solve;
 
 pub use board::{Board, Cell};
 pub use check::{
-    Game, MoveError, MoveErrorKind, Replay, answer, judge, move_error, parse_move, replay,
+    Game, MoveError, MoveErrorKind, Replay, answer, move_error, parse_move, replay, verify,
 };
 pub use generate::{rng, scrambled, uniform};
 pub use parse::{
@@ -20,7 +20,7 @@ pub use solve::{MAX_EXHAUSTIVE_NULLITY, Minimality, Solution, Solver, solve, sol
 
 use std::path::PathBuf;
 
-use crate::family::{Answer, Family, Judgement, LoadError};
+use crate::family::{Answer, Family, LoadError, Statuses, Verified};
 
 /// The Lights Out family for the harness: one board file per case; the
 /// candidate prints moves (15-122 contract), judged against the minimum.
@@ -36,6 +36,7 @@ impl Family for LightsOut {
     type Puzzle = Graded;
     const NAME: &'static str = "lightsout";
     const LISTING_FORMS: &'static [&'static [&'static str]] = &[&["board"]];
+    const STATUSES: Statuses = Statuses::AnswerOrNone;
 
     fn load(files: &[PathBuf]) -> Result<Graded, LoadError> {
         let board = read_board(&files[0]).map_err(LoadError::new)?;
@@ -43,8 +44,16 @@ impl Family for LightsOut {
         Ok(Graded { board, minimum })
     }
 
-    fn judge(p: &Graded, stdout: &[u8], exit_code: i32) -> Judgement {
-        judge(&p.board, p.minimum.as_ref(), stdout, exit_code)
+    fn verify(p: &Graded, stdout: &[u8]) -> Verified {
+        verify(&p.board, stdout)
+    }
+
+    fn solvable(p: &Graded) -> Option<bool> {
+        Some(p.minimum.is_some())
+    }
+
+    fn best_moves(p: &Graded) -> Option<u64> {
+        p.minimum.as_ref().map(|s| s.press_count() as u64)
     }
 
     fn answer(p: &Graded) -> Answer {

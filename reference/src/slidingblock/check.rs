@@ -6,8 +6,9 @@ use std::fmt;
 use std::path::PathBuf;
 
 use super::parse::{Format, PuzzleFileError, parse_moves, read_puzzle};
+use super::solve::{Outcome, SolveReport};
 use super::tray::{Block, Goal, Move, Tray};
-use crate::family::{Check, Judgement};
+use crate::family::{Answer, Verified};
 
 /// Why a move is impossible.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -222,77 +223,65 @@ pub fn run_checker(args: &[PathBuf], stdin: &[u8], format: Format) -> CheckerRep
     }
 }
 
-/// Judges a candidate Solver's output against the Solver contract.
-/// `solvable` is asked only when the candidate says there is no solution:
-/// `Some(true/false)` when the reference knows, `None` when it cannot tell.
-pub fn judge(
-    tray: &Tray,
-    goal: &Goal,
-    stdout: &[u8],
-    exit_code: i32,
-    solvable: impl FnOnce() -> Option<bool>,
-) -> Judgement {
-    let judged = |check, detail: String, moves: Option<usize>| Judgement {
-        check,
-        detail,
-        moves: moves.map(|m| m as u64),
-        best_moves: None,
-    };
-    match exit_code {
-        0 => {
-            let moves = match parse_moves(stdout) {
-                Ok(m) => m,
-                Err(e) => return judged(Check::WrongAnswer, format!("output {e}"), None),
+/// Verifies a Solver's moves (the stdout of an exit 0) exactly as
+/// [`run_checker`] judges its stdin: every line four numbers, every move
+/// possible, the goal met after the last one.
+pub fn verify(tray: &Tray, goal: &Goal, stdout: &[u8]) -> Verified {
+    let moves = match parse_moves(stdout) {
+        Ok(m) => m,
+        Err(e) => {
+            return Verified {
+                result: Err(format!("output {e}")),
+                moves: None,
             };
-            match replay(tray, &moves) {
-                Err(e) => judged(Check::WrongAnswer, e.to_string(), None),
-                Ok(board) => match board.unmet(goal) {
-                    None => judged(Check::Accepted, String::new(), Some(moves.len())),
-                    Some(b) => judged(
-                        Check::WrongAnswer,
-                        format!(
-                            "goal not met after {} moves: no {}x{} block at {b}",
-                            moves.len(),
-                            b.shape().height,
-                            b.shape().width
-                        ),
-                        Some(moves.len()),
-                    ),
-                },
-            }
         }
-        1 => match solvable() {
-            Some(true) => judged(
-                Check::WrongExitStatus,
-                "exit 1 (no solution) on a solvable puzzle".into(),
-                None,
-            ),
-            Some(false) if stdout.trim_ascii().is_empty() => judged(
-                Check::Accepted,
-                "unsolvable, correctly reported".into(),
-                None,
-            ),
-            Some(false) => judged(
-                Check::WrongExitStatus,
-                "printed output on an unsolvable puzzle (exit 1 wants empty stdout)".into(),
-                None,
-            ),
-            None => judged(
-                Check::Undecided,
-                "the reference solver could not decide this puzzle".into(),
-                None,
-            ),
+    };
+    let count = Some(moves.len() as u64);
+    let result = match replay(tray, &moves) {
+        Err(e) => {
+            return Verified {
+                result: Err(e.to_string()),
+                moves: None,
+            };
+        }
+        Ok(board) => match board.unmet(goal) {
+            None => Ok(()),
+            Some(b) => Err(format!(
+                "goal not met after {} moves: no {}x{} block at {b}",
+                moves.len(),
+                b.shape().height,
+                b.shape().width
+            )),
         },
-        2..=4 => judged(
-            Check::WrongExitStatus,
-            format!("exit {exit_code} (usage or input error) on a valid puzzle"),
-            None,
-        ),
-        code => judged(
-            Check::RuntimeError,
-            format!("exit status {code} (the contract has 0 to 4)"),
-            None,
-        ),
+    };
+    Verified {
+        result,
+        moves: count,
+    }
+}
+
+/// The Solver contract's answer from a search report: the moves and exit
+/// 0, or nothing on stdout and exit 1 with the reason on stderr.
+pub fn answer(report: &SolveReport) -> Answer {
+    match &report.outcome {
+        Outcome::Solved(moves) => Answer {
+            stdout: moves.iter().map(|m| format!("{m}\n")).collect(),
+            stderr: String::new(),
+            exit_code: 0,
+        },
+        Outcome::NoSolution => Answer {
+            stdout: String::new(),
+            stderr: "no solution\n".into(),
+            exit_code: 1,
+        },
+        Outcome::GaveUp => Answer {
+            stdout: String::new(),
+            stderr: format!(
+                "gave up after {} states (--max-states); not proven unsolvable\n",
+                report.states
+            ),
+            exit_code: 1,
+        },
     }
 }
 

@@ -12,7 +12,9 @@ mod tray;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-pub use check::{Board, CheckerReport, MoveError, MoveErrorKind, judge, replay, run_checker};
+pub use check::{
+    Board, CheckerReport, MoveError, MoveErrorKind, answer, replay, run_checker, verify,
+};
 pub use generate::{Recipe, random_puzzle};
 pub use parse::{
     Format, MoveLineError, ParseError, ParseErrorKind, PuzzleFileError, format_blocks, format_tray,
@@ -21,7 +23,7 @@ pub use parse::{
 pub use solve::{Outcome, SolveOptions, SolveReport, solve};
 pub use tray::{Block, Goal, MAX_SIDE, Move, Shape, Tray, rotated, rotated_goal};
 
-use crate::family::{Answer, Family, Judgement, LoadError};
+use crate::family::{Answer, Family, LoadError, Statuses, Verified};
 
 /// The sliding-block family for the harness: two files per case (INIT
 /// GOAL); the candidate is a Solver printing moves.
@@ -46,6 +48,7 @@ impl Family for SlidingBlock {
     const NAME: &'static str = "slidingblock";
     const LISTING_FORMS: &'static [&'static [&'static str]] =
         &[&["initial config file", "goal file"]];
+    const STATUSES: Statuses = Statuses::WithInputErrors;
 
     fn load(files: &[PathBuf]) -> Result<Puzzle, LoadError> {
         let (tray, goal) =
@@ -57,33 +60,19 @@ impl Family for SlidingBlock {
         })
     }
 
-    fn judge(p: &Puzzle, stdout: &[u8], exit_code: i32) -> Judgement {
-        judge(&p.tray, &p.goal, stdout, exit_code, || {
-            match p.report().outcome {
-                Outcome::Solved(_) => Some(true),
-                Outcome::NoSolution => Some(false),
-                Outcome::GaveUp => None,
-            }
-        })
+    fn verify(p: &Puzzle, stdout: &[u8]) -> Verified {
+        verify(&p.tray, &p.goal, stdout)
+    }
+
+    fn solvable(p: &Puzzle) -> Option<bool> {
+        match p.report().outcome {
+            Outcome::Solved(_) => Some(true),
+            Outcome::NoSolution => Some(false),
+            Outcome::GaveUp => None,
+        }
     }
 
     fn answer(p: &Puzzle) -> Answer {
-        match &p.report().outcome {
-            Outcome::Solved(moves) => Answer {
-                stdout: moves.iter().map(|m| format!("{m}\n")).collect(),
-                stderr: String::new(),
-                exit_code: 0,
-            },
-            Outcome::NoSolution => Answer {
-                stdout: String::new(),
-                stderr: "no solution\n".into(),
-                exit_code: 1,
-            },
-            Outcome::GaveUp => Answer {
-                stdout: String::new(),
-                stderr: format!("gave up after {} states\n", p.report().states),
-                exit_code: 1,
-            },
-        }
+        answer(p.report())
     }
 }

@@ -273,10 +273,21 @@ pub fn parse_goal(text: &[u8], format: Format, tray: &Tray) -> Result<Goal, Pars
 }
 
 /// Parses a move list, one `r c r' c'` per line, with the line number of
-/// each move. The first malformed line is the error.
+/// each move. The first malformed line is the error. Unlike a puzzle file,
+/// a move list has no blank lines anywhere, not even at the end (the staff
+/// Checker stops with "Line too short"); only a missing final newline is
+/// forgiven.
 pub fn parse_moves(text: &[u8]) -> Result<Vec<(usize, Move)>, MoveLineError> {
-    lines(text)
+    let body = text.strip_suffix(b"\n").unwrap_or(text);
+    let pieces = if text.is_empty() {
+        Vec::new()
+    } else {
+        body.split(|&b| b == b'\n').collect()
+    };
+    pieces
         .into_iter()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.strip_suffix(b"\r").unwrap_or(l)))
         .map(|(no, line)| {
             numbers::<4>(line)
                 .map(|[a, b, c, d]| (no, Move::new(a, b, c, d)))
@@ -424,6 +435,13 @@ mod tests {
             "line 2: expected 4 non-negative integers `r c r' c'`, found \"1 2 3\""
         );
         assert_eq!(parse_moves(b"\n0 0 0 2").unwrap_err().line, 1);
+        // Blank lines at the end are blank lines too (the staff Checker's
+        // "Line too short"); a missing final newline is fine.
+        assert_eq!(parse_moves(b"\n").unwrap_err().line, 1);
+        assert_eq!(parse_moves(b"0 0 0 2\n\n").unwrap_err().line, 2);
+        assert_eq!(parse_moves(b"0 0 0 2\r\n \r\n").unwrap_err().line, 2);
+        assert_eq!(parse_moves(b"").unwrap(), []);
+        assert_eq!(parse_moves(b"0 0 0 2").unwrap().len(), 1);
         assert_eq!(
             parse_moves(b"0 0 0 2147483647").unwrap()[0].1.to_col,
             2147483647
