@@ -23,7 +23,7 @@ pub struct Cli {
 pub enum Command {
     /// Grade a candidate on suites. With no options: the bundled reference
     /// solvers on every suite under ./suites.
-    Grade(GradeArgs),
+    Grade(Box<GradeArgs>),
     /// Solve one puzzle with the reference solver, printing exactly what the
     /// family's student contract asks (the default candidate of `grade`).
     Solve {
@@ -33,10 +33,23 @@ pub enum Command {
         /// The puzzle file(s), as a candidate gets them.
         files: Vec<PathBuf>,
     },
+    /// The guard process a grading run starts (internal): kills every live
+    /// case's process group when the harness dies.
+    #[command(name = "__guard", hide = true)]
+    Guard,
+}
+
+/// How the terminal shows a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// A progress bar, the cases not accepted, a summary per suite.
+    Human,
+    /// Every event as a JSON line on stdout.
+    Json,
 }
 
 /// Options of `harness grade`.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone)]
 pub struct GradeArgs {
     /// A suite folder (with a listing `<level>.csv`), a family folder, a
     /// whole tree, or a listing file. Repeatable. Default: ./suites.
@@ -56,12 +69,31 @@ pub struct GradeArgs {
     /// Time between SIGTERM and SIGKILL when a case runs out of time.
     #[arg(long, default_value = "1s", value_parser = humantime::parse_duration)]
     pub grace: Duration,
-    /// Cases run at once (default: the number of cores).
+    /// Cases run at once, 1 to 1024 (default: the number of cores).
     #[arg(long)]
     pub jobs: Option<NonZeroUsize>,
-    /// Where the CSV scorecard goes.
+    /// Where the CSV scorecard goes. If it exists, one of --resume,
+    /// --rerun-failed or --force must say what to do with it.
     #[arg(long, default_value = "scorecard.csv")]
     pub scorecard: PathBuf,
+    /// Keep the scorecard's finished rows and run only the missing cases
+    /// (after a Ctrl-C or a crash).
+    #[arg(long, group = "existing")]
+    pub resume: bool,
+    /// Run again only the cases whose verdict is not accepted (and any
+    /// missing), replacing their rows.
+    #[arg(long, group = "existing")]
+    pub rerun_failed: bool,
+    /// Replace an existing scorecard.
+    #[arg(long, group = "existing")]
+    pub force: bool,
+    /// Also write the results as FORMAT:PATH (json, junit, gradescope),
+    /// rewritten as rows come. Repeatable.
+    #[arg(long = "export", value_name = "FORMAT:PATH")]
+    pub exports: Vec<String>,
+    /// What the terminal shows.
+    #[arg(long, value_enum, default_value = "human")]
+    pub format: Format,
     /// Only cases whose `suite/case` contains this text.
     #[arg(long)]
     pub filter: Option<String>,
@@ -75,7 +107,8 @@ pub struct GradeArgs {
     /// Standard output kept per case; more is verdict output-limit.
     #[arg(long, default_value = "64MiB")]
     pub stdout_limit: ByteSize,
-    /// Standard error kept per case; more is verdict output-limit.
+    /// Standard error kept per case; more is read and dropped (never a
+    /// verdict).
     #[arg(long, default_value = "1MiB")]
     pub stderr_limit: ByteSize,
 }

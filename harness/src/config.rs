@@ -7,8 +7,14 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use reference::family::{Grader, family};
 
-use crate::cli::GradeArgs;
-use crate::runner::Limits;
+use crate::cli::{Format, GradeArgs};
+use crate::executor::Limits;
+use crate::report::Mode;
+
+/// The longest time limit or grace accepted.
+pub const MAX_DURATION: Duration = Duration::from_secs(24 * 3600);
+/// The most cases at once.
+pub const MAX_JOBS: usize = 1024;
 
 /// What runs on each case.
 #[derive(Debug, Clone)]
@@ -67,13 +73,51 @@ pub struct Settings {
     pub jobs: usize,
     /// Per-case limits.
     pub limits: Limits,
+}
+
+/// Where a run's results go.
+#[derive(Debug, Clone)]
+pub struct Outputs {
     /// The CSV scorecard's path.
     pub scorecard: PathBuf,
+    /// What to do with an existing scorecard.
+    pub mode: Mode,
+    /// Exports: format name and path.
+    pub exports: Vec<(String, PathBuf)>,
+    /// What the terminal shows.
+    pub format: Format,
+}
+
+impl Outputs {
+    /// Validates the output options.
+    pub fn from_args(args: &GradeArgs) -> anyhow::Result<Self> {
+        let mode = if args.resume {
+            Mode::Resume
+        } else if args.rerun_failed {
+            Mode::RerunFailed
+        } else if args.force {
+            Mode::Force
+        } else {
+            Mode::Create
+        };
+        let exports = args
+            .exports
+            .iter()
+            .map(|e| crate::export::parse_target(e))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        Ok(Self {
+            scorecard: args.scorecard.clone(),
+            mode,
+            exports,
+            format: args.format,
+        })
+    }
 }
 
 impl Settings {
     /// Validates the command line.
-    pub fn from_args(args: GradeArgs) -> anyhow::Result<Self> {
+    pub fn from_args(args: &GradeArgs) -> anyhow::Result<Self> {
+        let args = args.clone();
         let cwd = std::env::current_dir().context("cannot read the current directory")?;
         let family = match &args.family {
             None => None,
@@ -87,6 +131,19 @@ impl Settings {
         };
         if args.time_limit.is_zero() {
             bail!("--time-limit must be more than zero");
+        }
+        for (flag, d) in [("--time-limit", args.time_limit), ("--grace", args.grace)] {
+            if d > MAX_DURATION {
+                bail!(
+                    "{flag} {} is over the 24 h maximum",
+                    humantime::format_duration(d)
+                );
+            }
+        }
+        if let Some(j) = args.jobs
+            && usize::from(j) > MAX_JOBS
+        {
+            bail!("--jobs {j} is over the maximum of {MAX_JOBS}");
         }
         let suites = if args.suites.is_empty() {
             let default = cwd.join("suites");
@@ -135,7 +192,6 @@ impl Settings {
                 stdout: args.stdout_limit.as_u64(),
                 stderr: args.stderr_limit.as_u64(),
             },
-            scorecard: args.scorecard,
         })
     }
 }

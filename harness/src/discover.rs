@@ -1,12 +1,15 @@
 //! Suites to jobs: find listings under the given paths (walkdir), tell their
 //! family by header, and turn each row into a job. A row whose files are
-//! missing still becomes a job: grading reports it as `harness-error`.
+//! missing still becomes a job: grading reports it as `harness-error`. A
+//! folder or listing that cannot be read is an error, never skipped: a
+//! whole suite must not go missing quietly.
 
+use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use reference::family::{Grader, family_for_listing};
+use reference::family::{Grader, ListingMatch, family_for_listing};
 use reference::file::listing_dir;
 
 /// One case to grade.
@@ -15,7 +18,8 @@ pub struct Job {
     pub family: &'static dyn Grader,
     /// The suite name, e.g. `lightsout/easy`.
     pub suite: String,
-    /// The case name: the first file as listed.
+    /// The case name: its files as listed, joined by `+` (a sliding-block
+    /// case is `init+goal`: one tray may be listed with several goals).
     pub case: String,
     /// The puzzle files, absolute, or what is wrong with the listing row.
     pub files: Result<Vec<PathBuf>, String>,
@@ -39,10 +43,21 @@ pub fn discover(
     }
     let mut jobs = Vec::new();
     for (path, family, columns) in listings {
-        jobs.extend(read_listing(&path, family, columns)?);
+        let found = read_listing(&path, family, columns)?;
+        if found.is_empty() {
+            bail!(
+                "suite {} lists no cases ({})",
+                suite_name(&path),
+                path.display()
+            );
+        }
+        jobs.extend(found);
     }
     if let Some(f) = filter {
         jobs.retain(|j| format!("{}/{}", j.suite, j.case).contains(f));
+        if jobs.is_empty() {
+            bail!("no case matches --filter {f:?}");
+        }
     }
     Ok(jobs)
 }
@@ -59,7 +74,7 @@ fn find_listings(root: &Path, only: Option<&'static dyn Grader>) -> anyhow::Resu
         if !entry.file_type().is_file() || path.extension().is_none_or(|e| e != "csv") {
             continue;
         }
-        let Some((family, columns)) = listing_family(path) else {
+        let Some((family, columns)) = listing_family(path)? else {
             continue;
         };
         if only.is_none_or(|o| o.name() == family.name()) {
@@ -69,16 +84,29 @@ fn find_listings(root: &Path, only: Option<&'static dyn Grader>) -> anyhow::Resu
     Ok(out)
 }
 
-/// The family of a listing and its number of file columns, from its header line.
-fn listing_family(path: &Path) -> Option<(&'static dyn Grader, usize)> {
+/// The family of a listing and its number of file columns, from its header
+/// line; `None` for a CSV that is no listing. Unreadable is an error.
+fn listing_family(path: &Path) -> anyhow::Result<Option<(&'static dyn Grader, usize)>> {
     let mut reader = csv::ReaderBuilder::new()
         .flexible(true)
         .trim(csv::Trim::All)
         .from_path(path)
-        .ok()?;
-    let header = reader.headers().ok()?.clone();
+        .with_context(|| format!("cannot read listing {}", path.display()))?;
+    let header = reader
+        .headers()
+        .with_context(|| format!("cannot read listing {}: line 1", path.display()))?
+        .clone();
     let cols: Vec<&str> = header.iter().collect();
-    family_for_listing(&cols)
+    match family_for_listing(&cols) {
+        ListingMatch::None => Ok(None),
+        ListingMatch::Family(f, n) => Ok(Some((f, n))),
+        ListingMatch::Ambiguous(a, b) => bail!(
+            "{}: line 1: the header fits both {} and {}",
+            path.display(),
+            a.name(),
+            b.name()
+        ),
+    }
 }
 
 /// The suite name of a listing: its stem, under the folder that names it
@@ -106,7 +134,7 @@ pub fn suite_name(listing: &Path) -> String {
 /// The jobs of one listing. Files are looked up in the folder named like the
 /// listing when there is one (`easy.csv` beside `easy/`), else beside it.
 fn read_listing(path: &Path, family: &'static dyn Grader, n: usize) -> anyhow::Result<Vec<Job>> {
-    let text = fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = fs::read(path).with_context(|| format!("cannot read listing {}", path.display()))?;
     let base = listing_dir(path);
     let base = base.canonicalize().unwrap_or(base);
     let suite = suite_name(path);
@@ -115,6 +143,7 @@ fn read_listing(path: &Path, family: &'static dyn Grader, n: usize) -> anyhow::R
         .trim(csv::Trim::All)
         .from_reader(text.as_slice());
     let mut jobs = Vec::new();
+    let mut seen: HashMap<Vec<String>, usize> = HashMap::new();
     for (i, record) in reader.records().enumerate() {
         let line = i + 2;
         let job = |case: String, files| Job {
@@ -137,14 +166,27 @@ fn read_listing(path: &Path, family: &'static dyn Grader, n: usize) -> anyhow::R
             continue;
         }
         let names: Vec<&str> = record.iter().take(n).collect();
-        let case = names[0].to_string();
+        let mut case = names.join("+");
         let files = if names.len() < n || names.iter().any(|s| s.is_empty()) {
             Err(format!(
                 "{}: line {line}: expected {n} file column(s)",
                 path.display()
             ))
         } else {
-            Ok(names.iter().map(|f| base.join(f)).collect())
+            let key = names.iter().map(|s| s.to_string()).collect();
+            match seen.get(&key) {
+                Some(first) => {
+                    case = format!("{case} (line {line})");
+                    Err(format!(
+                        "{}: line {line}: the same files as line {first}",
+                        path.display()
+                    ))
+                }
+                None => {
+                    seen.insert(key, line);
+                    Ok(names.iter().map(|f| base.join(f)).collect())
+                }
+            }
         };
         jobs.push(job(case, files));
     }

@@ -8,13 +8,21 @@ use std::time::Duration;
 
 use reference::family::{Case, Check};
 
+use crate::cancel::Cancel;
 use crate::config::Candidate;
 use crate::discover::Job;
+use crate::executor::{Ending, Executor, LimitHit, Limits, RunResult, Spec, signal_name};
 use crate::outcome::{Row, Verdict};
-use crate::runner::{self, Ending, LimitHit, Limits, RunResult, signal_name};
 
-/// Grades one job.
-pub fn grade(job: &Job, candidate: &Candidate, label: &str, limits: &Limits) -> Row {
+/// Grades one job with `executor`.
+pub fn grade(
+    job: &Job,
+    candidate: &Candidate,
+    label: &str,
+    limits: &Limits,
+    executor: &dyn Executor,
+    cancel: &Cancel,
+) -> Row {
     let mut row = Row::new(label, job.family.name(), &job.suite, &job.case);
     let files = match &job.files {
         Ok(f) => f,
@@ -40,13 +48,19 @@ pub fn grade(job: &Job, candidate: &Candidate, label: &str, limits: &Limits) -> 
         .map(Into::into)
         .collect();
     argv.extend(files.iter().map(|f| f.clone().into_os_string()));
-    let run = runner::run(&argv, candidate.workdir(), limits);
+    let spec = Spec {
+        argv,
+        workdir: candidate.workdir().to_owned(),
+    };
+    let run = executor.execute(&spec, limits, cancel);
     fill(&mut row, case.as_ref(), &run, limits);
     row
 }
 
-/// Turns a run into the row's measurements and verdict.
-fn fill(row: &mut Row, case: &dyn Case, run: &RunResult, limits: &Limits) {
+/// Turns a run into the row's measurements and verdict: the whole verdict
+/// table. Order matters: our failure first, then a stopped run, then the
+/// limits we enforced, then a death by signal, then the contract.
+pub fn fill(row: &mut Row, case: &dyn Case, run: &RunResult, limits: &Limits) {
     row.wall_ms = Some(millis(run.wall));
     row.cpu_ms = run.cpu.map(millis);
     row.max_rss_kb = run.max_rss_kb;
@@ -57,17 +71,17 @@ fn fill(row: &mut Row, case: &dyn Case, run: &RunResult, limits: &Limits) {
     }
     let (verdict, detail) = match (&run.limit, &run.ending) {
         (_, Ending::Failed(why)) => (Verdict::HarnessError, why.clone()),
-        (Some(LimitHit::Output(stream)), _) => {
-            let (cap, total) = match stream {
-                runner::Stream::Stdout => (limits.stdout, run.stdout.total),
-                runner::Stream::Stderr => (limits.stderr, run.stderr.total),
-            };
-            let detail = format!(
-                "{} over {cap} bytes ({total} written before the kill)",
-                stream.name()
-            );
-            (Verdict::OutputLimit, detail)
-        }
+        _ if run.cancelled => (
+            Verdict::Cancelled,
+            "stopped: the grading run was cancelled".to_string(),
+        ),
+        (Some(LimitHit::Stdout), _) => (
+            Verdict::OutputLimit,
+            format!(
+                "stdout over {} bytes ({} written before the kill)",
+                limits.stdout, run.stdout.total
+            ),
+        ),
         (Some(LimitHit::Time), _) => (
             Verdict::TimeLimit,
             format!(
@@ -102,13 +116,28 @@ fn fill(row: &mut Row, case: &dyn Case, run: &RunResult, limits: &Limits) {
     };
     row.verdict = verdict;
     row.detail = detail;
-    if run.stdout.abandoned || run.stderr.abandoned {
-        if !row.detail.is_empty() {
-            row.detail.push_str("; ");
-        }
-        row.detail
-            .push_str("output pipe held open by a process that left the group");
+    if run.stderr.total > limits.stderr {
+        append(
+            &mut row.detail,
+            &format!(
+                "stderr cut at {} bytes of {}",
+                limits.stderr, run.stderr.total
+            ),
+        );
     }
+    if run.stdout.abandoned || run.stderr.abandoned {
+        append(
+            &mut row.detail,
+            "output pipe held open by a process that left the group",
+        );
+    }
+}
+
+fn append(detail: &mut String, more: &str) {
+    if !detail.is_empty() {
+        detail.push_str("; ");
+    }
+    detail.push_str(more);
 }
 
 /// Milliseconds, rounded to the microsecond.
@@ -122,4 +151,156 @@ fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
         .map(|s| s.to_string())
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::executor::Capture;
+    use crate::executor::fake::{FakeExecutor, Script};
+
+    const LIMITS: Limits = Limits {
+        time: Duration::from_secs(80),
+        grace: Duration::from_secs(1),
+        stdout: 100,
+        stderr: 10,
+    };
+
+    /// A Lights Out case: the handout's 3x2-34 (one press, 1:0) or 3x2-32
+    /// (unsolvable).
+    fn case(solvable: bool) -> Box<dyn Case> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("b.txt");
+        let text = if solvable {
+            "3x2\n#OO\n##O\n"
+        } else {
+            "3x2\n#O#\n#OO\n"
+        };
+        std::fs::write(&path, text).unwrap();
+        reference::family::family("lightsout")
+            .unwrap()
+            .load(&[path])
+            .unwrap()
+    }
+
+    fn exited(code: i32, out: &str) -> RunResult {
+        let mut r = RunResult::ended(Ending::Exited(code), Duration::from_millis(3));
+        r.stdout = Capture::of(out.as_bytes());
+        r
+    }
+
+    fn verdict(solvable: bool, run: &RunResult) -> (Verdict, String) {
+        let mut row = Row::new("c", "lightsout", "s", "b.txt");
+        fill(&mut row, case(solvable).as_ref(), run, &LIMITS);
+        (row.verdict, row.detail)
+    }
+
+    #[test]
+    fn the_verdict_table() {
+        use Verdict::*;
+        let v = |solvable, run: RunResult| verdict(solvable, &run);
+        assert_eq!(v(true, exited(0, "1:0\n")), (Accepted, String::new()));
+        assert_eq!(
+            v(true, exited(0, "0:0\n")).0,
+            WrongAnswer,
+            "moves that leave lights on"
+        );
+        assert_eq!(
+            v(false, exited(0, "")),
+            (
+                WrongExitStatus,
+                "exit 0 on an unsolvable puzzle (no solution exists: exit 1 expected)".into()
+            )
+        );
+        assert_eq!(v(false, exited(1, "")).0, Accepted);
+        assert_eq!(v(true, exited(1, "")).0, WrongExitStatus);
+        assert_eq!(
+            v(true, exited(7, "")),
+            (
+                RuntimeError,
+                "exit status 7 (the contract has 0 and 1)".into()
+            )
+        );
+        assert_eq!(
+            v(true, RunResult::ended(Ending::Signaled(11), Duration::ZERO)),
+            (RuntimeError, "killed by SIGSEGV".into())
+        );
+        let mut timed_out = RunResult::ended(Ending::Signaled(15), Duration::from_secs(80));
+        timed_out.limit = Some(LimitHit::Time);
+        assert_eq!(
+            v(true, timed_out),
+            (TimeLimit, "still running after 1m 20s".into())
+        );
+        let mut flood = RunResult::ended(Ending::Signaled(9), Duration::ZERO);
+        flood.limit = Some(LimitHit::Stdout);
+        flood.stdout.total = 5000;
+        assert_eq!(
+            v(true, flood),
+            (
+                OutputLimit,
+                "stdout over 100 bytes (5000 written before the kill)".into()
+            )
+        );
+        assert_eq!(
+            v(
+                true,
+                RunResult::ended(Ending::Failed("cannot start x".into()), Duration::ZERO)
+            ),
+            (HarnessError, "cannot start x".into())
+        );
+        let mut stopped = RunResult::ended(Ending::Signaled(15), Duration::ZERO);
+        stopped.cancelled = true;
+        assert_eq!(v(true, stopped).0, Cancelled);
+    }
+
+    /// stderr past its cap is cut and noted, never a verdict: a segfault
+    /// that wrote a flood of stderr is still reported as the segfault.
+    #[test]
+    fn stderr_over_its_cap_is_never_the_verdict() {
+        let mut r = exited(0, "1:0\n");
+        r.stderr.total = 1 << 20;
+        assert_eq!(
+            verdict(true, &r),
+            (
+                Verdict::Accepted,
+                format!("stderr cut at 10 bytes of {}", 1 << 20)
+            )
+        );
+        let mut r = RunResult::ended(Ending::Signaled(11), Duration::ZERO);
+        r.stderr.total = 1 << 20;
+        assert_eq!(verdict(true, &r).0, Verdict::RuntimeError);
+    }
+
+    #[test]
+    fn grade_runs_the_candidate_with_the_puzzle_files_appended() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("b.txt");
+        std::fs::write(&path, "3x2\n#OO\n##O\n").unwrap();
+        let job = Job {
+            family: reference::family::family("lightsout").unwrap(),
+            suite: "s".into(),
+            case: "b.txt".into(),
+            files: Ok(vec![path.clone()]),
+        };
+        let candidate = Candidate::Command {
+            argv: vec!["solver".into(), "-v".into()],
+            workdir: PathBuf::from("/w"),
+        };
+        let fake = FakeExecutor::new(|_| Script::exit(0, "1:0\n"));
+        let row = grade(&job, &candidate, "alice", &LIMITS, &fake, &Cancel::new());
+        assert_eq!(
+            (row.verdict, row.moves, row.best_moves, row.exit_code),
+            (Verdict::Accepted, Some(1), Some(1), Some(0))
+        );
+        let ran = fake.ran.lock().unwrap();
+        assert_eq!(ran.len(), 1);
+        assert_eq!(
+            ran[0].argv,
+            ["solver".into(), "-v".into(), path.into_os_string()]
+        );
+        assert_eq!(ran[0].workdir, PathBuf::from("/w"));
+    }
 }

@@ -1,29 +1,25 @@
 //! `harness`: grades puzzle-solving programs on suites. This file parses the
-//! command line and maps results to exit statuses: 0 all accepted, 1 some
-//! case not accepted, 2 usage or setup error.
-
-mod cli;
-mod config;
-mod discover;
-mod grade;
-mod outcome;
-mod report;
-mod runner;
+//! command line, wires the reporter, catches SIGINT and SIGTERM, and maps
+//! results to exit statuses: 0 all accepted, 1 some case not accepted, 2
+//! usage or setup error (or a report that could not be written), 130 after
+//! SIGINT, 143 after SIGTERM.
 
 use std::io::Write;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
-use std::thread;
+use std::sync::Arc;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use clap::Parser;
 use clap::error::ErrorKind;
-use rayon::prelude::*;
+use signal_hook::consts::{SIGINT, SIGTERM};
 
-use crate::cli::{Cli, Command, GradeArgs};
-use crate::config::Settings;
-use crate::report::{CsvScorecard, Event, Terminal};
+use harness::cancel::Cancel;
+use harness::cli::{Cli, Command, Format, GradeArgs};
+use harness::config::{Outputs, Settings};
+use harness::event::StopReason;
+use harness::executor::ProcessExecutor;
+use harness::export::Exports;
+use harness::report::{JsonLines, Reporter, Scorecard, Sink, Terminal};
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -37,8 +33,12 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Grade(args) => grade_command(args),
+        Command::Grade(args) => grade_command(&args),
         Command::Solve { family, files } => solve_command(&family, &files),
+        Command::Guard => {
+            harness::executor::guard::serve(std::io::stdin().lock());
+            Ok(ExitCode::SUCCESS)
+        }
     };
     result.unwrap_or_else(|e| {
         eprintln!("harness: {e:#}");
@@ -47,50 +47,58 @@ fn main() -> ExitCode {
 }
 
 /// `harness grade`: discover, run every case in parallel, report.
-fn grade_command(args: GradeArgs) -> anyhow::Result<ExitCode> {
+fn grade_command(args: &GradeArgs) -> anyhow::Result<ExitCode> {
     let settings = Settings::from_args(args)?;
-    let jobs = discover::discover(
+    let outputs = Outputs::from_args(args)?;
+    let jobs = harness::discover::discover(
         &settings.suites,
         settings.family,
         settings.filter.as_deref(),
     )?;
-    if jobs.is_empty() {
-        bail!("no case matches --filter");
-    }
-    let mut scorecard = CsvScorecard::create(&settings.scorecard)?;
-    let mut terminal = Terminal::new(jobs.len(), &settings.label);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(settings.jobs)
-        .build()
-        .context("cannot start the worker pool")?;
-    let stop = AtomicBool::new(false);
-    let (tx, rx) = mpsc::channel();
-    let summary = thread::scope(|scope| {
-        scope.spawn(|| {
-            pool.install(|| {
-                jobs.par_iter().for_each_with(tx, |tx, job| {
-                    if stop.load(Ordering::Relaxed) {
-                        return;
-                    }
-                    let row =
-                        grade::grade(job, &settings.candidate, &settings.label, &settings.limits);
-                    if tx.send(Event::CaseFinished(Box::new(row))).is_err() {
-                        stop.store(true, Ordering::Relaxed);
-                    }
-                });
-            });
-        });
-        let summary = report::report(rx, &mut [&mut terminal, &mut scorecard]);
-        if summary.is_err() {
-            stop.store(true, Ordering::Relaxed);
+    let (scorecard, kept) = Scorecard::open(&outputs.scorecard, outputs.mode, &settings.label)?;
+    let screen: Box<dyn Sink> = match outputs.format {
+        Format::Human => Box::new(Terminal::new(&settings.label)),
+        Format::Json => Box::new(JsonLines),
+    };
+    let exports = Exports::new(&outputs.exports, &settings.label, &kept)?;
+    let mut reporter = Reporter::new(vec![screen, Box::new(scorecard), Box::new(exports)]);
+
+    let cancel = Arc::new(Cancel::new());
+    watch_signals(Arc::clone(&cancel))?;
+    let exe = std::env::current_exe().context("cannot locate the harness executable")?;
+    let executor = ProcessExecutor::supervised(&exe).context("cannot start the guard process")?;
+    let summary = harness::run_jobs(&settings, jobs, &kept, &executor, &cancel, &mut |event| {
+        if !reporter.event(&event) {
+            cancel.request_now(StopReason::ReportFailed);
         }
-        summary
-    })?;
-    Ok(if summary.all_accepted() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
+    });
+    if let Some(e) = reporter.into_error() {
+        eprintln!("harness: {e:#}");
+        return Ok(ExitCode::from(2));
+    }
+    Ok(match summary.stopped {
+        Some(StopReason::Interrupted) => ExitCode::from(130),
+        Some(StopReason::Terminated) => ExitCode::from(143),
+        Some(StopReason::ReportFailed) => ExitCode::from(2),
+        None if summary.all_accepted() => ExitCode::SUCCESS,
+        None => ExitCode::from(1),
     })
+}
+
+/// SIGINT and SIGTERM ask the run to stop (a second one: at once).
+fn watch_signals(cancel: Arc<Cancel>) -> anyhow::Result<()> {
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])
+        .context("cannot watch SIGINT and SIGTERM")?;
+    std::thread::spawn(move || {
+        for signal in signals.forever() {
+            cancel.request(if signal == SIGTERM {
+                StopReason::Terminated
+            } else {
+                StopReason::Interrupted
+            });
+        }
+    });
+    Ok(())
 }
 
 /// `harness solve`: the reference answer in the family's contract.

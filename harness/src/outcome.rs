@@ -3,10 +3,10 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How one case ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
     /// Output verified, or an unsolvable puzzle correctly reported.
@@ -24,6 +24,9 @@ pub enum Verdict {
     /// Our side failed: unreadable puzzle, checker crash, spawn failure.
     /// Never the candidate's fault.
     HarnessError,
+    /// The run was stopped (Ctrl-C, SIGTERM, a write error) before this case
+    /// finished. `--resume` runs it again.
+    Cancelled,
 }
 
 impl Verdict {
@@ -37,6 +40,7 @@ impl Verdict {
             Verdict::RuntimeError => "runtime-error",
             Verdict::OutputLimit => "output-limit",
             Verdict::HarnessError => "harness-error",
+            Verdict::Cancelled => "cancelled",
         }
     }
 }
@@ -48,7 +52,7 @@ impl fmt::Display for Verdict {
 }
 
 /// One scorecard row: one candidate on one case. Column order is the CSV's.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Row {
     /// The candidate's name.
     pub candidate: String,
@@ -56,7 +60,8 @@ pub struct Row {
     pub family: String,
     /// The suite (e.g. `lightsout/easy`).
     pub suite: String,
-    /// The case (the first puzzle file as listed).
+    /// The case: its puzzle files as listed, joined by `+`
+    /// (`big.tray.4+big.tray.4.goal`).
     pub case: String,
     /// The verdict.
     pub verdict: Verdict,
@@ -98,6 +103,11 @@ impl Row {
             best_moves: None,
         }
     }
+
+    /// What identifies the case within a scorecard.
+    pub fn key(&self) -> (String, String) {
+        (self.suite.clone(), self.case.clone())
+    }
 }
 
 #[cfg(test)]
@@ -115,6 +125,7 @@ mod tests {
             RuntimeError,
             OutputLimit,
             HarnessError,
+            Cancelled,
         ];
         let names: Vec<&str> = all.iter().map(|v| v.as_str()).collect();
         assert_eq!(
@@ -126,7 +137,8 @@ mod tests {
                 "time-limit",
                 "runtime-error",
                 "output-limit",
-                "harness-error"
+                "harness-error",
+                "cancelled"
             ]
         );
     }

@@ -5,7 +5,8 @@
 //! puzzle files), `wrong` (a move that does not
 //! solve), `sleep` (forever), `grandchild` (leaves a sleeping grandchild
 //! holding stdout, then exits), `grandchild-wait` (the same, but waits for
-//! it), `flood` (stdout without end), `flood-stderr`, `signal` (dies of
+//! it), `flood` (stdout without end), `flood-stderr`, `flood-stderr-then-abort` (4 MiB on stderr,
+//! then SIGABRT), `signal` (dies of
 //! SIGABRT), `exit N` (exits with N, no output), `spin MS` (burns CPU for MS
 //! milliseconds, then answers right), `ignore-term` (ignores SIGTERM and
 //! sleeps). With MISBEHAVE_PIDS=FILE set, every process appends its pid there.
@@ -49,6 +50,14 @@ fn main() -> ExitCode {
         }
         "flood" => flood(std::io::stdout().lock()),
         "flood-stderr" => flood(std::io::stderr().lock()),
+        "flood-stderr-then-abort" => {
+            let block = vec![b'7'; 1 << 16];
+            let mut err = std::io::stderr().lock();
+            for _ in 0..64 {
+                let _ = err.write_all(&block);
+            }
+            std::process::abort()
+        }
         "signal" => std::process::abort(),
         "exit" => ExitCode::from(rest.first().and_then(|s| s.parse().ok()).unwrap_or(3)),
         "spin" => {

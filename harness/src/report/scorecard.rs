@@ -1,44 +1,244 @@
-//! The CSV scorecard: one row per case, flushed as each case finishes.
+//! The CSV scorecard: one row per case, written whole as each case finishes
+//! (a failed write is cut back, so no torn row is left), and reopened by
+//! `--resume` and `--rerun-failed`.
 
-use std::fs::File;
-use std::path::Path;
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
-use anyhow::Context;
+use anyhow::{Context, bail};
 
-use super::{Sink, Summary};
-use crate::outcome::Row;
+use super::Sink;
+use crate::event::Event;
+use crate::outcome::{Row, Verdict};
 
-/// Writes rows to a CSV file with a header.
-pub struct CsvScorecard {
-    writer: csv::Writer<File>,
+/// What to do with a scorecard that already exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// It must not exist (a usage error otherwise: never truncate silently).
+    Create,
+    /// Replace it (`--force`).
+    Force,
+    /// Keep its finished rows, run the rest (`--resume`).
+    Resume,
+    /// Keep its accepted rows, run the rest (`--rerun-failed`).
+    RerunFailed,
 }
 
-impl CsvScorecard {
-    /// Creates (truncates) the scorecard at `path`.
-    pub fn create(path: &Path) -> anyhow::Result<Self> {
+/// The scorecard file, open for appending rows.
+pub struct Scorecard {
+    path: PathBuf,
+    file: File,
+    /// Bytes known good: a failed write is cut back to here.
+    len: u64,
+    header_written: bool,
+}
+
+impl Scorecard {
+    /// Opens the scorecard at `path` for candidate `label` in `mode`;
+    /// returns it with the rows kept from an earlier run (resume modes).
+    pub fn open(path: &Path, mode: Mode, label: &str) -> anyhow::Result<(Self, Vec<Row>)> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
         }
-        let file = File::create(path)
-            .with_context(|| format!("cannot create scorecard {}", path.display()))?;
-        Ok(Self {
-            writer: csv::Writer::from_writer(file),
-        })
+        let exists = path.exists();
+        if exists && mode == Mode::Create {
+            bail!(
+                "scorecard {} exists; --resume continues it, --rerun-failed runs its failures again, --force replaces it",
+                path.display()
+            );
+        }
+        let kept = match mode {
+            Mode::Resume | Mode::RerunFailed if exists => {
+                let rows = read_rows(path, label)?;
+                let keep = |r: &Row| match mode {
+                    Mode::Resume => r.verdict != Verdict::Cancelled,
+                    _ => r.verdict == Verdict::Accepted,
+                };
+                let mut by_key: HashMap<(String, String), usize> = HashMap::new();
+                let mut kept: Vec<Row> = Vec::new();
+                for row in rows.into_iter().filter(keep) {
+                    // A case listed twice keeps its last row.
+                    match by_key.get(&row.key()) {
+                        Some(&i) => kept[i] = row,
+                        None => {
+                            by_key.insert(row.key(), kept.len());
+                            kept.push(row);
+                        }
+                    }
+                }
+                rewrite(path, &kept)?;
+                kept
+            }
+            _ => {
+                File::create(path)
+                    .with_context(|| format!("cannot create scorecard {}", path.display()))?;
+                Vec::new()
+            }
+        };
+        let file = OpenOptions::new()
+            .append(true)
+            .open(path)
+            .with_context(|| format!("cannot open scorecard {}", path.display()))?;
+        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+        Ok((
+            Self {
+                path: path.to_owned(),
+                file,
+                len,
+                header_written: len > 0,
+            },
+            kept,
+        ))
+    }
+
+    /// Appends one row (with the header first when the file is empty).
+    pub fn append(&mut self, row: &Row) -> anyhow::Result<()> {
+        let bytes = encode(std::slice::from_ref(row), !self.header_written)?;
+        if let Err(e) = self.file.write_all(&bytes) {
+            // Cut back whatever part of the row reached the disk.
+            let _ = self.file.set_len(self.len);
+            return Err(e)
+                .with_context(|| format!("cannot write the scorecard {}", self.path.display()));
+        }
+        self.len += bytes.len() as u64;
+        self.header_written = true;
+        Ok(())
     }
 }
 
-impl Sink for CsvScorecard {
-    fn row(&mut self, row: &Row) -> anyhow::Result<()> {
-        self.writer
-            .serialize(row)
-            .context("cannot write the scorecard")?;
-        self.writer.flush().context("cannot write the scorecard")?;
-        Ok(())
+impl Sink for Scorecard {
+    fn event(&mut self, event: &Event) -> anyhow::Result<()> {
+        match event {
+            Event::CaseFinished { row } | Event::CaseCancelled { row } => self.append(row),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Rows as CSV bytes, with the header line first when asked.
+fn encode(rows: &[Row], header: bool) -> anyhow::Result<Vec<u8>> {
+    let mut w = csv::WriterBuilder::new()
+        .has_headers(header)
+        .from_writer(Vec::new());
+    for row in rows {
+        w.serialize(row)?;
+    }
+    w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+/// The rows of an earlier scorecard. A torn last line (no newline: the run
+/// died mid-write) is dropped; any other bad line is an error naming it.
+fn read_rows(path: &Path, label: &str) -> anyhow::Result<Vec<Row>> {
+    let mut text =
+        std::fs::read(path).with_context(|| format!("cannot read scorecard {}", path.display()))?;
+    if !text.ends_with(b"\n") {
+        let cut = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        text.truncate(cut);
+    }
+    if text.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut reader = csv::Reader::from_reader(text.as_slice());
+    let mut rows = Vec::new();
+    for (i, record) in reader.deserialize::<Row>().enumerate() {
+        let row = record.with_context(|| {
+            format!(
+                "scorecard {}: line {}: not a scorecard row",
+                path.display(),
+                i + 2
+            )
+        })?;
+        if row.candidate != label {
+            bail!(
+                "scorecard {}: line {}: a row of candidate {:?}, not {label:?} (use --name, or --force to replace it)",
+                path.display(),
+                i + 2,
+                row.candidate
+            );
+        }
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+/// Replaces the scorecard with `rows` atomically (temp file, rename).
+fn rewrite(path: &Path, rows: &[Row]) -> anyhow::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("cannot write in {}", dir.display()))?;
+    if !rows.is_empty() {
+        tmp.write_all(&encode(rows, true)?)
+            .with_context(|| format!("cannot write the scorecard {}", path.display()))?;
+    }
+    tmp.persist(path)
+        .with_context(|| format!("cannot replace the scorecard {}", path.display()))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(case: &str, verdict: Verdict) -> Row {
+        let mut r = Row::new("alice", "lightsout", "lightsout/easy", case);
+        r.verdict = verdict;
+        r.detail = "a, \"quoted\" detail".into();
+        r.wall_ms = Some(1.5);
+        r
     }
 
-    fn finish(&mut self, _summary: &Summary) -> anyhow::Result<()> {
-        self.writer.flush().context("cannot write the scorecard")?;
-        Ok(())
+    #[test]
+    fn an_existing_scorecard_needs_a_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.csv");
+        std::fs::write(&path, "").unwrap();
+        let err = Scorecard::open(&path, Mode::Create, "alice").err().unwrap();
+        assert!(err.to_string().contains("exists; --resume"), "{err}");
+        assert!(Scorecard::open(&path, Mode::Force, "alice").is_ok());
+    }
+
+    #[test]
+    fn resume_keeps_finished_rows_and_drops_cancelled_and_torn_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.csv");
+        let (mut card, kept) = Scorecard::open(&path, Mode::Create, "alice").unwrap();
+        assert!(kept.is_empty());
+        for r in [
+            row("a", Verdict::Accepted),
+            row("b", Verdict::WrongAnswer),
+            row("c", Verdict::Cancelled),
+        ] {
+            card.append(&r).unwrap();
+        }
+        drop(card);
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(b"alice,lightsout,lightsout/easy,d,acc")
+            .unwrap();
+        drop(f);
+
+        let (_, kept) = Scorecard::open(&path, Mode::Resume, "alice").unwrap();
+        let cases: Vec<&str> = kept.iter().map(|r| r.case.as_str()).collect();
+        assert_eq!(cases, ["a", "b"]);
+        assert_eq!(
+            kept[0],
+            row("a", Verdict::Accepted),
+            "rows read back exactly"
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text.lines().count(), 3, "header and two rows: {text}");
+
+        let (_, kept) = Scorecard::open(&path, Mode::RerunFailed, "alice").unwrap();
+        assert_eq!(kept.len(), 1);
+        let err = Scorecard::open(&path, Mode::Resume, "bob").err().unwrap();
+        assert!(
+            err.to_string().contains("a row of candidate \"alice\""),
+            "{err}"
+        );
     }
 }

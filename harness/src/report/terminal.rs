@@ -6,7 +6,8 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::{Sink, Summary};
+use super::Sink;
+use crate::event::{Event, StopReason, Summary};
 use crate::outcome::{Row, Verdict};
 
 /// Progress and summaries for people.
@@ -14,12 +15,13 @@ pub struct Terminal {
     bar: ProgressBar,
     start: Instant,
     label: String,
+    cancelled: usize,
 }
 
 impl Terminal {
-    /// A terminal reporter for `total` cases of candidate `label`.
-    pub fn new(total: usize, label: &str) -> Self {
-        let bar = ProgressBar::new(total as u64);
+    /// A terminal reporter for candidate `label`.
+    pub fn new(label: &str) -> Self {
+        let bar = ProgressBar::new(0);
         bar.set_style(
             ProgressStyle::with_template("{bar:30} {pos}/{len} cases  {elapsed}  {msg}")
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
@@ -28,13 +30,16 @@ impl Terminal {
             bar,
             start: Instant::now(),
             label: label.into(),
+            cancelled: 0,
         }
     }
-}
 
-impl Sink for Terminal {
-    fn row(&mut self, row: &Row) -> anyhow::Result<()> {
+    fn row(&mut self, row: &Row) {
         self.bar.inc(1);
+        if row.verdict == Verdict::Cancelled {
+            self.cancelled += 1;
+            return;
+        }
         if row.verdict != Verdict::Accepted {
             let line = format!(
                 "{:>17}  {}/{}: {}",
@@ -46,12 +51,29 @@ impl Sink for Terminal {
                 let _ = writeln!(std::io::stdout(), "{line}");
             });
         }
-        Ok(())
     }
+}
 
-    fn finish(&mut self, summary: &Summary) -> anyhow::Result<()> {
-        self.bar.finish_and_clear();
-        let _ = self.print_summary(summary);
+impl Sink for Terminal {
+    fn event(&mut self, event: &Event) -> anyhow::Result<()> {
+        match event {
+            Event::RunStarted { cases, kept, .. } => {
+                self.bar.set_length(*cases as u64);
+                if *kept > 0 {
+                    self.bar.suspend(|| {
+                        eprintln!(
+                            "resuming: {kept} case(s) kept from the scorecard, {cases} to run"
+                        );
+                    });
+                }
+            }
+            Event::CaseStarted { .. } => {}
+            Event::CaseFinished { row } | Event::CaseCancelled { row } => self.row(row),
+            Event::RunFinished { summary } => {
+                self.bar.finish_and_clear();
+                let _ = self.print_summary(summary);
+            }
+        }
         Ok(())
     }
 }
@@ -88,6 +110,18 @@ impl Terminal {
             self.label,
             self.start.elapsed().as_secs_f64()
         )?;
+        if let Some(reason) = summary.stopped {
+            let why = match reason {
+                StopReason::Interrupted => "interrupted (SIGINT)",
+                StopReason::Terminated => "terminated (SIGTERM)",
+                StopReason::ReportFailed => "stopped: a report could not be written",
+            };
+            writeln!(
+                out,
+                "{why}: {} case(s) cancelled; `--resume` runs them",
+                self.cancelled
+            )?;
+        }
         Ok(())
     }
 }

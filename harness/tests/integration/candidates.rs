@@ -88,6 +88,7 @@ fn a_c_gogen_solver_on_both_file_forms() {
             .arg(&exe)
             .arg("--scorecard")
             .arg(dir.path().join("s.csv"))
+            .arg("--force")
             .assert()
             .code(0)
             .stdout(predicate::str::contains(summary));

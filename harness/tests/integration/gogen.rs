@@ -24,7 +24,7 @@ fn right_answers_in_both_forms_are_accepted() {
     assert!(rows.iter().all(|r| r["family"] == "gogen"));
     let broken = rows
         .iter()
-        .find(|r| r["case"] == "random.5g.1.broken.board")
+        .find(|r| r["case"] == "random.5g.1.broken.board+random.5g.1.broken.words")
         .unwrap();
     assert_eq!(broken["exit_code"], "1");
     assert_eq!(broken["detail"], "unsolvable, correctly reported");

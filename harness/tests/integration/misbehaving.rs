@@ -54,7 +54,7 @@ fn wrong_answers_and_wrong_statuses() {
     assert_eq!(rows["unsolvable.txt"]["verdict"], "wrong-exit-status");
     assert_eq!(
         rows["unsolvable.txt"]["detail"],
-        "exit 0 on an unsolvable board"
+        "exit 0 on an unsolvable puzzle (no solution exists: exit 1 expected)"
     );
 }
 
@@ -73,7 +73,7 @@ fn exit_statuses_outside_the_contract_are_runtime_errors() {
     assert_eq!(rows["solvable.txt"]["verdict"], "wrong-exit-status");
     assert_eq!(
         rows["solvable.txt"]["detail"],
-        "exit 1 (no solution) on a solvable board"
+        "exit 1 (no solution) on a solvable puzzle"
     );
     assert_eq!(rows["unsolvable.txt"]["verdict"], "accepted");
 }
@@ -169,18 +169,25 @@ fn floods_hit_the_output_limit() {
         );
         assert_eq!(row["signal"], "SIGKILL");
     }
+    f.assert_no_survivors();
+}
+
+/// stderr past its cap is cut and drained, never a verdict by itself: a
+/// program that floods stderr and then crashes is reported as the crash.
+#[test]
+fn stderr_floods_are_cut_never_the_verdict() {
     let f = Fixture::new();
-    f.grade(&candidate("flood-stderr"))
+    f.grade(&candidate("flood-stderr-then-abort"))
         .args(["--stderr-limit", "64KiB"])
         .assert()
         .code(1);
     for row in f.rows().values() {
-        assert_eq!(row["verdict"], "output-limit");
-        assert!(
-            row["detail"].starts_with("stderr over 65536 bytes"),
-            "{}",
-            row["detail"]
+        assert_eq!(row["verdict"], "runtime-error");
+        assert_eq!(
+            row["detail"],
+            "killed by SIGABRT; stderr cut at 65536 bytes of 4194304"
         );
+        assert_eq!(row["signal"], "SIGABRT");
     }
     f.assert_no_survivors();
 }

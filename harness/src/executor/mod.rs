@@ -1,12 +1,41 @@
-//! Running one candidate process: its own process group, stdin closed,
-//! stdout and stderr drained concurrently into capped buffers, a wall-clock
-//! limit enforced on the whole group, and resource usage from `wait4`.
+//! Running one candidate process, behind a trait: the real executor
+//! (`process`: its own process group, stdin closed, stdout and stderr
+//! drained into capped buffers, a wall-clock limit on the whole group,
+//! resource usage from `wait4`) and a fake one (`fake`: scripted results,
+//! so the verdict logic and the scheduler are tested without spawning).
 
-mod unix;
+pub mod fake;
+pub mod guard;
+mod process;
 
+use std::ffi::OsString;
+use std::path::PathBuf;
 use std::time::Duration;
 
-pub use unix::run;
+pub use process::ProcessExecutor;
+
+use crate::cancel::Cancel;
+
+/// Runs candidate commands.
+pub trait Executor: Send + Sync {
+    /// Runs `spec` under `limits` and measures it. Never fails: our own
+    /// failure to start or wait is [`Ending::Failed`]. When `cancel` is set
+    /// the run is stopped and [`RunResult::cancelled`] says so.
+    fn execute(&self, spec: &Spec, limits: &Limits, cancel: &Cancel) -> RunResult;
+
+    /// Called once when no case is running any more: anything the
+    /// candidates left behind is killed.
+    fn finish(&self) {}
+}
+
+/// One command to run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Spec {
+    /// Program then arguments.
+    pub argv: Vec<OsString>,
+    /// Where it runs.
+    pub workdir: PathBuf,
+}
 
 /// Limits for one run.
 #[derive(Debug, Clone, Copy)]
@@ -15,29 +44,12 @@ pub struct Limits {
     pub time: Duration,
     /// Time between SIGTERM and SIGKILL once over the limit.
     pub grace: Duration,
-    /// Standard output bytes kept; more is an output limit.
+    /// Standard output bytes kept; more is an output limit (the answer
+    /// would be cut).
     pub stdout: u64,
-    /// Standard error bytes kept; more is an output limit.
+    /// Standard error bytes kept; more is read and dropped, never a verdict
+    /// (the courses ignore stderr).
     pub stderr: u64,
-}
-
-/// Which output stream.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stream {
-    /// Standard output.
-    Stdout,
-    /// Standard error.
-    Stderr,
-}
-
-impl Stream {
-    /// `stdout` or `stderr`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Stream::Stdout => "stdout",
-            Stream::Stderr => "stderr",
-        }
-    }
 }
 
 /// What a stream produced: the bytes kept (at most the cap) and how many
@@ -51,6 +63,17 @@ pub struct Capture {
     /// Whether the stream was still open when the run was wrapped up (a
     /// process outside the group held it).
     pub abandoned: bool,
+}
+
+impl Capture {
+    /// What `text` would capture with no cap.
+    pub fn of(text: &[u8]) -> Self {
+        Self {
+            bytes: text.to_vec(),
+            total: text.len() as u64,
+            abandoned: false,
+        }
+    }
 }
 
 /// How the process ended.
@@ -69,8 +92,8 @@ pub enum Ending {
 pub enum LimitHit {
     /// Still running at the wall-clock limit.
     Time,
-    /// Wrote more than its cap to this stream.
-    Output(Stream),
+    /// Wrote more than its cap to stdout.
+    Stdout,
 }
 
 /// Everything measured about one run.
@@ -90,6 +113,24 @@ pub struct RunResult {
     pub cpu: Option<Duration>,
     /// Peak resident set size in KiB.
     pub max_rss_kb: Option<u64>,
+    /// The run was stopped because the whole grading run was cancelled.
+    pub cancelled: bool,
+}
+
+impl RunResult {
+    /// A run that ended as `ending` after `wall`, with nothing else known.
+    pub fn ended(ending: Ending, wall: Duration) -> Self {
+        Self {
+            ending,
+            limit: None,
+            stdout: Capture::default(),
+            stderr: Capture::default(),
+            wall,
+            cpu: None,
+            max_rss_kb: None,
+            cancelled: false,
+        }
+    }
 }
 
 /// The conventional name of a signal number.

@@ -1,0 +1,259 @@
+//! The scheduler: a pool of workers takes jobs in listing order, grades
+//! them and sends past-tense events to the caller's thread, which hands
+//! them to `on_event` in order. A stop request (Ctrl-C, SIGTERM, a failing
+//! reporter) starts no new case, stops the running ones, and gives every
+//! case that did not finish a `cancelled` row: the run always ends with
+//! one row per case.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::Instant;
+
+use crate::cancel::Cancel;
+use crate::config::Settings;
+use crate::discover::Job;
+use crate::event::{Event, Summary};
+use crate::executor::Executor;
+use crate::grade::grade;
+use crate::outcome::{Row, Verdict};
+
+/// Runs `jobs` and reports. `kept` are rows of a resumed scorecard (counted
+/// in the summary, not run).
+pub fn schedule(
+    settings: &Settings,
+    jobs: &[Job],
+    kept: &[Row],
+    executor: &dyn Executor,
+    cancel: &Cancel,
+    on_event: &mut dyn FnMut(Event),
+) -> Summary {
+    let start = Instant::now();
+    let mut summary = Summary::default();
+    for row in kept {
+        summary.add(row);
+    }
+    on_event(Event::RunStarted {
+        candidate: settings.label.clone(),
+        cases: jobs.len(),
+        kept: kept.len(),
+    });
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::channel();
+    let workers = settings.jobs.clamp(1, jobs.len().max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            let tx = tx.clone();
+            let next = &next;
+            scope.spawn(move || {
+                loop {
+                    if cancel.is_requested() {
+                        break;
+                    }
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(job) = jobs.get(i) else { break };
+                    let _ = tx.send(Event::CaseStarted {
+                        suite: job.suite.clone(),
+                        case: job.case.clone(),
+                    });
+                    let row = grade(
+                        job,
+                        &settings.candidate,
+                        &settings.label,
+                        &settings.limits,
+                        executor,
+                        cancel,
+                    );
+                    let _ = tx.send(finished(row));
+                }
+            });
+        }
+        drop(tx);
+        for event in rx {
+            match &event {
+                Event::CaseFinished { row } | Event::CaseCancelled { row } => summary.add(row),
+                _ => {}
+            }
+            on_event(event);
+        }
+    });
+    // Jobs no worker took: one cancelled row each.
+    let taken = next.load(Ordering::SeqCst).min(jobs.len());
+    for job in &jobs[taken..] {
+        let mut row = Row::new(&settings.label, job.family.name(), &job.suite, &job.case);
+        row.verdict = Verdict::Cancelled;
+        row.detail = "not run: the grading run was cancelled".into();
+        summary.add(&row);
+        on_event(Event::CaseCancelled { row: Box::new(row) });
+    }
+    executor.finish();
+    summary.stopped = cancel.reason().filter(|_| cancel.is_requested());
+    summary.elapsed = start.elapsed();
+    on_event(Event::RunFinished {
+        summary: summary.clone(),
+    });
+    summary
+}
+
+fn finished(row: Row) -> Event {
+    if row.verdict == Verdict::Cancelled {
+        Event::CaseCancelled { row: Box::new(row) }
+    } else {
+        Event::CaseFinished { row: Box::new(row) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::config::Candidate;
+    use crate::event::StopReason;
+    use crate::executor::Limits;
+    use crate::executor::fake::{FakeExecutor, Script};
+
+    fn settings(jobs: usize) -> Settings {
+        Settings {
+            suites: Vec::new(),
+            candidate: Candidate::Command {
+                argv: vec!["solver".into()],
+                workdir: PathBuf::from("/"),
+            },
+            label: "alice".into(),
+            family: None,
+            filter: None,
+            jobs,
+            limits: Limits {
+                time: Duration::from_secs(80),
+                grace: Duration::from_secs(1),
+                stdout: 1 << 20,
+                stderr: 1 << 20,
+            },
+        }
+    }
+
+    /// `n` Lights Out jobs on the handout's one-press board (answer 1:0).
+    fn jobs(dir: &std::path::Path, n: usize) -> Vec<Job> {
+        let path = dir.join("b.txt");
+        std::fs::write(&path, "3x2\n#OO\n##O\n").unwrap();
+        (0..n)
+            .map(|i| Job {
+                family: reference::family::family("lightsout").unwrap(),
+                suite: "s".into(),
+                case: format!("c{i:02}"),
+                files: Ok(vec![path.clone()]),
+            })
+            .collect()
+    }
+
+    fn run(
+        jobs_at_once: usize,
+        jobs: &[Job],
+        fake: &FakeExecutor,
+        cancel: &Cancel,
+    ) -> (Summary, Vec<Event>) {
+        let mut events = Vec::new();
+        let s = schedule(&settings(jobs_at_once), jobs, &[], fake, cancel, &mut |e| {
+            events.push(e)
+        });
+        (s, events)
+    }
+
+    fn rows(events: &[Event]) -> Vec<&Row> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                Event::CaseFinished { row } | Event::CaseCancelled { row } => Some(&**row),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_case_once_in_a_well_formed_stream() {
+        let dir = tempfile::tempdir().unwrap();
+        let jobs = jobs(dir.path(), 12);
+        let fake = FakeExecutor::new(|_| Script::exit(0, "1:0\n"));
+        let (summary, events) = run(3, &jobs, &fake, &Cancel::new());
+        assert!(matches!(
+            events[0],
+            Event::RunStarted {
+                cases: 12,
+                kept: 0,
+                ..
+            }
+        ));
+        assert!(matches!(events.last(), Some(Event::RunFinished { .. })));
+        let mut cases: Vec<&str> = rows(&events).iter().map(|r| r.case.as_str()).collect();
+        cases.sort_unstable();
+        let want: Vec<String> = (0..12).map(|i| format!("c{i:02}")).collect();
+        assert_eq!(cases, want, "each case exactly once");
+        let started = events
+            .iter()
+            .filter(|e| matches!(e, Event::CaseStarted { .. }))
+            .count();
+        assert_eq!(started, 12);
+        assert_eq!((summary.accepted(), summary.total()), (12, 12));
+        assert!(summary.all_accepted());
+        assert_eq!(fake.ran.lock().unwrap().len(), 12);
+    }
+
+    #[test]
+    fn a_stop_cancels_the_running_case_and_every_case_not_started() {
+        let dir = tempfile::tempdir().unwrap();
+        let jobs = jobs(dir.path(), 10);
+        let mut fake = FakeExecutor::new(|_| Script::exit(0, "1:0\n"));
+        let count = std::sync::atomic::AtomicUsize::new(0);
+        let count = std::sync::Arc::new(count);
+        let seen = std::sync::Arc::clone(&count);
+        // The third case to run asks for a stop, as a Ctrl-C would.
+        fake.on_run = Some(Box::new(move |cancel: &Cancel| {
+            if seen.fetch_add(1, Ordering::SeqCst) == 2 {
+                cancel.request(StopReason::Interrupted);
+            }
+        }));
+        let cancel = Cancel::new();
+        let (summary, events) = run(1, &jobs, &fake, &cancel);
+        let rows = rows(&events);
+        assert_eq!(rows.len(), 10, "one row per case, always");
+        let verdicts: Vec<Verdict> = rows.iter().map(|r| r.verdict).collect();
+        assert_eq!(&verdicts[..2], [Verdict::Accepted, Verdict::Accepted]);
+        assert!(verdicts[2..].iter().all(|v| *v == Verdict::Cancelled));
+        assert_eq!(
+            fake.ran.lock().unwrap().len(),
+            3,
+            "nothing started after the stop"
+        );
+        assert_eq!(summary.stopped, Some(StopReason::Interrupted));
+        assert!(!summary.all_accepted());
+    }
+
+    #[test]
+    fn kept_rows_count_in_the_summary() {
+        let dir = tempfile::tempdir().unwrap();
+        let jobs = jobs(dir.path(), 2);
+        let fake = FakeExecutor::new(|_| Script::exit(1, ""));
+        let mut kept = Row::new("alice", "lightsout", "s", "old");
+        kept.verdict = Verdict::Accepted;
+        let mut events = Vec::new();
+        let summary = schedule(
+            &settings(2),
+            &jobs,
+            &[kept],
+            &fake,
+            &Cancel::new(),
+            &mut |e| events.push(e),
+        );
+        assert!(matches!(
+            events[0],
+            Event::RunStarted {
+                cases: 2,
+                kept: 1,
+                ..
+            }
+        ));
+        assert_eq!((summary.accepted(), summary.total()), (1, 3));
+        assert_eq!(summary.suites["s"].count(Verdict::WrongExitStatus), 2);
+    }
+}
