@@ -4,7 +4,8 @@
 //! Modes: `right` (the reference answer of the first family that loads the
 //! puzzle files), `wrong` (a move that does not
 //! solve), `sleep` (forever), `grandchild` (leaves a sleeping grandchild
-//! holding stdout, then exits), `grandchild-wait` (the same, but waits for
+//! holding stdout, then exits), `setsid` (leaves a daemon in a session
+//! of its own, then exits), `grandchild-wait` (the same, but waits for
 //! it), `flood` (stdout without end), `flood-stderr`, `flood-stderr-then-abort` (4 MiB on stderr,
 //! then SIGABRT), `signal` (dies of
 //! SIGABRT), `exit N` (exits with N, no output), `spin MS` (burns CPU for MS
@@ -46,6 +47,22 @@ fn main() -> ExitCode {
             if mode == "grandchild-wait" {
                 let _ = child.wait();
             }
+            ExitCode::SUCCESS
+        }
+        "setsid" => {
+            // A daemon in a session of its own (out of the candidate's
+            // process group, so the group kill misses it), then exit.
+            let me = std::env::current_exe().expect("own path");
+            let _ = Command::new("setsid")
+                .arg(me)
+                .arg("sleep")
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .expect("spawn setsid");
+            // Give it time to record its pid before the group dies.
+            std::thread::sleep(Duration::from_millis(200));
             ExitCode::SUCCESS
         }
         "flood" => flood(std::io::stdout().lock()),

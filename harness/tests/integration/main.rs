@@ -4,6 +4,7 @@
 mod candidates;
 mod gogen;
 mod grading;
+mod lifecycle;
 mod misbehaving;
 mod slidingblock;
 mod support;

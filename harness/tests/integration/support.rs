@@ -49,6 +49,12 @@ pub fn corpus(sub: &str) -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
+        // CI sets this: there, a missing corpus must fail, not skip.
+        assert!(
+            std::env::var_os("PUZZLEGRADE_REQUIRE_CORPUS").is_none(),
+            "{} is absent and PUZZLEGRADE_REQUIRE_CORPUS is set",
+            dir.display()
+        );
         eprintln!(
             "note: {} is absent; skipping the corpus test",
             dir.display()

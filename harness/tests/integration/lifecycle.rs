@@ -1,0 +1,461 @@
+//! A run's life as a user lives it: Ctrl-C and SIGTERM, `kill -9` and
+//! `--resume`, a full disk, an existing scorecard, exports, `--format json`.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use predicates::prelude::*;
+
+use crate::support::{Fixture, harness, misbehave, read_scorecard};
+
+/// A Lights Out suite of `n` copies of the one-press board.
+fn suite_of(n: usize) -> Fixture {
+    let rows: Vec<(String, &str)> = (0..n)
+        .map(|i| (format!("b{i:02}.txt"), "3x2\n#OO\n##O\n"))
+        .collect();
+    let rows: Vec<(&str, Option<&str>)> =
+        rows.iter().map(|(n, t)| (n.as_str(), Some(*t))).collect();
+    Fixture::with_rows(&rows)
+}
+
+/// `harness grade` on the fixture as a child process we can signal.
+fn spawn(f: &Fixture, candidate: &str, extra: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_harness"))
+        .arg("grade")
+        .arg("--suite")
+        .arg(f.suite())
+        .args(["--candidate", candidate, "--scorecard"])
+        .arg(f.scorecard())
+        .args(extra)
+        .env("MISBEHAVE_PIDS", f.pids())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the harness")
+}
+
+/// Waits (at most 20 s) until `ready` holds.
+fn wait_until(what: &str, mut ready: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !ready() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn lines(path: &Path) -> usize {
+    std::fs::read_to_string(path).map_or(0, |t| t.lines().count())
+}
+
+fn signal(child: &Child, sig: &str) {
+    let ok = Command::new("kill")
+        .args([sig, &child.id().to_string()])
+        .status()
+        .expect("run kill")
+        .success();
+    assert!(ok, "kill {sig} failed");
+}
+
+/// Exit status and stdout of a child, waiting at most 20 s.
+fn finish(mut child: Child) -> (Option<i32>, String) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            let out = child.wait_with_output().unwrap();
+            return (
+                status.code(),
+                String::from_utf8_lossy(&out.stdout).into_owned(),
+            );
+        }
+        assert!(Instant::now() < deadline, "the harness did not exit");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn verdicts(f: &Fixture) -> Vec<String> {
+    read_scorecard(&f.scorecard())
+        .into_iter()
+        .map(|r| r["verdict"].clone())
+        .collect()
+}
+
+#[test]
+fn ctrl_c_cancels_every_unfinished_case_and_kills_every_candidate() {
+    for (sig, code, why) in [
+        ("-INT", 130, "interrupted (SIGINT)"),
+        ("-TERM", 143, "terminated (SIGTERM)"),
+    ] {
+        let f = suite_of(6);
+        let child = spawn(
+            &f,
+            &format!("{} sleep", misbehave()),
+            &["--jobs", "2", "--time-limit", "60s"],
+        );
+        wait_until("two running candidates", || lines(&f.pids()) >= 2);
+        signal(&child, sig);
+        let (status, stdout) = finish(child);
+        assert_eq!(status, Some(code), "{stdout}");
+        assert!(
+            stdout.contains(&format!("{why}: 6 case(s) cancelled")),
+            "{stdout}"
+        );
+        assert_eq!(verdicts(&f), vec!["cancelled"; 6], "one row per case");
+        f.assert_no_survivors();
+    }
+}
+
+#[test]
+fn a_second_ctrl_c_kills_at_once() {
+    let f = suite_of(2);
+    // SIGTERM is ignored: only the grace (10 min here) or a second Ctrl-C
+    // gets SIGKILL to it.
+    let child = spawn(
+        &f,
+        &format!("{} ignore-term", misbehave()),
+        &["--jobs", "2", "--time-limit", "60s", "--grace", "10m"],
+    );
+    wait_until("two running candidates", || lines(&f.pids()) >= 2);
+    std::thread::sleep(Duration::from_millis(200));
+    signal(&child, "-INT");
+    std::thread::sleep(Duration::from_millis(300));
+    signal(&child, "-INT");
+    let (status, _) = finish(child);
+    assert_eq!(status, Some(130));
+    assert_eq!(verdicts(&f), vec!["cancelled"; 2]);
+    f.assert_no_survivors();
+}
+
+#[test]
+fn escapees_in_their_own_session_die_when_the_run_ends() {
+    let f = suite_of(2);
+    f.grade(&format!("{} setsid", misbehave())).assert().code(1);
+    // Each case recorded two pids: the candidate and its daemon.
+    assert_eq!(lines(&f.pids()), 4);
+    f.assert_no_survivors();
+}
+
+#[test]
+fn kill_9_of_the_harness_takes_its_candidates_with_it() {
+    let f = suite_of(3);
+    let child = spawn(
+        &f,
+        &format!("{} grandchild-wait", misbehave()),
+        &["--jobs", "3", "--time-limit", "60s"],
+    );
+    // Three candidates and their three grandchildren.
+    wait_until("six running processes", || lines(&f.pids()) >= 6);
+    signal(&child, "-KILL");
+    let _ = finish(child);
+    f.assert_no_survivors();
+}
+
+#[test]
+fn kill_9_then_resume_gives_one_row_per_case() {
+    let f = suite_of(8);
+    let candidate = format!("{} spin 150", misbehave());
+    let child = spawn(&f, &candidate, &["--jobs", "1"]);
+    // Header plus at least two rows, then kill -9 mid-case.
+    wait_until("two rows", || lines(&f.scorecard()) >= 3);
+    signal(&child, "-KILL");
+    let _ = finish(child);
+    // The guard kills the case that was running.
+    f.assert_no_survivors();
+    let before = read_scorecard(&f.scorecard()).len();
+    assert!((2..8).contains(&before), "{before} rows before the resume");
+
+    // Without --resume or --force an existing scorecard is a usage error.
+    f.grade(&candidate)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("exists; --resume continues it"));
+
+    f.grade(&candidate)
+        .arg("--resume")
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains(format!(
+            "resuming: {before} case(s) kept from the scorecard, {} to run",
+            8 - before
+        )))
+        .stdout(predicate::str::contains("lightsout/tiny: 8/8 accepted"));
+    let rows = read_scorecard(&f.scorecard());
+    let mut cases: Vec<&str> = rows.iter().map(|r| r["case"].as_str()).collect();
+    cases.sort_unstable();
+    let want: Vec<String> = (0..8).map(|i| format!("b{i:02}.txt")).collect();
+    assert_eq!(cases, want, "exactly one row per case");
+}
+
+#[test]
+fn resume_drops_cancelled_rows_and_rerun_failed_replaces_failures() {
+    let f = suite_of(4);
+    let child = spawn(
+        &f,
+        &format!("{} sleep", misbehave()),
+        &["--jobs", "1", "--time-limit", "60s"],
+    );
+    wait_until("a running candidate", || lines(&f.pids()) >= 1);
+    signal(&child, "-INT");
+    assert_eq!(finish(child).0, Some(130));
+    assert_eq!(verdicts(&f), vec!["cancelled"; 4]);
+
+    // Resume with a wrong solver: the cancelled rows are run again.
+    let wrong = format!("{} wrong", misbehave());
+    f.grade(&wrong)
+        .args(["--resume", "--name", "x"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("a row of candidate"));
+    let name = format!("{} sleep", misbehave());
+    f.grade(&wrong)
+        .args(["--resume", "--name", &name])
+        .assert()
+        .code(1);
+    assert_eq!(verdicts(&f), vec!["wrong-answer"; 4]);
+
+    // Now only the failures run again, and their rows are replaced.
+    f.grade(&format!("{} right", misbehave()))
+        .args(["--rerun-failed", "--name", &name])
+        .assert()
+        .code(0);
+    assert_eq!(verdicts(&f), vec!["accepted"; 4]);
+    let before = std::fs::read(f.scorecard()).unwrap();
+    f.grade(&wrong)
+        .args(["--rerun-failed", "--name", &name])
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains(
+            "4 case(s) kept from the scorecard, 0 to run",
+        ));
+    assert_eq!(
+        std::fs::read(f.scorecard()).unwrap(),
+        before,
+        "nothing to rerun"
+    );
+}
+
+/// A scorecard write that fails (here the file-size limit, as a full disk
+/// would) stops the run with exit 2, leaves only whole rows, and
+/// `--resume` then completes it.
+#[test]
+fn a_write_error_stops_cleanly_and_resume_completes() {
+    let f = suite_of(12);
+    let candidate = format!("{} right", misbehave());
+    let script = format!(
+        "trap '' XFSZ; ulimit -f 1; exec \"$0\" grade --suite '{}' --candidate '{}' --scorecard '{}' --jobs 1",
+        f.suite().display(),
+        candidate,
+        f.scorecard().display()
+    );
+    let out = Command::new("sh")
+        .args(["-c", &script, env!("CARGO_BIN_EXE_harness")])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("cannot write the scorecard"), "{stderr}");
+    let text = std::fs::read_to_string(f.scorecard()).unwrap();
+    assert!(text.ends_with('\n'), "no torn row: {text:?}");
+    let kept = read_scorecard(&f.scorecard()).len();
+    assert!(kept < 12, "the limit cut the run short ({kept} rows)");
+    f.grade(&candidate).arg("--resume").assert().code(0);
+    assert_eq!(read_scorecard(&f.scorecard()).len(), 12);
+}
+
+#[test]
+fn exports_are_written_and_read_back() {
+    let f = Fixture::new();
+    let dir = f.dir.path();
+    f.grade(&format!("{} wrong", misbehave()))
+        .arg("--export")
+        .arg(format!("json:{}", dir.join("out/r.json").display()))
+        .arg("--export")
+        .arg(format!("junit:{}", dir.join("r.xml").display()))
+        .arg("--export")
+        .arg(format!("gradescope:{}", dir.join("results.json").display()))
+        .assert()
+        .code(1);
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("out/r.json")).unwrap()).unwrap();
+    assert_eq!(json["finished"], true);
+    let mut rows: Vec<(String, String)> = json["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["case"].as_str().unwrap().into(),
+                r["verdict"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    rows.sort();
+    assert_eq!(
+        rows,
+        [
+            ("solvable.txt".to_string(), "wrong-answer".to_string()),
+            (
+                "unsolvable.txt".to_string(),
+                "wrong-exit-status".to_string()
+            )
+        ]
+    );
+    let xml = std::fs::read_to_string(dir.join("r.xml")).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let failures = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("failure"))
+        .count();
+    assert_eq!(failures, 2);
+    let gs: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("results.json")).unwrap()).unwrap();
+    assert_eq!(
+        (gs["score"].as_f64(), gs["max_score"].as_f64()),
+        (Some(0.0), Some(2.0))
+    );
+    assert_eq!(gs["tests"].as_array().unwrap().len(), 2);
+
+    f.grade_without_candidate()
+        .args(["--candidate", misbehave(), "--force", "--export", "csv:x"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown export format \"csv\""));
+}
+
+#[test]
+fn format_json_prints_the_event_stream() {
+    let f = Fixture::new();
+    let out = f
+        .grade(&format!("{} right", misbehave()))
+        .args(["--format", "json", "--jobs", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let events: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object a line"))
+        .collect();
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "run-started",
+            "case-started",
+            "case-finished",
+            "case-started",
+            "case-finished",
+            "run-finished"
+        ]
+    );
+    assert_eq!(events[0]["cases"], 2);
+    assert_eq!(events[2]["row"]["verdict"], "accepted");
+    assert_eq!(
+        events[5]["summary"]["suites"]["lightsout/tiny"]["verdicts"]["accepted"],
+        2
+    );
+}
+
+#[test]
+fn limits_are_validated() {
+    let f = Fixture::new();
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["--time-limit", "18446744073709551615s"],
+            "harness: --time-limit ",
+        ),
+        (
+            &["--grace", "25h"],
+            "harness: --grace 1day 1h is over the 24 h maximum",
+        ),
+        (
+            &["--jobs", "100000"],
+            "harness: --jobs 100000 is over the maximum of 1024",
+        ),
+        (&["--resume", "--force"], "cannot be used with"),
+    ];
+    for (args, message) in cases {
+        f.grade(&format!("{} right", misbehave()))
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(message));
+    }
+    assert!(
+        !f.scorecard().exists(),
+        "no scorecard is created on a usage error"
+    );
+}
+
+#[test]
+fn discovery_names_cases_by_all_their_files_and_reports_problems() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("slidingblock/two");
+    std::fs::create_dir_all(&suite).unwrap();
+    std::fs::write(suite.join("t"), "1 3\n0 0 0 0\n").unwrap();
+    std::fs::write(suite.join("g1"), "0 1 0 1\n").unwrap();
+    std::fs::write(suite.join("g2"), "0 2 0 2\n").unwrap();
+    std::fs::write(
+        suite.join("two.csv"),
+        "initial config file, goal file, comments\nt,g1,one\nt,g2,two\nt,g1,again\n",
+    )
+    .unwrap();
+    let scorecard = dir.path().join("s.csv");
+    harness()
+        .args(["grade", "--suite"])
+        .arg(&suite)
+        .arg("--scorecard")
+        .arg(&scorecard)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "harness-error  slidingblock/two/t+g1 (line 4): ",
+        ))
+        .stdout(predicate::str::contains(
+            "two.csv: line 4: the same files as line 2",
+        ));
+    let rows: HashMap<String, String> = read_scorecard(&scorecard)
+        .into_iter()
+        .map(|r| (r["case"].clone(), r["verdict"].clone()))
+        .collect();
+    assert_eq!(rows.len(), 3);
+    assert_eq!(rows["t+g1"], "accepted");
+    assert_eq!(rows["t+g2"], "accepted");
+    // --filter can pick one goal of a tray listed with several.
+    harness()
+        .args(["grade", "--force", "--filter", "t+g2", "--suite"])
+        .arg(&suite)
+        .arg("--scorecard")
+        .arg(&scorecard)
+        .assert()
+        .code(0);
+    assert_eq!(read_scorecard(&scorecard).len(), 1);
+
+    // An empty suite says so; a listing that cannot be read is an error.
+    std::fs::write(suite.join("two.csv"), "initial config file, goal file\n").unwrap();
+    harness()
+        .args(["grade", "--force", "--suite"])
+        .arg(&suite)
+        .arg("--scorecard")
+        .arg(&scorecard)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "suite slidingblock/two lists no cases",
+        ));
+    std::fs::write(suite.join("two.csv"), b"initial config file\xff, goal\n").unwrap();
+    harness()
+        .args(["grade", "--force", "--suite"])
+        .arg(&suite)
+        .arg("--scorecard")
+        .arg(&scorecard)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot read listing"))
+        .stderr(predicate::str::contains("two.csv: line 1"));
+}
