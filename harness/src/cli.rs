@@ -36,7 +36,10 @@ pub enum Command {
     /// The guard process a grading run starts (internal): kills every live
     /// case's process group when the harness dies.
     #[command(name = "__guard", hide = true)]
-    Guard,
+    Guard {
+        /// The slot file of live process groups.
+        slots: PathBuf,
+    },
 }
 
 /// How the terminal shows a run.

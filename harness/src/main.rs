@@ -35,8 +35,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Grade(args) => grade_command(&args),
         Command::Solve { family, files } => solve_command(&family, &files),
-        Command::Guard => {
-            harness::executor::guard::serve(std::io::stdin().lock());
+        Command::Guard { slots } => {
+            harness::executor::guard::serve(std::io::stdin().lock(), &slots);
             Ok(ExitCode::SUCCESS)
         }
     };
@@ -60,8 +60,15 @@ fn grade_command(args: &GradeArgs) -> anyhow::Result<ExitCode> {
         Format::Human => Box::new(Terminal::new(&settings.label)),
         Format::Json => Box::new(JsonLines),
     };
-    let exports = Exports::new(&outputs.exports, &settings.label, &kept)?;
-    let mut reporter = Reporter::new(vec![screen, Box::new(scorecard), Box::new(exports)]);
+    let mut sinks = vec![screen, Box::new(scorecard) as Box<dyn Sink>];
+    if !outputs.exports.is_empty() {
+        sinks.push(Box::new(Exports::new(
+            &outputs.exports,
+            &settings.label,
+            &kept,
+        )?));
+    }
+    let mut reporter = Reporter::new(sinks);
 
     let cancel = Arc::new(Cancel::new());
     watch_signals(Arc::clone(&cancel))?;

@@ -1,6 +1,6 @@
 //! Polynomials over GF(2), bit-packed in u64 words (bit i is the coefficient of y^i).
 //!
-//! Lights Out on an m x n board reduces to arithmetic in GF(2)[y] modulo a
+//! Lights Out on an m x n board reduces to arithmetic in GF(2)\[y\] modulo a
 //! Chebyshev-like polynomial of degree n (see `lightsout::solve`), so the
 //! solver needs only what is here: shifted XOR, multiplication, division with
 //! remainder and the extended Euclidean algorithm, all O(n^2 / 64).

@@ -4,13 +4,16 @@
 //! (`PR_SET_CHILD_SUBREAPER`), so a candidate's orphans (a double fork, a
 //! `setsid` daemon whose parent exited) become the harness's children;
 //! [`sweep`] kills and reaps them once no case is running. And a guard
-//! process (`harness __guard`, in a process group of its own) holds the
-//! read end of a pipe only the harness writes: the harness tells it each
-//! live case's process group; when the pipe closes, however the harness
-//! died (`kill -9` included), the guard SIGKILLs every group still listed.
+//! process (`harness __guard FILE`, in a process group of its own) holds
+//! the read end of a pipe only the harness writes, and waits. The harness
+//! keeps each live case's process group in a slot of FILE (one `pwrite`
+//! a change: no message, no wake-up of the guard). When the pipe closes,
+//! however the harness died (`kill -9` included), the guard reads FILE and
+//! SIGKILLs every group still in it.
 
-use std::collections::HashSet;
-use std::io::{BufRead, Write};
+use std::fs::File;
+use std::io::Read;
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::Mutex;
@@ -21,15 +24,24 @@ use rustix::process::{Pid, Signal, WaitOptions, kill_process, kill_process_group
 pub struct Guard {
     child: Mutex<Option<(Child, ChildStdin)>>,
     pid: u32,
+    /// The slot file and, mirrored in memory, the group in each slot.
+    file: File,
+    slots: Mutex<Vec<i32>>,
 }
 
 impl Guard {
-    /// Starts `exe __guard` in a process group of its own (so a Ctrl-C
+    /// Starts `exe __guard FILE` in a process group of its own (so a Ctrl-C
     /// meant for the harness does not reach it).
     pub fn spawn(exe: &Path) -> std::io::Result<Self> {
         use std::os::unix::process::CommandExt;
+        let (file, path) = tempfile::Builder::new()
+            .prefix("puzzlegrade-guard-")
+            .tempfile()?
+            .keep()
+            .map_err(|e| e.error)?;
         let mut child = Command::new(exe)
             .arg("__guard")
+            .arg(&path)
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())
@@ -43,6 +55,8 @@ impl Guard {
         Ok(Self {
             child: Mutex::new(Some((child, stdin))),
             pid,
+            file,
+            slots: Mutex::new(Vec::new()),
         })
     }
 
@@ -51,13 +65,20 @@ impl Guard {
         self.pid
     }
 
-    /// Tells the guard that process group `pgid` is live (`+`) or gone (`-`).
+    /// Records that process group `pgid` is live (or gone).
     pub fn tell(&self, live: bool, pgid: i32) {
-        let mut lock = self.child.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((_, stdin)) = lock.as_mut() {
-            let sign = if live { '+' } else { '-' };
-            let _ = writeln!(stdin, "{sign}{pgid}").and_then(|()| stdin.flush());
-        }
+        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        let (want, put) = if live { (0, pgid) } else { (pgid, 0) };
+        let slot = match slots.iter().position(|&s| s == want) {
+            Some(i) => i,
+            None if live => {
+                slots.push(0);
+                slots.len() - 1
+            }
+            None => return,
+        };
+        slots[slot] = put;
+        let _ = self.file.write_all_at(&put.to_le_bytes(), slot as u64 * 4);
     }
 
     /// Closes the pipe and waits for the guard to exit.
@@ -76,29 +97,20 @@ impl Drop for Guard {
     }
 }
 
-/// The guard process's whole life: read `+PGID` / `-PGID` lines until the
-/// pipe closes, then SIGKILL every group still live.
-pub fn serve(input: impl BufRead) {
-    let mut live = HashSet::new();
-    for line in input.lines() {
-        let Ok(line) = line else { break };
-        let (sign, number) = line.split_at(line.len().min(1));
-        let Some(pid) = number.parse::<i32>().ok().and_then(Pid::from_raw) else {
-            continue;
-        };
-        match sign {
-            "+" => {
-                live.insert(pid);
-            }
-            "-" => {
-                live.remove(&pid);
-            }
-            _ => {}
+/// The guard process's whole life: wait for `input` (the pipe from the
+/// harness) to close, then SIGKILL every group still in the slot file at
+/// `slots`, and remove it.
+pub fn serve(mut input: impl Read, slots: &Path) {
+    let mut sink = [0u8; 64];
+    while matches!(input.read(&mut sink), Ok(n) if n > 0) {}
+    let bytes = std::fs::read(slots).unwrap_or_default();
+    for chunk in bytes.chunks_exact(4) {
+        let pgid = i32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+        if let Some(p) = Pid::from_raw(pgid) {
+            let _ = kill_process_group(p, Signal::KILL);
         }
     }
-    for pgid in live {
-        let _ = kill_process_group(pgid, Signal::KILL);
-    }
+    let _ = std::fs::remove_file(slots);
 }
 
 /// Makes this process a child subreaper: orphans below it come back to it.
@@ -154,9 +166,36 @@ fn children() -> Vec<u32> {
 mod tests {
     use super::*;
 
+    /// The slots follow the live groups; the guard kills what is left in
+    /// them when its pipe closes (here: a sleeping process group of ours).
     #[test]
-    fn serve_reads_until_the_pipe_closes() {
-        // Groups that do not exist: killing them fails quietly.
-        serve(&b"+999999\n-999999\n+999998\nnonsense\n+\n"[..]);
+    fn the_guard_kills_the_groups_left_in_its_slots() {
+        use std::os::unix::process::CommandExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("slots");
+        let file = File::create(&path).unwrap();
+        let guard = Guard {
+            child: Mutex::new(None),
+            pid: 0,
+            file,
+            slots: Mutex::new(Vec::new()),
+        };
+        let mut sleeper = Command::new("sleep")
+            .arg("60")
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let pgid = i32::try_from(sleeper.id()).unwrap();
+        guard.tell(true, 999_998);
+        guard.tell(true, pgid);
+        guard.tell(false, 999_998);
+        guard.tell(true, 999_997);
+        assert_eq!(*guard.slots.lock().unwrap(), [999_997, pgid]);
+        guard.tell(false, 999_997);
+        serve(&b""[..], &path);
+        let status = sleeper.wait().unwrap();
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(status.signal(), Some(9));
+        assert!(!path.exists(), "the guard removes its slot file");
     }
 }

@@ -97,14 +97,20 @@ impl Scorecard {
     /// Appends one row (with the header first when the file is empty).
     pub fn append(&mut self, row: &Row) -> anyhow::Result<()> {
         let bytes = encode(std::slice::from_ref(row), !self.header_written)?;
-        if let Err(e) = self.file.write_all(&bytes) {
+        self.write(&bytes)?;
+        self.header_written = true;
+        Ok(())
+    }
+
+    /// Writes whole `bytes` or nothing (a partial write is cut back).
+    fn write(&mut self, bytes: &[u8]) -> anyhow::Result<()> {
+        if let Err(e) = self.file.write_all(bytes) {
             // Cut back whatever part of the row reached the disk.
             let _ = self.file.set_len(self.len);
             return Err(e)
                 .with_context(|| format!("cannot write the scorecard {}", self.path.display()));
         }
         self.len += bytes.len() as u64;
-        self.header_written = true;
         Ok(())
     }
 }
@@ -122,7 +128,8 @@ impl Sink for Scorecard {
 fn encode(rows: &[Row], header: bool) -> anyhow::Result<Vec<u8>> {
     let mut w = csv::WriterBuilder::new()
         .has_headers(header)
-        .from_writer(Vec::new());
+        .buffer_capacity(1024)
+        .from_writer(Vec::with_capacity(256 * rows.len().max(1)));
     for row in rows {
         w.serialize(row)?;
     }

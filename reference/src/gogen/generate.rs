@@ -43,7 +43,7 @@ impl Recipe {
 const EXTRA_WORDS: usize = 100;
 
 /// A random puzzle with a unique solution, and that solution. Words are
-/// drawn until the solution is unique; when [`EXTRA_WORDS`] more than the
+/// drawn until the solution is unique; when `EXTRA_WORDS` more than the
 /// recipe's are not enough, a letter is given instead. Then every word that
 /// uniqueness does not need is removed.
 pub fn random_puzzle(recipe: &Recipe, rng: &mut ChaCha8Rng) -> (Puzzle, Board) {
