@@ -99,15 +99,15 @@ pub fn valid_solution(puzzle: &Puzzle, solution: &Board) -> Result<(), Invalid> 
     // A-Y or a repeated one).
     for r in 0..SIDE {
         for c in 0..SIDE {
-            if let (Some(given), Some(found)) = (puzzle.board.0[r][c], solution.0[r][c]) {
-                if given != found {
-                    return Err(Invalid::Changed {
-                        given: char::from(given),
-                        found: char::from(found),
-                        row: r,
-                        col: c,
-                    });
-                }
+            if let (Some(given), Some(found)) = (puzzle.board.0[r][c], solution.0[r][c])
+                && given != found
+            {
+                return Err(Invalid::Changed {
+                    given: char::from(given),
+                    found: char::from(found),
+                    row: r,
+                    col: c,
+                });
             }
         }
     }

@@ -610,7 +610,7 @@ mod tests {
             let parity = |q: &Board| {
                 let mut m = q.clone();
                 m.xor_with(&b);
-                (q.count_on() + b.count_on() - m.count_on()) / 2 % 2 == 0
+                ((q.count_on() + b.count_on() - m.count_on()) / 2).is_multiple_of(2)
             };
             assert_eq!(parity(&qp1) && parity(&qp2), solvable);
         }
