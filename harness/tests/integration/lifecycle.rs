@@ -75,6 +75,24 @@ fn finish(mut child: Child) -> (Option<i32>, String) {
     }
 }
 
+/// Starts the harness on `f`, waits until `running` pids are recorded, sends
+/// each of `signals` (a short pause between), and returns how it ended.
+fn interrupt(
+    f: &Fixture,
+    mode: &str,
+    extra: &[&str],
+    running: usize,
+    signals: &[&str],
+) -> (Option<i32>, String) {
+    let child = spawn(f, &format!("{} {mode}", misbehave()), extra);
+    wait_until("running candidates", || lines(&f.pids()) >= running);
+    for sig in signals {
+        std::thread::sleep(Duration::from_millis(200));
+        signal(&child, sig);
+    }
+    finish(child)
+}
+
 fn verdicts(f: &Fixture) -> Vec<String> {
     read_scorecard(&f.scorecard())
         .into_iter()
@@ -89,14 +107,8 @@ fn ctrl_c_cancels_every_unfinished_case_and_kills_every_candidate() {
         ("-TERM", 143, "terminated (SIGTERM)"),
     ] {
         let f = suite_of(6);
-        let child = spawn(
-            &f,
-            &format!("{} sleep", misbehave()),
-            &["--jobs", "2", "--time-limit", "60s"],
-        );
-        wait_until("two running candidates", || lines(&f.pids()) >= 2);
-        signal(&child, sig);
-        let (status, stdout) = finish(child);
+        let extra = ["--jobs", "2", "--time-limit", "60s"];
+        let (status, stdout) = interrupt(&f, "sleep", &extra, 2, &[sig]);
         assert_eq!(status, Some(code), "{stdout}");
         assert!(
             stdout.contains(&format!("{why}: 6 case(s) cancelled")),
@@ -112,17 +124,8 @@ fn a_second_ctrl_c_kills_at_once() {
     let f = suite_of(2);
     // SIGTERM is ignored: only the grace (10 min here) or a second Ctrl-C
     // gets SIGKILL to it.
-    let child = spawn(
-        &f,
-        &format!("{} ignore-term", misbehave()),
-        &["--jobs", "2", "--time-limit", "60s", "--grace", "10m"],
-    );
-    wait_until("two running candidates", || lines(&f.pids()) >= 2);
-    std::thread::sleep(Duration::from_millis(200));
-    signal(&child, "-INT");
-    std::thread::sleep(Duration::from_millis(300));
-    signal(&child, "-INT");
-    let (status, _) = finish(child);
+    let extra = ["--jobs", "2", "--time-limit", "60s", "--grace", "10m"];
+    let (status, _) = interrupt(&f, "ignore-term", &extra, 2, &["-INT", "-INT"]);
     assert_eq!(status, Some(130));
     assert_eq!(verdicts(&f), vec!["cancelled"; 2]);
     f.assert_no_survivors();
@@ -140,15 +143,9 @@ fn escapees_in_their_own_session_die_when_the_run_ends() {
 #[test]
 fn kill_9_of_the_harness_takes_its_candidates_with_it() {
     let f = suite_of(3);
-    let child = spawn(
-        &f,
-        &format!("{} grandchild-wait", misbehave()),
-        &["--jobs", "3", "--time-limit", "60s"],
-    );
-    // Three candidates and their three grandchildren.
-    wait_until("six running processes", || lines(&f.pids()) >= 6);
-    signal(&child, "-KILL");
-    let _ = finish(child);
+    // Three candidates and their three grandchildren, then kill -9.
+    let extra = ["--jobs", "3", "--time-limit", "60s"];
+    let _ = interrupt(&f, "grandchild-wait", &extra, 6, &["-KILL"]);
     f.assert_no_survivors();
 }
 
@@ -191,14 +188,8 @@ fn kill_9_then_resume_gives_one_row_per_case() {
 #[test]
 fn resume_drops_cancelled_rows_and_rerun_failed_replaces_failures() {
     let f = suite_of(4);
-    let child = spawn(
-        &f,
-        &format!("{} sleep", misbehave()),
-        &["--jobs", "1", "--time-limit", "60s"],
-    );
-    wait_until("a running candidate", || lines(&f.pids()) >= 1);
-    signal(&child, "-INT");
-    assert_eq!(finish(child).0, Some(130));
+    let extra = ["--jobs", "1", "--time-limit", "60s"];
+    assert_eq!(interrupt(&f, "sleep", &extra, 1, &["-INT"]).0, Some(130));
     assert_eq!(verdicts(&f), vec!["cancelled"; 4]);
 
     // Resume with a wrong solver: the cancelled rows are run again.
@@ -406,12 +397,16 @@ fn discovery_names_cases_by_all_their_files_and_reports_problems() {
     )
     .unwrap();
     let scorecard = dir.path().join("s.csv");
-    harness()
-        .args(["grade", "--suite"])
-        .arg(&suite)
-        .arg("--scorecard")
-        .arg(&scorecard)
-        .assert()
+    let grade = |extra: &[&str]| {
+        harness()
+            .args(["grade", "--force", "--suite"])
+            .arg(&suite)
+            .arg("--scorecard")
+            .arg(&scorecard)
+            .args(extra)
+            .assert()
+    };
+    grade(&[])
         .code(1)
         .stdout(predicate::str::contains(
             "harness-error  slidingblock/two/t+g1 (line 4): ",
@@ -427,34 +422,16 @@ fn discovery_names_cases_by_all_their_files_and_reports_problems() {
     assert_eq!(rows["t+g1"], "accepted");
     assert_eq!(rows["t+g2"], "accepted");
     // --filter can pick one goal of a tray listed with several.
-    harness()
-        .args(["grade", "--force", "--filter", "t+g2", "--suite"])
-        .arg(&suite)
-        .arg("--scorecard")
-        .arg(&scorecard)
-        .assert()
-        .code(0);
+    grade(&["--filter", "t+g2"]).code(0);
     assert_eq!(read_scorecard(&scorecard).len(), 1);
 
     // An empty suite says so; a listing that cannot be read is an error.
     std::fs::write(suite.join("two.csv"), "initial config file, goal file\n").unwrap();
-    harness()
-        .args(["grade", "--force", "--suite"])
-        .arg(&suite)
-        .arg("--scorecard")
-        .arg(&scorecard)
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains(
-            "suite slidingblock/two lists no cases",
-        ));
+    grade(&[]).code(2).stderr(predicate::str::contains(
+        "suite slidingblock/two lists no cases",
+    ));
     std::fs::write(suite.join("two.csv"), b"initial config file\xff, goal\n").unwrap();
-    harness()
-        .args(["grade", "--force", "--suite"])
-        .arg(&suite)
-        .arg("--scorecard")
-        .arg(&scorecard)
-        .assert()
+    grade(&[])
         .code(2)
         .stderr(predicate::str::contains("cannot read listing"))
         .stderr(predicate::str::contains("two.csv: line 1"));
