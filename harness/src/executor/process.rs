@@ -3,22 +3,23 @@
 //! The candidate leads a new process group, so that on a limit, on a
 //! cancelled run, or once it has exited (to reap anything it left behind)
 //! the whole group gets SIGTERM and then SIGKILL, grandchildren included.
-//! The exit is waited for on a thread of its own and both pipes are drained
-//! on threads of their own, so a full pipe or a grandchild holding one open
-//! never blocks us. CPU time and peak RSS cover the candidate and the
-//! descendants it waited for. Descendants that leave the group (setsid)
-//! escape the group kill; [`super::guard`] kills them when the run ends.
+//! One thread does everything for a case: it polls the candidate's stdout,
+//! its stderr and a pidfd (readable when the candidate exits) together, so
+//! a full pipe never blocks the candidate, a grandchild holding a pipe
+//! never blocks us, and a case costs no thread of its own. CPU time and
+//! peak RSS come from `wait4` and cover the candidate and the descendants it
+//! waited for. Descendants that leave the group (setsid) escape the group
+//! kill; [`super::guard`] kills them when the run ends.
 
 use std::ffi::OsString;
 use std::io::Read;
+use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Command, Stdio};
-use std::sync::mpsc::{self, RecvTimeoutError, Sender};
-use std::sync::{Arc, Mutex};
-use std::thread;
+use std::process::{ChildStderr, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use rustix::process::{Pid, Signal, kill_process_group};
+use rustix::event::{PollFd, PollFlags, Timespec, poll};
+use rustix::process::{Pid, PidfdFlags, Signal, kill_process_group, pidfd_open};
 use wait4::Wait4;
 
 use super::guard::{self, Guard};
@@ -31,10 +32,11 @@ const DRAIN_WAIT: Duration = Duration::from_secs(2);
 /// How often a running case looks at the cancel token.
 const CANCEL_POLL: Duration = Duration::from_millis(25);
 
-enum Event {
-    Exited(std::io::Result<wait4::ResUse>),
-    StdoutOverLimit,
-}
+/// How often to look for the exit where there is no pidfd (old kernels).
+const EXIT_POLL: Duration = Duration::from_millis(1);
+
+/// The size of one read from a pipe.
+const CHUNK: usize = 64 * 1024;
 
 /// Runs candidates as processes. `supervised` adds the guard process and
 /// the subreaper sweep (the `harness` binary uses it; tests of the library
@@ -103,13 +105,12 @@ fn run(
     if let Some(g) = guard {
         g.tell(true, raw_group);
     }
-    let (tx, rx) = mpsc::channel();
-    let out = drain(child.stdout.take(), limits.stdout, Some(tx.clone()));
-    let err = drain(child.stderr.take(), limits.stderr, None);
-    let waiter = tx;
-    thread::spawn(move || {
-        let _ = waiter.send(Event::Exited(child.wait4()));
-    });
+    let mut case = Case {
+        stdout: Stream::new(child.stdout.take(), limits.stdout),
+        stderr: Stream::new(child.stderr.take(), limits.stderr),
+        pidfd: pidfd_open(group, PidfdFlags::empty()).ok(),
+        buf: vec![0u8; CHUNK],
+    };
 
     // Durations are validated (at most 24 h), but never let an odd one panic.
     let far = |d: Duration| {
@@ -122,39 +123,37 @@ fn run(
     let mut cancelled = false;
     let mut kill_at: Option<Instant> = None;
     let exited = loop {
+        match child.try_wait4() {
+            Ok(Some(r)) => break Ok(r),
+            Ok(None) => {}
+            Err(e) => break Err(e),
+        }
         let now = Instant::now();
-        let wake = kill_at.unwrap_or(deadline).min(now + CANCEL_POLL);
-        match rx.recv_timeout(wake.saturating_duration_since(now)) {
-            Ok(Event::Exited(r)) => break r,
-            Ok(Event::StdoutOverLimit) => {
-                if limit.is_none() && !cancelled {
-                    limit = Some(LimitHit::Stdout);
-                    let _ = kill_process_group(group, Signal::KILL);
-                    kill_at = Some(Instant::now() + limits.grace);
-                }
+        let urgency = cancel.urgency();
+        if urgency == Urgency::Now {
+            cancelled |= limit.is_none();
+            let _ = kill_process_group(group, Signal::KILL);
+        } else if kill_at.is_some_and(|k| now >= k) {
+            let _ = kill_process_group(group, Signal::KILL);
+            kill_at = Some(now + limits.grace);
+        } else if kill_at.is_none() && (urgency == Urgency::Graceful || now >= deadline) {
+            if urgency == Urgency::Graceful {
+                cancelled = true;
+            } else {
+                limit = Some(LimitHit::Time);
             }
-            Err(RecvTimeoutError::Timeout) => {
-                let now = Instant::now();
-                let urgency = cancel.urgency();
-                if urgency == Urgency::Now {
-                    cancelled |= limit.is_none();
-                    let _ = kill_process_group(group, Signal::KILL);
-                } else if kill_at.is_some_and(|k| now >= k) {
-                    let _ = kill_process_group(group, Signal::KILL);
-                    kill_at = Some(now + limits.grace);
-                } else if kill_at.is_none() && (urgency == Urgency::Graceful || now >= deadline) {
-                    if urgency == Urgency::Graceful {
-                        cancelled = true;
-                    } else {
-                        limit = Some(LimitHit::Time);
-                    }
-                    let _ = kill_process_group(group, Signal::TERM);
-                    kill_at = Some(now + limits.grace);
-                }
-            }
-            Err(RecvTimeoutError::Disconnected) => {
-                break Err(std::io::Error::other("the wait thread vanished"));
-            }
+            let _ = kill_process_group(group, Signal::TERM);
+            kill_at = Some(now + limits.grace);
+        }
+        let mut wake = kill_at.unwrap_or(deadline).min(now + CANCEL_POLL);
+        if case.pidfd.is_none() {
+            wake = wake.min(now + EXIT_POLL);
+        }
+        case.poll(wake, true);
+        if case.stdout.over() && limit.is_none() && !cancelled {
+            limit = Some(LimitHit::Stdout);
+            let _ = kill_process_group(group, Signal::KILL);
+            kill_at = Some(Instant::now() + limits.grace);
         }
     };
     let wall = start.elapsed();
@@ -164,8 +163,12 @@ fn run(
         g.tell(false, raw_group);
     }
     let drained_by = Instant::now() + DRAIN_WAIT;
-    let stdout = out.finish(drained_by);
-    let stderr = err.finish(drained_by);
+    while case.stdout.open() || case.stderr.open() {
+        if Instant::now() >= drained_by {
+            break;
+        }
+        case.poll(drained_by, false);
+    }
     let mut result = RunResult::ended(Ending::Failed(String::new()), wall);
     match exited {
         Ok(r) => {
@@ -181,75 +184,114 @@ fn run(
     }
     result.limit = limit;
     result.cancelled = cancelled;
-    result.stdout = stdout;
-    result.stderr = stderr;
+    result.stdout = case.stdout.finish();
+    result.stderr = case.stderr.finish();
+    drop(child);
     result
 }
 
-/// A stream being drained on its own thread into a shared capture.
-struct Drain {
-    capture: Arc<Mutex<Capture>>,
-    done: mpsc::Receiver<()>,
+/// What one case's thread watches.
+struct Case {
+    stdout: Stream<ChildStdout>,
+    stderr: Stream<ChildStderr>,
+    /// Readable once the candidate has exited (`None` on old kernels).
+    pidfd: Option<OwnedFd>,
+    buf: Vec<u8>,
 }
 
-/// Drains `source` into a capture of at most `cap` bytes, counting (and
-/// dropping) the rest; `over` hears once when the cap is passed.
-fn drain(
-    source: Option<impl Read + Send + 'static>,
+impl Case {
+    /// Waits until something happens or `until`, reading what the pipes
+    /// have. With `watch_exit`, the pidfd wakes it too.
+    fn poll(&mut self, until: Instant, watch_exit: bool) {
+        let timeout = until.saturating_duration_since(Instant::now());
+        let timeout = Timespec {
+            tv_sec: i64::try_from(timeout.as_secs()).unwrap_or(i64::MAX),
+            tv_nsec: i64::from(timeout.subsec_nanos()),
+        };
+        let (out_ready, err_ready) = {
+            let mut fds: Vec<PollFd<'_>> = Vec::with_capacity(3);
+            let flags = PollFlags::IN;
+            let out_at = self.stdout.source.as_ref().map(|s| {
+                fds.push(PollFd::new(s, flags));
+                fds.len() - 1
+            });
+            let err_at = self.stderr.source.as_ref().map(|s| {
+                fds.push(PollFd::new(s, flags));
+                fds.len() - 1
+            });
+            if watch_exit && let Some(pidfd) = &self.pidfd {
+                fds.push(PollFd::new(pidfd, flags));
+            }
+            if fds.is_empty() {
+                std::thread::sleep(
+                    Duration::from_millis(1).min(until.saturating_duration_since(Instant::now())),
+                );
+                return;
+            }
+            if poll(&mut fds, Some(&timeout)).is_err() {
+                return;
+            }
+            let ready = |at: Option<usize>| at.is_some_and(|i| !fds[i].revents().is_empty());
+            (ready(out_at), ready(err_at))
+        };
+        if out_ready {
+            self.stdout.read(&mut self.buf);
+        }
+        if err_ready {
+            self.stderr.read(&mut self.buf);
+        }
+    }
+}
+
+/// One output pipe: read into a capture of at most `cap` bytes, the rest
+/// counted and dropped.
+struct Stream<R> {
+    source: Option<R>,
     cap: u64,
-    over: Option<Sender<Event>>,
-) -> Drain {
-    let capture = Arc::new(Mutex::new(Capture::default()));
-    let (done_tx, done) = mpsc::channel();
-    let shared = Arc::clone(&capture);
-    let over_tx = over;
-    thread::spawn(move || {
-        let Some(mut source) = source else {
-            let _ = done_tx.send(());
+    capture: Capture,
+}
+
+impl<R: Read + AsFd> Stream<R> {
+    fn new(source: Option<R>, cap: u64) -> Self {
+        Self {
+            source,
+            cap,
+            capture: Capture::default(),
+        }
+    }
+
+    fn open(&self) -> bool {
+        self.source.is_some()
+    }
+
+    fn over(&self) -> bool {
+        self.capture.total > self.cap
+    }
+
+    /// One read (the pipe said it is ready); end of file closes it.
+    fn read(&mut self, buf: &mut [u8]) {
+        let Some(source) = self.source.as_mut() else {
             return;
         };
-        let mut chunk = vec![0u8; 64 * 1024];
-        let mut warned = false;
-        loop {
-            let n = match source.read(&mut chunk) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(_) => break,
-            };
-            let over = {
-                let mut c = shared.lock().unwrap_or_else(|p| p.into_inner());
-                let room =
-                    usize::try_from(cap.saturating_sub(c.bytes.len() as u64)).unwrap_or(usize::MAX);
-                c.bytes.extend_from_slice(&chunk[..n.min(room)]);
+        match source.read(buf) {
+            Ok(0) => self.source = None,
+            Ok(n) => {
+                let c = &mut self.capture;
+                let room = usize::try_from(self.cap.saturating_sub(c.bytes.len() as u64))
+                    .unwrap_or(usize::MAX);
+                c.bytes.extend_from_slice(&buf[..n.min(room)]);
                 c.total += n as u64;
-                c.total > cap
-            };
-            if over && !warned {
-                warned = true;
-                if let Some(events) = &over_tx {
-                    let _ = events.send(Event::StdoutOverLimit);
-                }
             }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => self.source = None,
         }
-        let _ = done_tx.send(());
-    });
-    Drain { capture, done }
-}
+    }
 
-impl Drain {
-    /// What was read, waiting until `by` for the stream to close.
-    fn finish(self, by: Instant) -> Capture {
-        let closed = self
-            .done
-            .recv_timeout(by.saturating_duration_since(Instant::now()))
-            .is_ok();
-        let mut c = self
-            .capture
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
-        c.abandoned = !closed;
+    /// The capture; a pipe still open (held by a process that left the
+    /// group) is abandoned: closed on our side, noted.
+    fn finish(self) -> Capture {
+        let mut c = self.capture;
+        c.abandoned = self.source.is_some();
         c
     }
 }
