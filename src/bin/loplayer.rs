@@ -1,12 +1,12 @@
 //! `loplayer BOARD`: replays `r:c` moves from stdin on a Lights Out board,
 //! as the CMU 15-122 staff tool does; the grader's checker.
 
-use std::io::{BufRead, BufWriter, Write};
+use std::io::{BufRead, BufWriter, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use puzzlegrade::{fail, parse_args};
+use puzzlegrade::{MAX_LINE, fail, parse_args};
 use reference::lightsout::{Game, move_error, parse_move, read_board};
 
 /// Play Lights Out: print the board, then for every `r:c` line on stdin print
@@ -54,7 +54,20 @@ fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let mut line = Vec::new();
     while game.lights_on() > 0 {
         line.clear();
-        if input.read_until(b'\n', &mut line)? == 0 {
+        // A move is a few bytes: a line past the bound is refused before
+        // it can fill memory.
+        let read = (&mut input)
+            .take(MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut line)?;
+        if line.len() > MAX_LINE {
+            out.flush()?;
+            return Ok(fail(
+                "loplayer",
+                format!("line {} is longer than {MAX_LINE} bytes", line_no + 1),
+                1,
+            ));
+        }
+        if read == 0 {
             out.flush()?;
             let lit = game.lights_on();
             return Ok(fail(

@@ -283,3 +283,42 @@ fn puzzlegen_regenerates_the_bundled_suites_byte_for_byte() {
         );
     }
 }
+
+/// A stdin line far longer than any move (60 MB, no newline) fails each
+/// checker cleanly with its documented status, never an abort.
+#[test]
+fn huge_stdin_lines_fail_cleanly() {
+    let line = vec![b'y'; 60 << 20];
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cases: [(&str, Vec<std::path::PathBuf>, i32, &str); 3] = [
+        (
+            "loplayer",
+            vec![root.join("suites/lightsout/easy/2x2-01.txt")],
+            1,
+            "loplayer: line 1 is longer than 1048576 bytes\n",
+        ),
+        (
+            "sbp-checker",
+            vec![
+                root.join("suites/slidingblock/easy/one.block"),
+                root.join("suites/slidingblock/easy/one.block.goal"),
+            ],
+            4,
+            "sbp-checker: stdin line 1 is longer than 1048576 bytes\n",
+        ),
+        (
+            "gogen-checker",
+            vec![root.join("suites/gogen/easy/no.givens.txt")],
+            1,
+            "gogen-checker: stdin line 1 is longer than 1048576 bytes\n",
+        ),
+    ];
+    for (tool, files, status, message) in cases {
+        bin(tool)
+            .args(&files)
+            .write_stdin(line.clone())
+            .assert()
+            .code(status)
+            .stderr(message);
+    }
+}
