@@ -78,24 +78,6 @@ pub fn read_bounded(
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn stdin_is_read_with_bounds() {
-        assert_eq!(read_bounded(&b"ab\ncd"[..], 2, 100).unwrap(), b"ab\ncd");
-        assert_eq!(
-            read_bounded(&b"ab\ncde\n"[..], 2, 100).unwrap_err(),
-            "stdin line 2 is longer than 2 bytes"
-        );
-        assert_eq!(
-            read_bounded(&b"ab\ncd\n"[..], 2, 4).unwrap_err(),
-            "stdin is larger than 4 bytes"
-        );
-    }
-}
-
 /// Prints a reference [`Answer`](reference::family::Answer) as the student
 /// contract wants it: stdout exactly, stderr lines prefixed with `tool: `
 /// when a tool is given (the 15-122 `lightsout` prints them bare), and the
@@ -119,5 +101,23 @@ pub fn emit(answer: &reference::family::Answer, tool: Option<&str>) -> ExitCode 
             format!("cannot write the answer: {e}"),
             1,
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stdin_is_read_with_bounds() {
+        assert_eq!(read_bounded(&b"ab\ncd"[..], 2, 100).unwrap(), b"ab\ncd");
+        assert_eq!(
+            read_bounded(&b"ab\ncde\n"[..], 2, 100).unwrap_err(),
+            "stdin line 2 is longer than 2 bytes"
+        );
+        assert_eq!(
+            read_bounded(&b"ab\ncd\n"[..], 2, 4).unwrap_err(),
+            "stdin is larger than 4 bytes"
+        );
     }
 }
