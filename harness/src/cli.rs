@@ -40,6 +40,45 @@ pub enum Command {
         /// The slot file of live process groups.
         slots: PathBuf,
     },
+    /// The trampoline between the harness and a candidate (internal).
+    #[command(name = "__exec", hide = true)]
+    Exec(crate::executor::trampoline::ExecArgs),
+}
+
+/// `--isolation`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum IsolationArg {
+    /// Every protection the machine offers (the default).
+    Full,
+    /// None: plain processes in the harness's environment (trusted code).
+    None,
+}
+
+/// `--run-as`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RunAsArg {
+    /// A uid per job slot (from --uid-base) when the harness is root.
+    Auto,
+    /// The harness's own user.
+    Harness,
+}
+
+/// `--sandbox`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SandboxArg {
+    /// No outer sandbox.
+    None,
+    /// bubblewrap around each case.
+    Bwrap,
+}
+
+/// A switch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnOff {
+    /// On.
+    On,
+    /// Off.
+    Off,
 }
 
 /// How the terminal shows a run.
@@ -114,4 +153,38 @@ pub struct GradeArgs {
     /// verdict).
     #[arg(long, default_value = "1MiB")]
     pub stderr_limit: ByteSize,
+    /// How much protection from the candidates: full, or none (trusted
+    /// code only).
+    #[arg(long, value_enum, default_value = "full")]
+    pub isolation: IsolationArg,
+    /// Who candidates run as.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub run_as: RunAsArg,
+    /// The uid (and gid) of job slot 0's user; slot N runs as this + N.
+    #[arg(long, default_value_t = 60_000)]
+    pub uid_base: u32,
+    /// Put each case in a cgroup (when one can be made).
+    #[arg(long, value_enum, default_value = "on")]
+    pub cgroups: OnOff,
+    /// Memory of a case's whole process tree (enforced with a cgroup).
+    #[arg(long, default_value = "2GiB")]
+    pub memory_limit: ByteSize,
+    /// Processes and threads of a case at once (fork bombs stop here).
+    #[arg(long, default_value_t = 256)]
+    pub pids_limit: u64,
+    /// The largest file a candidate may write.
+    #[arg(long, default_value = "64MiB")]
+    pub file_size_limit: ByteSize,
+    /// An outer sandbox for each case.
+    #[arg(long, value_enum, default_value = "none")]
+    pub sandbox: SandboxArg,
+    /// NAME=VALUE added to the candidates' environment. Repeatable.
+    #[arg(long = "env", value_name = "NAME=VALUE")]
+    pub env: Vec<String>,
+    /// Let listings name puzzle files outside their suite's folder.
+    #[arg(long)]
+    pub allow_outside_suite: bool,
+    /// The largest puzzle file read.
+    #[arg(long, default_value = "64MiB")]
+    pub max_puzzle_size: ByteSize,
 }

@@ -7,8 +7,9 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use reference::family::{Grader, family};
 
-use crate::cli::{Format, GradeArgs};
+use crate::cli::{Format, GradeArgs, IsolationArg, OnOff, RunAsArg, SandboxArg};
 use crate::executor::Limits;
+use crate::executor::isolate::{Isolation, RunAs, Sandbox};
 use crate::report::Mode;
 
 /// The longest time limit or grace accepted.
@@ -73,6 +74,12 @@ pub struct Settings {
     pub jobs: usize,
     /// Per-case limits.
     pub limits: Limits,
+    /// Whether listings may name files outside their suite's folder.
+    pub allow_outside_suite: bool,
+    /// The largest puzzle file read.
+    pub max_puzzle_size: u64,
+    /// How candidates are kept from harming the run.
+    pub isolation: Isolation,
 }
 
 /// Where a run's results go.
@@ -118,6 +125,7 @@ impl Settings {
     /// Validates the command line.
     pub fn from_args(args: &GradeArgs) -> anyhow::Result<Self> {
         let args = args.clone();
+        let isolation = isolation(&args)?;
         let cwd = std::env::current_dir().context("cannot read the current directory")?;
         let family = match &args.family {
             None => None,
@@ -191,9 +199,54 @@ impl Settings {
                 grace: args.grace.max(Duration::from_millis(10)),
                 stdout: args.stdout_limit.as_u64(),
                 stderr: args.stderr_limit.as_u64(),
+                memory: args.memory_limit.as_u64(),
             },
+            allow_outside_suite: args.allow_outside_suite,
+            max_puzzle_size: args.max_puzzle_size.as_u64(),
+            isolation,
         })
     }
+}
+
+/// The isolation options, checked.
+fn isolation(args: &GradeArgs) -> anyhow::Result<Isolation> {
+    if args.pids_limit == 0 {
+        bail!("--pids-limit must be at least 1");
+    }
+    if args.memory_limit.as_u64() < (1 << 20) {
+        bail!("--memory-limit must be at least 1MiB");
+    }
+    let slots = args.jobs.map_or(MAX_JOBS, usize::from) as u64;
+    if u64::from(args.uid_base) == 0 || u64::from(args.uid_base) + slots > u64::from(u32::MAX) {
+        bail!("--uid-base must leave room for a uid per job slot above 0");
+    }
+    let mut env = Vec::new();
+    for pair in &args.env {
+        let Some((name, value)) = pair.split_once('=') else {
+            bail!("--env takes NAME=VALUE, got {pair:?}");
+        };
+        if name.is_empty() {
+            bail!("--env takes NAME=VALUE, got {pair:?}");
+        }
+        env.push((name.into(), value.into()));
+    }
+    Ok(Isolation {
+        enabled: args.isolation == IsolationArg::Full,
+        run_as: match args.run_as {
+            RunAsArg::Auto => RunAs::Auto,
+            RunAsArg::Harness => RunAs::Harness,
+        },
+        uid_base: args.uid_base,
+        cgroups: args.cgroups == OnOff::On,
+        memory_limit: args.memory_limit.as_u64(),
+        pids_limit: args.pids_limit,
+        file_size_limit: args.file_size_limit.as_u64(),
+        sandbox: match args.sandbox {
+            SandboxArg::None => Sandbox::None,
+            SandboxArg::Bwrap => Sandbox::Bwrap,
+        },
+        env,
+    })
 }
 
 /// Splits the candidate command like a shell, checks that its program

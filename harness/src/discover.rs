@@ -23,6 +23,9 @@ pub struct Job {
     pub case: String,
     /// The puzzle files, absolute, or what is wrong with the listing row.
     pub files: Result<Vec<PathBuf>, String>,
+    /// The suite's root: the listing's folder (symlinks resolved). Puzzle
+    /// files must stay inside it unless `--allow-outside-suite`.
+    pub root: PathBuf,
 }
 
 /// Finds every listing under `roots` and returns their jobs, in listing
@@ -138,6 +141,10 @@ fn read_listing(path: &Path, family: &'static dyn Grader, n: usize) -> anyhow::R
     let base = listing_dir(path);
     let base = base.canonicalize().unwrap_or(base);
     let suite = suite_name(path);
+    let root = path
+        .parent()
+        .map(|p| p.canonicalize().unwrap_or_else(|_| p.to_owned()))
+        .unwrap_or_default();
     let mut reader = csv::ReaderBuilder::new()
         .flexible(true)
         .trim(csv::Trim::All)
@@ -151,6 +158,7 @@ fn read_listing(path: &Path, family: &'static dyn Grader, n: usize) -> anyhow::R
             suite: suite.clone(),
             case,
             files,
+            root: root.clone(),
         };
         let record = match record {
             Ok(r) => r,

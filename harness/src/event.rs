@@ -22,6 +22,8 @@ pub enum Event {
         cases: usize,
         /// Rows kept from the scorecard being resumed.
         kept: usize,
+        /// The isolation in force, and what is not available.
+        isolation: String,
     },
     /// A case's process was started.
     CaseStarted {

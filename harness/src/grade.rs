@@ -9,7 +9,9 @@ use std::time::Duration;
 use reference::family::{Case, Check};
 
 use crate::cancel::Cancel;
-use crate::config::Candidate;
+use std::path::{Path, PathBuf};
+
+use crate::config::Settings;
 use crate::discover::Job;
 use crate::executor::{Ending, Executor, LimitHit, Limits, RunResult, Spec, signal_name};
 use crate::outcome::{Row, Verdict};
@@ -17,13 +19,14 @@ use crate::outcome::{Row, Verdict};
 /// Grades one job with `executor`.
 pub fn grade(
     job: &Job,
-    candidate: &Candidate,
-    label: &str,
-    limits: &Limits,
+    settings: &Settings,
+    slot: usize,
     executor: &dyn Executor,
     cancel: &Cancel,
 ) -> Row {
-    let mut row = Row::new(label, job.family.name(), &job.suite, &job.case);
+    let (candidate, limits) = (&settings.candidate, &settings.limits);
+    let mut row = Row::new(&settings.label, job.family.name(), &job.suite, &job.case);
+    row.isolation = executor.label();
     let files = match &job.files {
         Ok(f) => f,
         Err(problem) => {
@@ -31,6 +34,10 @@ pub fn grade(
             return row;
         }
     };
+    if let Err(problem) = check_files(files, &job.root, settings) {
+        row.detail = problem;
+        return row;
+    }
     let case = match catch_unwind(AssertUnwindSafe(|| job.family.load(files))) {
         Ok(Ok(case)) => case,
         Ok(Err(e)) => {
@@ -42,19 +49,50 @@ pub fn grade(
             return row;
         }
     };
-    let mut argv: Vec<OsString> = candidate
+    let argv: Vec<OsString> = candidate
         .argv(job.family.name())
         .into_iter()
         .map(Into::into)
         .collect();
-    argv.extend(files.iter().map(|f| f.clone().into_os_string()));
     let spec = Spec {
         argv,
+        files: files.clone(),
         workdir: candidate.workdir().to_owned(),
+        slot,
     };
     let run = executor.execute(&spec, limits, cancel);
     fill(&mut row, case.as_ref(), &run, limits);
     row
+}
+
+/// Puzzle files must be regular files (a FIFO, a device or a symlink to
+/// one is refused by the loader), at most `--max-puzzle-size`, and inside
+/// the suite's folder (symlinks resolved) unless `--allow-outside-suite`: a
+/// listing cannot make the harness read `/etc/shadow` as root.
+fn check_files(files: &[PathBuf], root: &Path, settings: &Settings) -> Result<(), String> {
+    for file in files {
+        let Ok(real) = file.canonicalize() else {
+            continue; // missing: the loader says so, naming the file
+        };
+        if !settings.allow_outside_suite && !real.starts_with(root) {
+            return Err(format!(
+                "{} is outside the suite folder {} (--allow-outside-suite allows it)",
+                file.display(),
+                root.display()
+            ));
+        }
+        if let Ok(meta) = std::fs::metadata(&real)
+            && meta.is_file()
+            && meta.len() > settings.max_puzzle_size
+        {
+            return Err(format!(
+                "{}: larger than --max-puzzle-size ({} bytes)",
+                file.display(),
+                settings.max_puzzle_size
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Turns a run into the row's measurements and verdict: the whole verdict
@@ -74,6 +112,13 @@ pub fn fill(row: &mut Row, case: &dyn Case, run: &RunResult, limits: &Limits) {
         _ if run.cancelled => (
             Verdict::Cancelled,
             "stopped: the grading run was cancelled".to_string(),
+        ),
+        (Some(LimitHit::Memory), _) => (
+            Verdict::MemoryLimit,
+            format!(
+                "killed by the kernel at the memory limit ({} bytes)",
+                limits.memory
+            ),
         ),
         (Some(LimitHit::Stdout), _) => (
             Verdict::OutputLimit,
@@ -155,10 +200,10 @@ fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::path::PathBuf;
     use std::time::Duration;
 
     use super::*;
+    use crate::config::Candidate;
     use crate::executor::Capture;
     use crate::executor::fake::{FakeExecutor, Script};
 
@@ -167,6 +212,7 @@ mod tests {
         grace: Duration::from_secs(1),
         stdout: 100,
         stderr: 10,
+        memory: 1 << 30,
     };
 
     /// A Lights Out case: the handout's 3x2-34 (one press, 1:0) or 3x2-32
@@ -251,6 +297,15 @@ mod tests {
             ),
             (HarnessError, "cannot start x".into())
         );
+        let mut oom = RunResult::ended(Ending::Signaled(9), Duration::ZERO);
+        oom.limit = Some(LimitHit::Memory);
+        assert_eq!(
+            v(true, oom),
+            (
+                MemoryLimit,
+                "killed by the kernel at the memory limit (1073741824 bytes)".into()
+            )
+        );
         let mut stopped = RunResult::ended(Ending::Signaled(15), Duration::ZERO);
         stopped.cancelled = true;
         assert_eq!(v(true, stopped).0, Cancelled);
@@ -284,23 +339,54 @@ mod tests {
             suite: "s".into(),
             case: "b.txt".into(),
             files: Ok(vec![path.clone()]),
+            root: dir.path().canonicalize().unwrap(),
         };
-        let candidate = Candidate::Command {
+        let mut settings = crate::schedule::tests::settings(1);
+        settings.candidate = Candidate::Command {
             argv: vec!["solver".into(), "-v".into()],
             workdir: PathBuf::from("/w"),
         };
+        settings.limits = LIMITS;
         let fake = FakeExecutor::new(|_| Script::exit(0, "1:0\n"));
-        let row = grade(&job, &candidate, "alice", &LIMITS, &fake, &Cancel::new());
+        let row = grade(&job, &settings, 3, &fake, &Cancel::new());
         assert_eq!(
             (row.verdict, row.moves, row.best_moves, row.exit_code),
             (Verdict::Accepted, Some(1), Some(1), Some(0))
         );
+        assert_eq!(row.isolation, "fake");
         let ran = fake.ran.lock().unwrap();
         assert_eq!(ran.len(), 1);
+        assert_eq!(ran[0].argv, ["solver", "-v"]);
+        assert_eq!(ran[0].files, [path.clone()]);
         assert_eq!(
-            ran[0].argv,
-            ["solver".into(), "-v".into(), path.into_os_string()]
+            (ran[0].workdir.as_path(), ran[0].slot),
+            (Path::new("/w"), 3)
         );
-        assert_eq!(ran[0].workdir, PathBuf::from("/w"));
+        drop(ran);
+
+        // A file outside the suite's folder is never read (nor run).
+        let outside = Job {
+            root: dir.path().join("elsewhere"),
+            ..job
+        };
+        let row = grade(&outside, &settings, 0, &fake, &Cancel::new());
+        assert_eq!(row.verdict, Verdict::HarnessError);
+        assert!(
+            row.detail.contains("is outside the suite folder"),
+            "{}",
+            row.detail
+        );
+        settings.allow_outside_suite = true;
+        let row = grade(&outside, &settings, 0, &fake, &Cancel::new());
+        assert_eq!(row.verdict, Verdict::Accepted);
+        settings.max_puzzle_size = 3;
+        let row = grade(&outside, &settings, 0, &fake, &Cancel::new());
+        assert!(
+            row.detail
+                .ends_with("larger than --max-puzzle-size (3 bytes)"),
+            "{}",
+            row.detail
+        );
+        assert_eq!(fake.ran.lock().unwrap().len(), 2);
     }
 }

@@ -35,6 +35,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Grade(args) => grade_command(&args),
         Command::Solve { family, files } => solve_command(&family, &files),
+        Command::Exec(args) => return harness::executor::trampoline::main(&args),
         Command::Guard { slots } => {
             harness::executor::guard::serve(std::io::stdin().lock(), &slots);
             Ok(ExitCode::SUCCESS)
@@ -73,7 +74,8 @@ fn grade_command(args: &GradeArgs) -> anyhow::Result<ExitCode> {
     let cancel = Arc::new(Cancel::new());
     watch_signals(Arc::clone(&cancel))?;
     let exe = std::env::current_exe().context("cannot locate the harness executable")?;
-    let executor = ProcessExecutor::supervised(&exe).context("cannot start the guard process")?;
+    let executor = ProcessExecutor::supervised(&exe, &settings.isolation, settings.max_puzzle_size)
+        .context("cannot set up the candidates' isolation")?;
     let summary = harness::run_jobs(&settings, jobs, &kept, &executor, &cancel, &mut |event| {
         if !reporter.event(&event) {
             cancel.request_now(StopReason::ReportFailed);

@@ -21,6 +21,8 @@ pub enum Verdict {
     RuntimeError,
     /// More output than the limit (then killed).
     OutputLimit,
+    /// Killed by the kernel at the memory limit.
+    MemoryLimit,
     /// Our side failed: unreadable puzzle, checker crash, spawn failure.
     /// Never the candidate's fault.
     HarnessError,
@@ -39,6 +41,7 @@ impl Verdict {
             Verdict::TimeLimit => "time-limit",
             Verdict::RuntimeError => "runtime-error",
             Verdict::OutputLimit => "output-limit",
+            Verdict::MemoryLimit => "memory-limit",
             Verdict::HarnessError => "harness-error",
             Verdict::Cancelled => "cancelled",
         }
@@ -76,12 +79,16 @@ pub struct Row {
     /// User plus system CPU time of the process and the children it waited
     /// for, in milliseconds (µs precision).
     pub cpu_ms: Option<f64>,
-    /// Peak resident set size.
+    /// Peak memory of the case, in KiB: of its whole process tree from its
+    /// cgroup when it had one, else the `wait4` peak RSS.
     pub max_rss_kb: Option<u64>,
     /// Moves the candidate gave, when it gave a move list.
     pub moves: Option<u64>,
     /// The fewest moves known.
     pub best_moves: Option<u64>,
+    /// The isolation the case ran under (`copies+uid+cgroup-v1+rlimits`).
+    #[serde(default)]
+    pub isolation: String,
 }
 
 impl Row {
@@ -101,6 +108,7 @@ impl Row {
             max_rss_kb: None,
             moves: None,
             best_moves: None,
+            isolation: String::new(),
         }
     }
 
@@ -124,6 +132,7 @@ mod tests {
             TimeLimit,
             RuntimeError,
             OutputLimit,
+            MemoryLimit,
             HarnessError,
             Cancelled,
         ];
@@ -137,6 +146,7 @@ mod tests {
                 "time-limit",
                 "runtime-error",
                 "output-limit",
+                "memory-limit",
                 "harness-error",
                 "cancelled"
             ]

@@ -36,12 +36,13 @@ pub fn schedule(
         candidate: settings.label.clone(),
         cases: jobs.len(),
         kept: kept.len(),
+        isolation: executor.describe(),
     });
     let next = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel();
     let workers = settings.jobs.clamp(1, jobs.len().max(1));
     std::thread::scope(|scope| {
-        for _ in 0..workers {
+        for slot in 0..workers {
             let tx = tx.clone();
             let next = &next;
             scope.spawn(move || {
@@ -55,14 +56,7 @@ pub fn schedule(
                         suite: job.suite.clone(),
                         case: job.case.clone(),
                     });
-                    let row = grade(
-                        job,
-                        &settings.candidate,
-                        &settings.label,
-                        &settings.limits,
-                        executor,
-                        cancel,
-                    );
+                    let row = grade(job, settings, slot, executor, cancel);
                     let _ = tx.send(finished(row));
                 }
             });
@@ -82,6 +76,7 @@ pub fn schedule(
         let mut row = Row::new(&settings.label, job.family.name(), &job.suite, &job.case);
         row.verdict = Verdict::Cancelled;
         row.detail = "not run: the grading run was cancelled".into();
+        row.isolation = executor.label();
         summary.add(&row);
         on_event(Event::CaseCancelled { row: Box::new(row) });
     }
@@ -103,7 +98,7 @@ fn finished(row: Row) -> Event {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::path::PathBuf;
     use std::time::Duration;
 
@@ -113,7 +108,7 @@ mod tests {
     use crate::executor::Limits;
     use crate::executor::fake::{FakeExecutor, Script};
 
-    fn settings(jobs: usize) -> Settings {
+    pub(crate) fn settings(jobs: usize) -> Settings {
         Settings {
             suites: Vec::new(),
             candidate: Candidate::Command {
@@ -129,7 +124,11 @@ mod tests {
                 grace: Duration::from_secs(1),
                 stdout: 1 << 20,
                 stderr: 1 << 20,
+                memory: 1 << 30,
             },
+            allow_outside_suite: false,
+            max_puzzle_size: 64 << 20,
+            isolation: crate::executor::isolate::Isolation::default(),
         }
     }
 
@@ -143,6 +142,7 @@ mod tests {
                 suite: "s".into(),
                 case: format!("c{i:02}"),
                 files: Ok(vec![path.clone()]),
+                root: dir.to_owned(),
             })
             .collect()
     }

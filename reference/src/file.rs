@@ -40,17 +40,51 @@ impl<E> FileError<E> {
     }
 }
 
-/// Reads a whole file; a folder is [`FileError::Unreadable`] with "is a
-/// directory".
+/// Reads a whole puzzle file, of any size (a 10000 x 10000 Lights Out
+/// board is 100 MB), but only a regular file. See [`read_file_bounded`].
 pub fn read_file<E>(path: &Path) -> Result<Vec<u8>, FileError<E>> {
+    read_file_bounded(path, u64::MAX)
+}
+
+/// Reads a whole file of at most `cap` bytes. Only a regular file is read:
+/// a folder, a FIFO, a device or a socket is [`FileError::Unreadable`] at
+/// once (the file is opened non-blocking, so a FIFO with no writer cannot
+/// hang the reader), and so is a file over `cap` bytes (read with a bound,
+/// so a file that grows meanwhile cannot fill memory).
+pub fn read_file_bounded<E>(path: &Path, cap: u64) -> Result<Vec<u8>, FileError<E>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
     let unreadable = |source| FileError::Unreadable {
         path: path.to_owned(),
         source,
     };
-    if path.is_dir() {
-        return Err(unreadable(std::io::Error::other("is a directory")));
+    let other = |what: String| unreadable(std::io::Error::other(what));
+    let nonblocking = rustix::fs::OFlags::NONBLOCK.bits() as i32;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nonblocking)
+        .open(path)
+        .map_err(unreadable)?;
+    let meta = file.metadata().map_err(unreadable)?;
+    if meta.is_dir() {
+        return Err(other("is a directory".into()));
     }
-    std::fs::read(path).map_err(unreadable)
+    if !meta.is_file() {
+        return Err(other(
+            "not a regular file (a FIFO, a device or a socket)".into(),
+        ));
+    }
+    if meta.len() > cap {
+        return Err(other(format!("larger than {cap} bytes")));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.take(cap.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
+    if bytes.len() as u64 > cap {
+        return Err(other(format!("larger than {cap} bytes")));
+    }
+    Ok(bytes)
 }
 
 /// Reads a file and parses its bytes.
@@ -110,6 +144,39 @@ mod tests {
             format!("{}: line 3: no good", file.display())
         );
         assert!(matches!(bad, FileError::Invalid { .. }));
+    }
+
+    /// A FIFO (which would block a plain read forever), a device (which
+    /// would never end) and an oversized file are refused at once.
+    #[test]
+    fn only_regular_files_within_the_cap_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        let e = read_file::<String>(&fifo).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "{}: cannot read: not a regular file (a FIFO, a device or a socket)",
+                fifo.display()
+            )
+        );
+        assert!(read_file::<String>(Path::new("/dev/zero")).is_err());
+        let big = dir.path().join("big");
+        std::fs::write(&big, "0123456789").unwrap();
+        let e = read_file_bounded::<String>(&big, 9).unwrap_err();
+        assert!(
+            e.to_string().ends_with("cannot read: larger than 9 bytes"),
+            "{e}"
+        );
+        assert_eq!(read_file_bounded::<String>(&big, 10).unwrap().len(), 10);
     }
 
     #[test]

@@ -86,4 +86,8 @@ impl Executor for FakeExecutor {
         r.cancelled = cancel.is_requested();
         r
     }
+
+    fn label(&self) -> String {
+        "fake".into()
+    }
 }

@@ -4,9 +4,12 @@
 //! resource usage from `wait4`) and a fake one (`fake`: scripted results,
 //! so the verdict logic and the scheduler are tested without spawning).
 
+pub mod cgroup;
 pub mod fake;
 pub mod guard;
+pub mod isolate;
 mod process;
+pub mod trampoline;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -26,15 +29,31 @@ pub trait Executor: Send + Sync {
     /// Called once when no case is running any more: anything the
     /// candidates left behind is killed.
     fn finish(&self) {}
+
+    /// The isolation in force, short (the scorecard's `isolation` column).
+    fn label(&self) -> String {
+        "none".into()
+    }
+
+    /// The isolation in force, with what is not available and why.
+    fn describe(&self) -> String {
+        format!("isolation: {}", self.label())
+    }
 }
 
 /// One command to run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Spec {
-    /// Program then arguments.
+    /// Program then arguments, before the puzzle files.
     pub argv: Vec<OsString>,
+    /// The puzzle files; the executor appends their paths (or those of
+    /// private copies) to `argv`.
+    pub files: Vec<PathBuf>,
     /// Where it runs.
     pub workdir: PathBuf,
+    /// The job slot (0 to jobs - 1) running it: isolated slots run as
+    /// users of their own.
+    pub slot: usize,
 }
 
 /// Limits for one run.
@@ -50,6 +69,8 @@ pub struct Limits {
     /// Standard error bytes kept; more is read and dropped, never a verdict
     /// (the courses ignore stderr).
     pub stderr: u64,
+    /// Memory of the case's whole process tree (enforced where a cgroup is).
+    pub memory: u64,
 }
 
 /// What a stream produced: the bytes kept (at most the cap) and how many
@@ -94,6 +115,8 @@ pub enum LimitHit {
     Time,
     /// Wrote more than its cap to stdout.
     Stdout,
+    /// The kernel killed it at the memory limit (its cgroup's OOM killer).
+    Memory,
 }
 
 /// Everything measured about one run.

@@ -11,18 +11,22 @@
 //! waited for. Descendants that leave the group (setsid) escape the group
 //! kill; [`super::guard`] kills them when the run ends.
 
-use std::ffi::OsString;
 use std::io::Read;
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
 use std::process::{ChildStderr, ChildStdout, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
 use rustix::process::{Pid, PidfdFlags, Signal, kill_process_group, pidfd_open};
 use wait4::Wait4;
 
+use super::cgroup::{CaseCgroup, Cgroups};
 use super::guard::{self, Guard};
+use super::isolate::{self, Isolation, Level, RunDir, Sandbox};
+use super::trampoline::Launch;
 use super::{Capture, Ending, Executor, LimitHit, Limits, RunResult, Spec};
 use crate::cancel::{Cancel, Urgency};
 
@@ -38,34 +42,205 @@ const EXIT_POLL: Duration = Duration::from_millis(1);
 /// The size of one read from a pipe.
 const CHUNK: usize = 64 * 1024;
 
-/// Runs candidates as processes. `supervised` adds the guard process and
-/// the subreaper sweep (the `harness` binary uses it; tests of the library
-/// may not, as the sweep kills every child of the process).
+/// Runs candidates as processes. `supervised` adds the guard process, the
+/// subreaper sweep and, unless turned off, the isolation of `isolate` (the
+/// `harness` binary uses it; tests of the library may not, as the sweep
+/// kills every child of the process).
 #[derive(Default)]
 pub struct ProcessExecutor {
     guard: Option<Guard>,
+    isolated: Option<Isolated>,
+}
+
+/// Everything isolation needs for the whole run.
+struct Isolated {
+    exe: PathBuf,
+    isolation: Isolation,
+    level: Level,
+    run_dir: RunDir,
+    cgroups: Option<Cgroups>,
+    /// RLIMIT_NPROC, where it means something.
+    nproc: Option<u64>,
+    max_file: u64,
+    cases: AtomicUsize,
 }
 
 impl ProcessExecutor {
-    /// An executor with no guard: process groups only.
+    /// An executor with no guard and no isolation: process groups only.
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// An executor that makes this process a child subreaper and starts the
-    /// guard process (`exe __guard`), so that nothing outlives the run,
-    /// even a `kill -9` of the harness.
-    pub fn supervised(exe: &std::path::Path) -> std::io::Result<Self> {
+    /// An executor that makes this process a child subreaper, starts the
+    /// guard process (`exe __guard`), so that nothing outlives the run, even
+    /// a `kill -9` of the harness, and isolates candidates as `isolation`
+    /// asks and the machine allows (`max_file`: the largest puzzle file).
+    pub fn supervised(exe: &Path, isolation: &Isolation, max_file: u64) -> anyhow::Result<Self> {
         guard::become_subreaper()?;
+        let isolated = if isolation.enabled {
+            Some(Isolated::new(exe, isolation, max_file)?)
+        } else {
+            None
+        };
         Ok(Self {
             guard: Some(Guard::spawn(exe)?),
+            isolated,
         })
     }
 }
 
+impl Isolated {
+    fn new(exe: &Path, isolation: &Isolation, max_file: u64) -> anyhow::Result<Self> {
+        if isolation.sandbox == Sandbox::Bwrap && which::which("bwrap").is_err() {
+            anyhow::bail!(
+                "--sandbox bwrap: bwrap is not on PATH (Debian: apt-get install bubblewrap)"
+            );
+        }
+        let (cgroups, why) = if isolation.cgroups {
+            match Cgroups::create(isolation.memory_limit, isolation.pids_limit) {
+                Ok(c) => (Some(c), None),
+                Err(why) => (None, Some(why)),
+            }
+        } else {
+            (None, None)
+        };
+        let level = isolate::settle(isolation, &cgroups, why);
+        let nproc = match (level.uid_base, &cgroups) {
+            // Each slot's uid is its own: the count is the case's.
+            (Some(_), _) => Some(isolation.pids_limit),
+            // The pids controller does it exactly.
+            (None, Some(_)) => None,
+            // Counted per user: this user's processes now, plus the limit.
+            (None, None) => Some(own_processes() + isolation.pids_limit),
+        };
+        Ok(Self {
+            exe: exe.to_owned(),
+            isolation: isolation.clone(),
+            level,
+            run_dir: RunDir::new()?,
+            cgroups,
+            nproc,
+            max_file,
+            cases: AtomicUsize::new(0),
+        })
+    }
+
+    fn execute(
+        &self,
+        spec: &Spec,
+        limits: &Limits,
+        cancel: &Cancel,
+        guard: Option<&Guard>,
+    ) -> RunResult {
+        let start = Instant::now();
+        let failed = |msg: String| RunResult::ended(Ending::Failed(msg), start.elapsed());
+        let id = self.cases.fetch_add(1, Ordering::SeqCst);
+        let owner = self.level.uid_base.map(|base| {
+            let uid = base + u32::try_from(spec.slot).unwrap_or(0);
+            (uid, uid)
+        });
+        let scratch = match self.run_dir.scratch(id, owner) {
+            Ok(s) => s,
+            Err(e) => return failed(format!("cannot make a scratch folder: {e}")),
+        };
+        let copies = match scratch.copy_in(&spec.files, self.max_file) {
+            Ok(c) => c,
+            Err(e) => return failed(e),
+        };
+        let cgroup = match &self.cgroups {
+            Some(c) => match c.case(&id.to_string()) {
+                Ok(cg) => Some(cg),
+                Err(e) => return failed(e),
+            },
+            None => None,
+        };
+        let mut rlimits = vec![
+            ("core".to_string(), 0),
+            ("fsize".to_string(), self.isolation.file_size_limit),
+        ];
+        if let Some(n) = self.nproc {
+            rlimits.push(("nproc".into(), n));
+        }
+        let bwrap = self.isolation.sandbox == Sandbox::Bwrap;
+        let launch = Launch {
+            join: cgroup
+                .as_ref()
+                .map(CaseCgroup::procs_files)
+                .unwrap_or_default(),
+            rlimits,
+            user: owner,
+            bwrap: bwrap.then(|| scratch.path().to_owned()),
+            error_file: self.run_dir.error_file(id),
+        };
+        let mut argv = spec.argv.clone();
+        argv.extend(copies.into_iter().map(PathBuf::into_os_string));
+        let mut cmd = launch.command(&self.exe, &argv);
+        cmd.env_clear()
+            .envs(isolate::environment(scratch.path(), &self.isolation.env))
+            .current_dir(&spec.workdir);
+        let mut result = run(cmd, limits, cancel, guard, cgroup.as_ref());
+        if let Ok(why) = std::fs::read_to_string(&launch.error_file) {
+            let _ = std::fs::remove_file(&launch.error_file);
+            result.ending = Ending::Failed(why);
+        }
+        if bwrap && let Ending::Exited(code @ 129..=192) = result.ending {
+            // bubblewrap reports a child killed by signal N as 128 + N.
+            result.ending = Ending::Signaled(code - 128);
+        }
+        if let Some(cg) = cgroup {
+            let usage = cg.usage();
+            cg.remove();
+            result.cpu = usage.cpu.or(result.cpu);
+            result.max_rss_kb = usage.peak_bytes.map(|b| b / 1024).or(result.max_rss_kb);
+            if usage.oom_killed
+                && result.limit.is_none()
+                && !result.cancelled
+                && result.ending == Ending::Signaled(9)
+            {
+                result.limit = Some(LimitHit::Memory);
+            }
+        }
+        result
+    }
+}
+
+/// How many processes this process's user has now (for RLIMIT_NPROC,
+/// which counts per user).
+fn own_processes() -> u64 {
+    let me = rustix::process::getuid().as_raw().to_string();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+        })
+        .filter(|e| {
+            std::fs::read_to_string(e.path().join("status")).is_ok_and(|s| {
+                s.lines()
+                    .find_map(|l| l.strip_prefix("Uid:"))
+                    .and_then(|l| l.split_whitespace().next())
+                    == Some(me.as_str())
+            })
+        })
+        .count() as u64
+}
+
 impl Executor for ProcessExecutor {
     fn execute(&self, spec: &Spec, limits: &Limits, cancel: &Cancel) -> RunResult {
-        run(&spec.argv, spec, limits, cancel, self.guard.as_ref())
+        if let Some(iso) = &self.isolated {
+            return iso.execute(spec, limits, cancel, self.guard.as_ref());
+        }
+        let Some((program, args)) = spec.argv.split_first() else {
+            return RunResult::ended(Ending::Failed("empty command".into()), Duration::ZERO);
+        };
+        let mut cmd = Command::new(program);
+        cmd.args(args).args(&spec.files).current_dir(&spec.workdir);
+        run(cmd, limits, cancel, self.guard.as_ref(), None)
     }
 
     fn finish(&self) {
@@ -74,23 +249,31 @@ impl Executor for ProcessExecutor {
             g.close();
         }
     }
+
+    fn label(&self) -> String {
+        self.isolated
+            .as_ref()
+            .map_or_else(|| "none".into(), |i| i.level.label())
+    }
+
+    fn describe(&self) -> String {
+        match &self.isolated {
+            Some(i) => i.level.to_string(),
+            None => "isolation: none (--isolation none: trusted candidates only)".into(),
+        }
+    }
 }
 
 fn run(
-    argv: &[OsString],
-    spec: &Spec,
+    mut cmd: Command,
     limits: &Limits,
     cancel: &Cancel,
     guard: Option<&Guard>,
+    cgroup: Option<&CaseCgroup>,
 ) -> RunResult {
     let start = Instant::now();
     let failed = |msg: String| RunResult::ended(Ending::Failed(msg), start.elapsed());
-    let Some((program, args)) = argv.split_first() else {
-        return failed("empty command".into());
-    };
-    let mut child = match Command::new(program)
-        .args(args)
-        .current_dir(&spec.workdir)
+    let mut child = match cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -98,7 +281,12 @@ fn run(
         .spawn()
     {
         Ok(c) => c,
-        Err(e) => return failed(format!("cannot start {}: {e}", program.to_string_lossy())),
+        Err(e) => {
+            return failed(format!(
+                "cannot start {}: {e}",
+                cmd.get_program().to_string_lossy()
+            ));
+        }
     };
     let raw_group = i32::try_from(child.id()).expect("a child's pid is a positive i32");
     let group = Pid::from_raw(raw_group).expect("a child's pid is positive");
@@ -157,8 +345,12 @@ fn run(
         }
     };
     let wall = start.elapsed();
-    // The candidate is gone; anything left in its group is a leftover.
+    // The candidate is gone; anything left in its group, or in its cgroup
+    // (escapees), is a leftover.
     let _ = kill_process_group(group, Signal::KILL);
+    if let Some(cg) = cgroup {
+        cg.kill();
+    }
     if let Some(g) = guard {
         g.tell(false, raw_group);
     }

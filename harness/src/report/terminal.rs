@@ -57,8 +57,14 @@ impl Terminal {
 impl Sink for Terminal {
     fn event(&mut self, event: &Event) -> anyhow::Result<()> {
         match event {
-            Event::RunStarted { cases, kept, .. } => {
+            Event::RunStarted {
+                cases,
+                kept,
+                isolation,
+                ..
+            } => {
                 self.bar.set_length(*cases as u64);
+                self.bar.suspend(|| eprintln!("{isolation}"));
                 if *kept > 0 {
                     self.bar.suspend(|| {
                         eprintln!(

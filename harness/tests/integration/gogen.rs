@@ -107,7 +107,14 @@ fn the_imperial_corpus_with_the_reference_is_all_accepted() {
         ));
     }
     std::fs::write(suite.join("imperial.csv"), listing).unwrap();
-    let (run, _) = grade_suite(&suite, &[]);
+    // Files outside the listing's folder are refused unless allowed.
+    let (run, rows) = grade_suite(&suite, &[]);
+    run.code(1);
+    assert!(
+        rows.iter().all(|r| r["verdict"] == "harness-error"
+            && r["detail"].contains("is outside the suite folder"))
+    );
+    let (run, _) = grade_suite(&suite, &["--allow-outside-suite"]);
     run.code(0)
         .stdout(predicate::str::contains("imperial: 3/3 accepted"));
 }

@@ -82,7 +82,14 @@ impl Fixture {
 
     /// A suite of the given boards; `None` lists a file without writing it.
     pub fn with_rows(rows: &[(&str, Option<&str>)]) -> Self {
+        use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().expect("temporary folder");
+        // Candidates may run as other users (the harness as root): they
+        // must reach the folder and append to the pid file.
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let pids = dir.path().join("pids");
+        std::fs::write(&pids, "").unwrap();
+        std::fs::set_permissions(&pids, std::fs::Permissions::from_mode(0o666)).unwrap();
         let suite = dir.path().join("lightsout/tiny");
         std::fs::create_dir_all(&suite).unwrap();
         let mut listing = String::from("board,expect,min_presses\n");
@@ -127,7 +134,8 @@ impl Fixture {
             .args(["--time-limit", "30s"])
             .arg("--scorecard")
             .arg(self.scorecard())
-            .env("MISBEHAVE_PIDS", self.pids());
+            .arg("--env")
+            .arg(format!("MISBEHAVE_PIDS={}", self.pids().display()));
         cmd
     }
 

@@ -1,0 +1,333 @@
+//! What protects the run from a hostile candidate, and what is in force.
+//!
+//! Every case gets a scratch folder of its own holding private copies of
+//! its puzzle files (the harness has already loaded its own), its HOME and
+//! TMPDIR, and an environment cleared to a documented minimum. When the
+//! harness runs as root, each job slot runs as a user of its own (uids from
+//! `--uid-base`, like isolate's boxes), with no supplementary groups, so a
+//! candidate can neither signal the harness nor touch its files, the
+//! suites, the scorecard or another slot's scratch. Each case runs in its
+//! own cgroup where one can be made (see `cgroup`); where none can, rlimits
+//! and the process-group kill are what is left. The level in force is
+//! recorded in every scorecard row and said at the start of a run.
+
+use std::ffi::OsString;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use super::cgroup::Cgroups;
+
+/// Who candidates run as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunAs {
+    /// A uid per job slot when the harness is root; else as the harness.
+    Auto,
+    /// As the harness's own user (trusted candidates, or a test box).
+    Harness,
+}
+
+/// An optional outer sandbox.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sandbox {
+    /// None.
+    None,
+    /// bubblewrap: read-only system, no network, only the scratch folder
+    /// writable, a PID namespace of its own.
+    Bwrap,
+}
+
+/// The isolation asked for on the command line.
+#[derive(Debug, Clone)]
+pub struct Isolation {
+    /// Off: candidates run as plain processes in the harness's environment
+    /// (trusted code only; `--isolation none`).
+    pub enabled: bool,
+    /// Who candidates run as.
+    pub run_as: RunAs,
+    /// The first uid (and gid) of the job slots' users.
+    pub uid_base: u32,
+    /// Whether to put each case in a cgroup when one can be made.
+    pub cgroups: bool,
+    /// Memory of a case's whole process tree, in bytes.
+    pub memory_limit: u64,
+    /// Processes and threads of a case at once.
+    pub pids_limit: u64,
+    /// The largest file a candidate may write (RLIMIT_FSIZE).
+    pub file_size_limit: u64,
+    /// The outer sandbox.
+    pub sandbox: Sandbox,
+    /// `--env NAME=VALUE` pairs, added to the minimum.
+    pub env: Vec<(OsString, OsString)>,
+}
+
+impl Default for Isolation {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            run_as: RunAs::Auto,
+            uid_base: 60_000,
+            cgroups: true,
+            memory_limit: 2 << 30,
+            pids_limit: 256,
+            file_size_limit: 64 << 20,
+            sandbox: Sandbox::None,
+            env: Vec::new(),
+        }
+    }
+}
+
+/// What is actually in force for a run, after looking at the machine.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Level {
+    /// Private copies and a scratch folder per case.
+    pub copies: bool,
+    /// Candidates run as `uid_base + slot`.
+    pub uid_base: Option<u32>,
+    /// The cgroup layout used, e.g. `v1+unified` or `v2`.
+    pub cgroup: Option<String>,
+    /// rlimits (core 0, file size, and process count where meaningful).
+    pub rlimits: bool,
+    /// bubblewrap around each case.
+    pub bwrap: bool,
+    /// Protections asked for but not available, and why.
+    pub missing: Vec<String>,
+}
+
+impl Level {
+    /// The short form for the scorecard's `isolation` column.
+    pub fn label(&self) -> String {
+        let mut parts = Vec::new();
+        if self.copies {
+            parts.push("copies".to_string());
+        }
+        if self.uid_base.is_some() {
+            parts.push("uid".into());
+        }
+        if let Some(c) = &self.cgroup {
+            parts.push(format!("cgroup-{c}"));
+        }
+        if self.rlimits {
+            parts.push("rlimits".into());
+        }
+        if self.bwrap {
+            parts.push("bwrap".into());
+        }
+        if parts.is_empty() {
+            "none".into()
+        } else {
+            parts.join("+")
+        }
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "isolation: {}", self.label())?;
+        for m in &self.missing {
+            write!(f, "; not available: {m}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The environment a candidate gets: PATH as the harness's (the candidate
+/// was found on it), HOME and TMPDIR its scratch folder, LANG C.UTF-8, and
+/// the `--env` pairs. Nothing else of the harness's environment leaks.
+pub fn environment(scratch: &Path, extra: &[(OsString, OsString)]) -> Vec<(OsString, OsString)> {
+    let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
+    let mut env = vec![
+        ("PATH".into(), path),
+        ("HOME".into(), scratch.as_os_str().to_owned()),
+        ("TMPDIR".into(), scratch.as_os_str().to_owned()),
+        ("LANG".into(), "C.UTF-8".into()),
+    ];
+    for (k, v) in extra {
+        env.retain(|(name, _)| name != k);
+        env.push((k.clone(), v.clone()));
+    }
+    env
+}
+
+/// Whether this process runs as root.
+pub fn is_root() -> bool {
+    rustix::process::geteuid().is_root()
+}
+
+/// The run's own folder: one scratch folder per case below it. Mode 0711:
+/// a candidate can reach its own scratch by path but not list the others.
+pub struct RunDir {
+    dir: tempfile::TempDir,
+}
+
+impl RunDir {
+    /// A fresh folder under the system's temporary folder.
+    pub fn new() -> std::io::Result<Self> {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::Builder::new()
+            .prefix("puzzlegrade-run-")
+            .tempdir()?;
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o711))?;
+        Ok(Self { dir })
+    }
+
+    /// Where case `id`'s trampoline writes why it failed (the harness's,
+    /// not the candidate's).
+    pub fn error_file(&self, id: usize) -> PathBuf {
+        self.dir.path().join(format!("case-{id}.err"))
+    }
+
+    /// A new, empty scratch folder for case `id`, owned by `owner` (uid,
+    /// gid) when given, mode 0700.
+    pub fn scratch(&self, id: usize, owner: Option<(u32, u32)>) -> std::io::Result<Scratch> {
+        use std::os::unix::fs::PermissionsExt;
+        let path = self.dir.path().join(format!("case-{id}"));
+        std::fs::create_dir(&path)?;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o700))?;
+        if let Some((uid, gid)) = owner {
+            std::os::unix::fs::chown(&path, Some(uid), Some(gid))?;
+        }
+        Ok(Scratch { path, owner })
+    }
+}
+
+/// One case's scratch folder; removed when dropped.
+pub struct Scratch {
+    path: PathBuf,
+    owner: Option<(u32, u32)>,
+}
+
+impl Scratch {
+    /// The folder.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Copies `files` in (read as the reference reads puzzles: regular
+    /// files only, at most `cap` bytes) and returns the copies' paths, in
+    /// order. Names are kept; a name used twice gets a numbered prefix.
+    pub fn copy_in(&self, files: &[PathBuf], cap: u64) -> Result<Vec<PathBuf>, String> {
+        let mut out: Vec<PathBuf> = Vec::with_capacity(files.len());
+        for (i, file) in files.iter().enumerate() {
+            let bytes = reference::file::read_file_bounded::<std::convert::Infallible>(file, cap)
+                .map_err(|e| e.to_string())?;
+            let name = file
+                .file_name()
+                .map_or_else(|| format!("file{i}"), |n| n.to_string_lossy().into_owned());
+            let mut target = self.path.join(&name);
+            if out.contains(&target) {
+                target = self.path.join(format!("{i}-{name}"));
+            }
+            std::fs::write(&target, &bytes).map_err(|e| {
+                format!(
+                    "cannot copy {} into the scratch folder: {e}",
+                    file.display()
+                )
+            })?;
+            if let Some((uid, gid)) = self.owner {
+                std::os::unix::fs::chown(&target, Some(uid), Some(gid))
+                    .map_err(|e| format!("cannot give {} to uid {uid}: {e}", target.display()))?;
+            }
+            out.push(target);
+        }
+        Ok(out)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// Looks at the machine and settles what is in force for `isolation`.
+pub fn settle(
+    isolation: &Isolation,
+    cgroups: &Option<Cgroups>,
+    cgroup_why: Option<String>,
+) -> Level {
+    let mut level = Level::default();
+    if !isolation.enabled {
+        level
+            .missing
+            .push("isolation turned off (--isolation none)".into());
+        return level;
+    }
+    level.copies = true;
+    level.rlimits = true;
+    match isolation.run_as {
+        RunAs::Auto if is_root() => level.uid_base = Some(isolation.uid_base),
+        RunAs::Auto => level.missing.push(
+            "another user (the harness is not root): candidates can signal the harness and write what it can".into(),
+        ),
+        RunAs::Harness => level
+            .missing
+            .push("another user (--run-as harness)".into()),
+    }
+    match cgroups {
+        Some(c) => level.cgroup = Some(c.layout_name().into()),
+        None if isolation.cgroups => level.missing.push(format!(
+            "cgroups ({}): no memory limit, a process limit only by RLIMIT_NPROC, and escapees die only when the run ends",
+            cgroup_why.unwrap_or_else(|| "none could be made".into())
+        )),
+        None => level.missing.push("cgroups (--cgroups off)".into()),
+    }
+    level.bwrap = isolation.sandbox == Sandbox::Bwrap;
+    level
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_environment_is_a_documented_minimum() {
+        let env = environment(
+            Path::new("/s"),
+            &[
+                ("JAVA_OPTS".into(), "-Xmx1g".into()),
+                ("LANG".into(), "C".into()),
+            ],
+        );
+        let names: Vec<&str> = env.iter().map(|(k, _)| k.to_str().unwrap()).collect();
+        assert_eq!(names, ["PATH", "HOME", "TMPDIR", "JAVA_OPTS", "LANG"]);
+        assert_eq!(env[1].1, "/s");
+        assert_eq!(env[4].1, "C");
+    }
+
+    #[test]
+    fn copies_keep_names_and_refuse_odd_files() {
+        let run = RunDir::new().unwrap();
+        let scratch = run.scratch(0, None).unwrap();
+        let src = tempfile::tempdir().unwrap();
+        let (a, b) = (src.path().join("x/t"), src.path().join("y/t"));
+        std::fs::create_dir_all(a.parent().unwrap()).unwrap();
+        std::fs::create_dir_all(b.parent().unwrap()).unwrap();
+        std::fs::write(&a, "A").unwrap();
+        std::fs::write(&b, "B").unwrap();
+        let copies = scratch.copy_in(&[a, b], 10).unwrap();
+        assert_eq!(copies[0], scratch.path().join("t"));
+        assert_eq!(copies[1], scratch.path().join("1-t"));
+        assert_eq!(std::fs::read(&copies[1]).unwrap(), b"B");
+        let err = scratch
+            .copy_in(&[PathBuf::from("/dev/zero")], 10)
+            .unwrap_err();
+        assert!(err.contains("not a regular file"), "{err}");
+        let path = scratch.path().to_owned();
+        drop(scratch);
+        assert!(!path.exists(), "a scratch folder goes with its case");
+    }
+
+    #[test]
+    fn labels_say_what_is_in_force() {
+        let mut l = Level {
+            copies: true,
+            rlimits: true,
+            ..Level::default()
+        };
+        assert_eq!(l.label(), "copies+rlimits");
+        l.uid_base = Some(60_000);
+        l.cgroup = Some("v1+unified".into());
+        assert_eq!(l.label(), "copies+uid+cgroup-v1+unified+rlimits");
+        assert_eq!(Level::default().label(), "none");
+    }
+}

@@ -1,0 +1,156 @@
+//! `harness __exec`: the few steps between the harness and a candidate,
+//! done in the candidate's own process before it becomes the candidate
+//! (safe Rust instead of code between `fork` and `exec`): join the case's
+//! cgroups, set rlimits, drop to the slot's user (supplementary groups
+//! dropped), then exec the candidate (or bubblewrap around it). Its pid,
+//! process group, pipes, working folder and environment are the
+//! candidate's. A failure is written to a file only the harness can write
+//! (so a candidate cannot fake our error), and the process exits 125.
+
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use rlimit::Resource;
+
+/// The exit status of a trampoline that could not start the candidate.
+pub const FAILED: i32 = 125;
+
+/// What the trampoline does for one case.
+#[derive(Debug, Clone, Default)]
+pub struct Launch {
+    /// `cgroup.procs` files to join.
+    pub join: Vec<PathBuf>,
+    /// rlimits: `core`, `fsize`, `nproc`, with their values.
+    pub rlimits: Vec<(String, u64)>,
+    /// Run as this uid and gid.
+    pub user: Option<(u32, u32)>,
+    /// Wrap the candidate in bubblewrap, with this folder writable.
+    pub bwrap: Option<PathBuf>,
+    /// Where a failure is written.
+    pub error_file: PathBuf,
+}
+
+impl Launch {
+    /// The trampoline's command line for `argv` (program, arguments).
+    pub fn command(&self, exe: &Path, argv: &[OsString]) -> Command {
+        let mut cmd = Command::new(exe);
+        cmd.arg("__exec").arg("--error-file").arg(&self.error_file);
+        for f in &self.join {
+            cmd.arg("--join").arg(f);
+        }
+        for (name, value) in &self.rlimits {
+            cmd.arg("--rlimit").arg(format!("{name}={value}"));
+        }
+        if let Some((uid, gid)) = self.user {
+            cmd.arg("--uid").arg(uid.to_string());
+            cmd.arg("--gid").arg(gid.to_string());
+        }
+        if let Some(dir) = &self.bwrap {
+            cmd.arg("--bwrap").arg(dir);
+        }
+        cmd.arg("--").args(argv);
+        cmd
+    }
+}
+
+/// The trampoline's arguments, parsed by clap in `cli`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ExecArgs {
+    /// Where to write why the candidate could not start.
+    #[arg(long)]
+    pub error_file: PathBuf,
+    /// A `cgroup.procs` file to join.
+    #[arg(long)]
+    pub join: Vec<PathBuf>,
+    /// NAME=VALUE: core, fsize or nproc.
+    #[arg(long)]
+    pub rlimit: Vec<String>,
+    /// Run as this uid.
+    #[arg(long)]
+    pub uid: Option<u32>,
+    /// Run as this gid.
+    #[arg(long)]
+    pub gid: Option<u32>,
+    /// Run under bubblewrap with this folder writable.
+    #[arg(long)]
+    pub bwrap: Option<PathBuf>,
+    /// The candidate: program and arguments.
+    #[arg(last = true, required = true)]
+    pub argv: Vec<OsString>,
+}
+
+/// The trampoline: returns only on failure (after recording it).
+pub fn main(args: &ExecArgs) -> std::process::ExitCode {
+    let err = match prepare_and_exec(args) {
+        Ok(never) => match never {},
+        Err(e) => e,
+    };
+    let _ = std::fs::write(&args.error_file, &err);
+    eprintln!("harness __exec: {err}");
+    std::process::ExitCode::from(FAILED as u8)
+}
+
+enum Never {}
+
+fn prepare_and_exec(args: &ExecArgs) -> Result<Never, String> {
+    let me = std::process::id().to_string();
+    for procs in &args.join {
+        std::fs::write(procs, &me).map_err(|e| format!("cannot join {}: {e}", procs.display()))?;
+    }
+    for spec in &args.rlimit {
+        let (name, value) = spec
+            .split_once('=')
+            .ok_or_else(|| format!("bad --rlimit {spec}"))?;
+        let value: u64 = value.parse().map_err(|_| format!("bad --rlimit {spec}"))?;
+        let resource = match name {
+            "core" => Resource::CORE,
+            "fsize" => Resource::FSIZE,
+            "nproc" => Resource::NPROC,
+            _ => return Err(format!("unknown rlimit {name}")),
+        };
+        // Never above the limit the harness itself was given (raising a
+        // hard limit needs a privilege it may not have).
+        let (_, hard) = resource
+            .get()
+            .map_err(|e| format!("cannot read the {name} limit: {e}"))?;
+        let value = value.min(hard);
+        resource
+            .set(value, value)
+            .map_err(|e| format!("cannot set the {name} limit: {e}"))?;
+    }
+    let (program, rest) = args.argv.split_first().ok_or("no command")?;
+    let mut cmd = match &args.bwrap {
+        None => {
+            let mut c = Command::new(program);
+            c.args(rest);
+            c
+        }
+        Some(writable) => {
+            let mut c = Command::new("bwrap");
+            c.args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"])
+                .args(["--tmpfs", "/tmp"])
+                .arg("--bind")
+                .arg(writable)
+                .arg(writable)
+                .args(["--unshare-all", "--die-with-parent"])
+                .arg("--chdir")
+                .arg(std::env::current_dir().map_err(|e| format!("no working folder: {e}"))?)
+                .arg("--")
+                .arg(program)
+                .args(rest);
+            c
+        }
+    };
+    if let Some(gid) = args.gid {
+        cmd.gid(gid);
+    }
+    if let Some(uid) = args.uid {
+        // As root, std drops supplementary groups (setgroups(0)) before
+        // setuid when no groups are given.
+        cmd.uid(uid);
+    }
+    let e = cmd.exec();
+    Err(format!("cannot start {}: {e}", program.to_string_lossy()))
+}
