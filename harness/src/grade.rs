@@ -357,7 +357,7 @@ mod tests {
         let ran = fake.ran.lock().unwrap();
         assert_eq!(ran.len(), 1);
         assert_eq!(ran[0].argv, ["solver", "-v"]);
-        assert_eq!(ran[0].files, [path.clone()]);
+        assert_eq!(ran[0].files, std::slice::from_ref(&path));
         assert_eq!(
             (ran[0].workdir.as_path(), ran[0].slot),
             (Path::new("/w"), 3)
