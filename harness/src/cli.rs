@@ -39,6 +39,12 @@ pub enum Command {
     Guard {
         /// The slot file of live process groups.
         slots: PathBuf,
+        /// A run cgroup folder to clear away.
+        #[arg(long = "cgroup")]
+        cgroups: Vec<PathBuf>,
+        /// The run's scratch folder to remove.
+        #[arg(long = "remove")]
+        run_dir: Option<PathBuf>,
     },
     /// The trampoline between the harness and a candidate (internal).
     #[command(name = "__exec", hide = true)]

@@ -36,8 +36,13 @@ fn main() -> ExitCode {
         Command::Grade(args) => grade_command(&args),
         Command::Solve { family, files } => solve_command(&family, &files),
         Command::Exec(args) => return harness::executor::trampoline::main(&args),
-        Command::Guard { slots } => {
-            harness::executor::guard::serve(std::io::stdin().lock(), &slots);
+        Command::Guard {
+            slots,
+            cgroups,
+            run_dir,
+        } => {
+            let cleanup = harness::executor::guard::Cleanup { cgroups, run_dir };
+            harness::executor::guard::serve(std::io::stdin().lock(), &slots, &cleanup);
             Ok(ExitCode::SUCCESS)
         }
     };

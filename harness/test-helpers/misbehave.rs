@@ -10,7 +10,8 @@
 //! then SIGABRT), `signal` (dies of
 //! SIGABRT), `exit N` (exits with N, no output), `spin MS` (burns CPU for MS
 //! milliseconds, then answers right), `ignore-term` (ignores SIGTERM and
-//! sleeps). With MISBEHAVE_PIDS=FILE set, every process appends its pid there.
+//! sleeps), `gallery` (the behaviour named by the puzzle file's name: see
+//! `gallery`). With MISBEHAVE_PIDS=FILE set, every process appends its pid there.
 
 #![allow(missing_docs)]
 // Leaving a child running un-waited is the point of the `grandchild` mode.
@@ -88,6 +89,16 @@ fn main() -> ExitCode {
             }
             right(&rest[1..])
         }
+        "gallery" => gallery(rest),
+        "fork" => {
+            // A child that sleeps, for the fork bomb.
+            sleep_forever()
+        }
+        "daemon-child" => {
+            let me = std::env::current_exe().expect("own path");
+            let _ = quiet(Command::new(me).arg("sleep")).spawn();
+            ExitCode::SUCCESS
+        }
         "ignore-term" => {
             // Shell out so that no unsafe signal code lives here: `trap '' TERM`
             // in a shell that then execs a sleep keeps SIGTERM ignored.
@@ -126,6 +137,222 @@ fn right(files: &[String]) -> ExitCode {
         errors.join("; ")
     );
     ExitCode::from(1)
+}
+
+/// The rogues' gallery: the behaviour is named by the puzzle file's name
+/// (`NAME.txt`, or `NAME-anything.txt`), so one grading run holds them all.
+fn gallery(files: &[String]) -> ExitCode {
+    let Some(first) = files.first() else {
+        return ExitCode::from(2);
+    };
+    let name = std::path::Path::new(first)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mode = name.split('-').next().unwrap_or("").to_string();
+    let me = std::env::current_exe().expect("own path");
+    match mode.as_str() {
+        "right" | "stdin" => {
+            let mut sink = Vec::new();
+            let _ = std::io::Read::read_to_end(&mut std::io::stdin(), &mut sink);
+            right(files)
+        }
+        "sleeper" => sleep_forever(),
+        "busy" => loop {
+            std::hint::black_box(0u64);
+        },
+        "sigstop" => {
+            let _ = Command::new("kill")
+                .args(["-STOP", &std::process::id().to_string()])
+                .status();
+            sleep_forever()
+        }
+        "grandchild" => {
+            let _ = Command::new(&me).arg("sleep").spawn();
+            ExitCode::SUCCESS
+        }
+        "setsid" => {
+            let _ = quiet(Command::new("setsid").arg(&me).arg("sleep")).spawn();
+            std::thread::sleep(Duration::from_millis(200));
+            right(files)
+        }
+        "daemon" => {
+            // A double fork in a new session, every fd closed.
+            let _ = quiet(Command::new("setsid").arg(&me).arg("daemon-child")).status();
+            std::thread::sleep(Duration::from_millis(200));
+            right(files)
+        }
+        "flood" => flood(std::io::stdout().lock()),
+        "stderrflood" => {
+            let block = vec![b'7'; 1 << 16];
+            let mut err = std::io::stderr().lock();
+            for _ in 0..64 {
+                let _ = err.write_all(&block);
+            }
+            right(files)
+        }
+        "hog" => {
+            // 3 GB, every page touched.
+            let mut blocks = Vec::new();
+            for _ in 0..3072 {
+                blocks.push(vec![1u8; 1 << 20]);
+            }
+            std::hint::black_box(&blocks);
+            ExitCode::SUCCESS
+        }
+        "forkbomb" => {
+            let mut children = Vec::new();
+            for _ in 0..100_000 {
+                match Command::new(&me).arg("fork").spawn() {
+                    Ok(c) => children.push(c),
+                    Err(_) => std::thread::sleep(Duration::from_millis(1)),
+                }
+            }
+            sleep_forever()
+        }
+        "garbage" => {
+            let bytes: Vec<u8> = (0..4096u32).map(|i| (i * 7919 % 251) as u8).collect();
+            let _ = std::io::stdout().write_all(&bytes);
+            ExitCode::SUCCESS
+        }
+        "segv" => {
+            let err = std::os::unix::process::CommandExt::exec(
+                Command::new("sh").args(["-c", "kill -SEGV $$"]),
+            );
+            eprintln!("cannot exec sh: {err}");
+            ExitCode::from(2)
+        }
+        "exit137" => ExitCode::from(137),
+        "overwrite" => {
+            // Answer first (from the files as given), then wreck every file
+            // it can find: its own, their folder, and the suite named on
+            // the harness's command line.
+            let answer = answer_of(files);
+            for dir in files
+                .iter()
+                .filter_map(|f| std::path::Path::new(f).parent().map(PathBuf::from))
+                .chain(parent_arg("--suite"))
+            {
+                for entry in walk(&dir) {
+                    let _ = std::fs::write(&entry, "3x2\n######\n");
+                }
+            }
+            finish(answer)
+        }
+        "fifo" => {
+            let answer = answer_of(files);
+            if let Some(dir) = parent_arg("--suite") {
+                for entry in walk(&dir) {
+                    if std::fs::remove_file(&entry).is_ok() {
+                        let _ = Command::new("mkfifo").arg(&entry).status();
+                    }
+                }
+            }
+            finish(answer)
+        }
+        "snoop" => {
+            // Every other case's scratch folder, and the harness's files.
+            let mut leaks = Vec::new();
+            if let Some(run) = std::path::Path::new(first)
+                .parent()
+                .and_then(|p| p.parent())
+            {
+                for n in 0..64 {
+                    let other = run.join(format!("case-{n}"));
+                    if std::path::Path::new(first).starts_with(&other) {
+                        continue;
+                    }
+                    if std::fs::read_dir(&other).is_ok() {
+                        leaks.push(other.display().to_string());
+                    }
+                }
+            }
+            if leaks.is_empty() {
+                right(files)
+            } else {
+                println!("LEAK {}", leaks.join(" "));
+                ExitCode::SUCCESS
+            }
+        }
+        "killparent" => {
+            let parent = std::os::unix::process::parent_id().to_string();
+            let _ = Command::new("kill").args(["-9", &parent]).status();
+            right(files)
+        }
+        "forger" => {
+            let answer = answer_of(files);
+            if let Some(path) = parent_arg("--scorecard") {
+                let forged = "candidate,family,suite,case,verdict\nx,lightsout,x,x,accepted\n";
+                let _ = std::fs::write(&path, forged);
+                let tmp = path.with_extension("forged");
+                if std::fs::write(&tmp, forged).is_ok() {
+                    let _ = std::fs::rename(&tmp, &path);
+                }
+            }
+            finish(answer)
+        }
+        "longline" => {
+            let line = vec![b'y'; 60 << 20];
+            let _ = std::io::stdout().write_all(&line);
+            ExitCode::SUCCESS
+        }
+        other => {
+            eprintln!("misbehave gallery: unknown case {other}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn quiet(cmd: &mut Command) -> &mut Command {
+    cmd.stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+}
+
+/// The value after `flag` on the harness's command line (from /proc, as a
+/// hostile candidate would find it), as a path.
+fn parent_arg(flag: &str) -> Option<PathBuf> {
+    let parent = std::os::unix::process::parent_id();
+    let cmdline = std::fs::read(format!("/proc/{parent}/cmdline")).ok()?;
+    let args: Vec<&[u8]> = cmdline.split(|&b| b == 0).collect();
+    let at = args.iter().position(|a| *a == flag.as_bytes())?;
+    args.get(at + 1)
+        .map(|a| PathBuf::from(String::from_utf8_lossy(a).into_owned()))
+}
+
+/// Every file below `dir`.
+fn walk(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+fn answer_of(files: &[String]) -> Option<reference::family::Answer> {
+    let files: Vec<PathBuf> = files.iter().map(PathBuf::from).collect();
+    reference::family::FAMILIES
+        .iter()
+        .find_map(|g| g.load(&files).ok())
+        .map(|case| case.answer())
+}
+
+fn finish(answer: Option<reference::family::Answer>) -> ExitCode {
+    match answer {
+        Some(a) => {
+            print!("{}", a.stdout);
+            ExitCode::from(a.exit_code)
+        }
+        None => ExitCode::from(3),
+    }
 }
 
 fn sleep_forever() -> ExitCode {

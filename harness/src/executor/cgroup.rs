@@ -115,6 +115,11 @@ impl Cgroups {
         Ok(c)
     }
 
+    /// The run's folders, one per hierarchy.
+    pub fn run_dirs(&self) -> Vec<PathBuf> {
+        self.runs.iter().map(|(_, d)| d.clone()).collect()
+    }
+
     /// `v2`, or `v1` with `+unified` when the v2 kill is there too.
     pub fn layout_name(&self) -> &'static str {
         if self.runs.iter().any(|(r, _)| *r == Role::V2) {

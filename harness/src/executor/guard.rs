@@ -14,7 +14,7 @@
 use std::fs::File;
 use std::io::Read;
 use std::os::unix::fs::FileExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::Mutex;
 
@@ -31,8 +31,10 @@ pub struct Guard {
 
 impl Guard {
     /// Starts `exe __guard FILE` in a process group of its own (so a Ctrl-C
-    /// meant for the harness does not reach it).
-    pub fn spawn(exe: &Path) -> std::io::Result<Self> {
+    /// meant for the harness does not reach it). `cleanup` is what it
+    /// clears away if the harness dies first: the run's cgroup folders
+    /// (every case cgroup in them killed first) and its scratch folder.
+    pub fn spawn(exe: &Path, cleanup: &Cleanup) -> std::io::Result<Self> {
         use std::os::unix::process::CommandExt;
         let (file, path) = tempfile::Builder::new()
             .prefix("puzzlegrade-guard-")
@@ -42,6 +44,7 @@ impl Guard {
         let mut child = Command::new(exe)
             .arg("__guard")
             .arg(&path)
+            .args(cleanup.args())
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())
@@ -97,13 +100,81 @@ impl Drop for Guard {
     }
 }
 
+/// What the guard clears away when the harness dies.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Cleanup {
+    /// The run's cgroup folders (one per hierarchy), holding `case-*`.
+    pub cgroups: Vec<PathBuf>,
+    /// The run's scratch folder.
+    pub run_dir: Option<PathBuf>,
+}
+
+impl Cleanup {
+    fn args(&self) -> Vec<std::ffi::OsString> {
+        let mut out = Vec::new();
+        for c in &self.cgroups {
+            out.push("--cgroup".into());
+            out.push(c.into());
+        }
+        if let Some(r) = &self.run_dir {
+            out.push("--remove".into());
+            out.push(r.into());
+        }
+        out
+    }
+
+    /// Kills every case cgroup's processes (escapees included), removes
+    /// the cgroup folders, then the scratch folder.
+    pub fn run(&self) {
+        for run in &self.cgroups {
+            let cases: Vec<PathBuf> = std::fs::read_dir(run)
+                .map(|d| {
+                    d.flatten()
+                        .map(|e| e.path())
+                        .filter(|p| p.is_dir())
+                        .collect()
+                })
+                .unwrap_or_default();
+            for case in cases {
+                for _ in 0..100 {
+                    if std::fs::write(case.join("cgroup.kill"), "1").is_err() {
+                        let procs =
+                            std::fs::read_to_string(case.join("cgroup.procs")).unwrap_or_default();
+                        for pid in procs.split_whitespace().filter_map(|p| p.parse().ok()) {
+                            if let Some(p) = Pid::from_raw(pid) {
+                                let _ = kill_process(p, Signal::KILL);
+                            }
+                        }
+                    }
+                    if std::fs::remove_dir(&case).is_ok() || !case.exists() {
+                        break;
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+            }
+            let _ = std::fs::remove_dir(run);
+        }
+        if let Some(dir) = &self.run_dir {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
 /// The guard process's whole life: wait for `input` (the pipe from the
 /// harness) to close, then SIGKILL every group still in the slot file at
-/// `slots`, and remove it.
-pub fn serve(mut input: impl Read, slots: &Path) {
+/// `slots`, remove it, and clear away `cleanup`.
+pub fn serve(mut input: impl Read, slots: &Path, cleanup: &Cleanup) {
+    // Opened now and read through this descriptor at the end: removing or
+    // replacing the file meanwhile changes nothing.
+    let file = File::open(slots);
     let mut sink = [0u8; 64];
     while matches!(input.read(&mut sink), Ok(n) if n > 0) {}
-    let bytes = std::fs::read(slots).unwrap_or_default();
+    let mut bytes = Vec::new();
+    if let Ok(mut f) = file {
+        use std::io::Seek;
+        let _ = f.seek(std::io::SeekFrom::Start(0));
+        let _ = f.read_to_end(&mut bytes);
+    }
     for chunk in bytes.chunks_exact(4) {
         let pgid = i32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
         if let Some(p) = Pid::from_raw(pgid) {
@@ -111,6 +182,7 @@ pub fn serve(mut input: impl Read, slots: &Path) {
         }
     }
     let _ = std::fs::remove_file(slots);
+    cleanup.run();
 }
 
 /// Makes this process a child subreaper: orphans below it come back to it.
@@ -192,7 +264,7 @@ mod tests {
         guard.tell(true, 999_997);
         assert_eq!(*guard.slots.lock().unwrap(), [999_997, pgid]);
         guard.tell(false, 999_997);
-        serve(&b""[..], &path);
+        serve(&b""[..], &path, &Cleanup::default());
         let status = sleeper.wait().unwrap();
         use std::os::unix::process::ExitStatusExt;
         assert_eq!(status.signal(), Some(9));

@@ -170,6 +170,11 @@ impl RunDir {
         Ok(Self { dir })
     }
 
+    /// The folder.
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
     /// Where case `id`'s trampoline writes why it failed (the harness's,
     /// not the candidate's).
     pub fn error_file(&self, id: usize) -> PathBuf {

@@ -82,8 +82,9 @@ impl ProcessExecutor {
         } else {
             None
         };
+        let cleanup = isolated.as_ref().map(Isolated::cleanup).unwrap_or_default();
         Ok(Self {
-            guard: Some(Guard::spawn(exe)?),
+            guard: Some(Guard::spawn(exe, &cleanup)?),
             isolated,
         })
     }
@@ -123,6 +124,18 @@ impl Isolated {
             max_file,
             cases: AtomicUsize::new(0),
         })
+    }
+
+    /// What the guard clears away if the harness dies.
+    fn cleanup(&self) -> guard::Cleanup {
+        guard::Cleanup {
+            cgroups: self
+                .cgroups
+                .as_ref()
+                .map(Cgroups::run_dirs)
+                .unwrap_or_default(),
+            run_dir: Some(self.run_dir.path().to_owned()),
+        }
     }
 
     fn execute(

@@ -20,9 +20,27 @@ fn suite_of(n: usize) -> Fixture {
     Fixture::with_rows(&rows)
 }
 
+/// A harness started by a test: killed if the test fails before it ends.
+struct Running(Option<Child>);
+
+impl Running {
+    fn id(&self) -> u32 {
+        self.0.as_ref().map_or(0, Child::id)
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.0.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
 /// `harness grade` on the fixture as a child process we can signal.
-fn spawn(f: &Fixture, candidate: &str, extra: &[&str]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_harness"))
+fn spawn(f: &Fixture, candidate: &str, extra: &[&str]) -> Running {
+    let child = Command::new(env!("CARGO_BIN_EXE_harness"))
         .arg("grade")
         .arg("--suite")
         .arg(f.suite())
@@ -35,7 +53,8 @@ fn spawn(f: &Fixture, candidate: &str, extra: &[&str]) -> Child {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("start the harness")
+        .expect("start the harness");
+    Running(Some(child))
 }
 
 /// Waits (at most 20 s) until `ready` holds.
@@ -51,7 +70,7 @@ fn lines(path: &Path) -> usize {
     std::fs::read_to_string(path).map_or(0, |t| t.lines().count())
 }
 
-fn signal(child: &Child, sig: &str) {
+fn signal(child: &Running, sig: &str) {
     let ok = Command::new("kill")
         .args([sig, &child.id().to_string()])
         .status()
@@ -61,7 +80,8 @@ fn signal(child: &Child, sig: &str) {
 }
 
 /// Exit status and stdout of a child, waiting at most 20 s.
-fn finish(mut child: Child) -> (Option<i32>, String) {
+fn finish(mut running: Running) -> (Option<i32>, String) {
+    let mut child = running.0.take().expect("a running harness");
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         if let Some(status) = child.try_wait().unwrap() {
@@ -71,7 +91,10 @@ fn finish(mut child: Child) -> (Option<i32>, String) {
                 String::from_utf8_lossy(&out.stdout).into_owned(),
             );
         }
-        assert!(Instant::now() < deadline, "the harness did not exit");
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            panic!("the harness did not exit");
+        }
         std::thread::sleep(Duration::from_millis(20));
     }
 }

@@ -2,6 +2,7 @@
 //! candidates that misbehave on purpose.
 
 mod candidates;
+mod gallery;
 mod gogen;
 mod grading;
 mod lifecycle;
