@@ -142,3 +142,107 @@ fn the_rogues_gallery() {
     assert_eq!(snapshot(&f.suite()), before, "the suite is byte-identical");
     f.assert_no_survivors();
 }
+
+/// Skips (with a note) unless `ok`, or fails where CI requires it.
+fn require(ok: bool, why: &str) -> bool {
+    if !ok {
+        assert!(
+            std::env::var_os("PUZZLEGRADE_REQUIRE_ISOLATION").is_none(),
+            "must run here: {why}"
+        );
+        eprintln!("note: skipping: {why}");
+    }
+    ok
+}
+
+fn is_root() -> bool {
+    std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout == b"0\n")
+}
+
+/// Under bubblewrap a candidate has its own PID namespace (its parent is
+/// not the harness), a crash is still reported as the signal, and correct
+/// answers are accepted.
+#[test]
+fn bubblewrap_around_each_case() {
+    let have = std::process::Command::new("bwrap")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !require(have, "bwrap is not installed (apt-get install bubblewrap)") {
+        return;
+    }
+    let board = "3x2\n#OO\n##O\n";
+    let f = Fixture::with_rows(&[
+        ("right.txt", Some(board)),
+        ("segv.txt", Some(board)),
+        ("killparent.txt", Some(board)),
+    ]);
+    f.grade(&format!("{} gallery", misbehave()))
+        .args(["--sandbox", "bwrap"])
+        .assert()
+        .code(1);
+    let rows = read_scorecard(&f.scorecard());
+    let verdict = |case: &str| {
+        let r = rows.iter().find(|r| r["case"] == case).unwrap();
+        (
+            r["verdict"].clone(),
+            r["detail"].clone(),
+            r["isolation"].clone(),
+        )
+    };
+    assert_eq!(verdict("right.txt").0, "accepted");
+    assert!(verdict("right.txt").2.ends_with("+bwrap"));
+    assert_eq!(
+        (verdict("segv.txt").0, verdict("segv.txt").1),
+        ("runtime-error".into(), "killed by SIGSEGV".into())
+    );
+    assert_eq!(verdict("killparent.txt").0, "accepted");
+}
+
+/// As an ordinary user the harness says what it cannot do, records the
+/// level in every row, and still grades.
+#[test]
+fn as_a_normal_user_the_missing_protections_are_said() {
+    let have = is_root() && Path::new("/usr/bin/setpriv").exists();
+    if !require(have, "needs root and setpriv to become an ordinary user") {
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let f = Fixture::new();
+    let out_dir = f.dir.path().join("out");
+    std::fs::create_dir(&out_dir).unwrap();
+    std::fs::set_permissions(&out_dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let scorecard = out_dir.join("s.csv");
+    let out = std::process::Command::new("setpriv")
+        .args([
+            "--reuid",
+            "61000",
+            "--regid",
+            "61000",
+            "--clear-groups",
+            "--",
+        ])
+        .arg(env!("CARGO_BIN_EXE_harness"))
+        .arg("grade")
+        .arg("--suite")
+        .arg(f.suite())
+        .args(["--candidate", &format!("{} right", misbehave())])
+        .arg("--scorecard")
+        .arg(&scorecard)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("isolation: copies+rlimits"), "{stderr}");
+    assert!(
+        stderr.contains("not available: another user (the harness is not root)"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("not available: cgroups ("), "{stderr}");
+    let rows = read_scorecard(&scorecard);
+    assert_eq!(rows.len(), 2);
+    assert!(rows.iter().all(|r| r["isolation"] == "copies+rlimits"));
+}
