@@ -10,7 +10,7 @@
 //! then SIGABRT), `signal` (dies of
 //! SIGABRT), `exit N` (exits with N, no output), `spin MS` (burns CPU for MS
 //! milliseconds, then answers right), `ignore-term` (ignores SIGTERM and
-//! sleeps), `gallery` (the behaviour named by the puzzle file's name: see
+//! sleeps), `pad N` (N pairs of cancelling presses, then `right`), `gallery` (the behaviour named by the puzzle file's name: see
 //! `gallery`). With MISBEHAVE_PIDS=FILE set, every process appends its pid there.
 
 #![allow(missing_docs)]
@@ -90,6 +90,17 @@ fn main() -> ExitCode {
             right(&rest[1..])
         }
         "gallery" => gallery(rest),
+        "pad" => {
+            // N pairs of presses that cancel out, then the right answer.
+            let n: usize = rest.first().and_then(|s| s.parse().ok()).unwrap_or(1);
+            let mut out = std::io::stdout().lock();
+            for _ in 0..n {
+                let _ = out.write_all(b"0:0\n0:0\n");
+            }
+            let _ = out.flush();
+            drop(out);
+            right(&rest[1..])
+        }
         "fork" => {
             // A child that sleeps, for the fork bomb.
             sleep_forever()

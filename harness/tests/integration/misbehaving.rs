@@ -191,3 +191,20 @@ fn stderr_floods_are_cut_never_the_verdict() {
     }
     f.assert_no_survivors();
 }
+
+/// An answer longer than the part of stdout kept in memory is read back
+/// whole: every move counts.
+#[test]
+fn long_answers_are_judged_whole() {
+    let f = Fixture::new();
+    f.grade(&candidate("pad 300000"))
+        .args(["--filter", "/solvable.txt"])
+        .assert()
+        .code(0);
+    let rows = f.rows();
+    let s = &rows["solvable.txt"];
+    assert_eq!(
+        (s["verdict"].as_str(), s["moves"].as_str()),
+        ("accepted", "600001")
+    );
+}
