@@ -98,6 +98,14 @@ impl Cgroups {
                     }
                 }
             }
+            // With cgroup.kill the freezer is not needed: one hierarchy
+            // fewer to make, join and remove per case.
+            if runs.iter().any(|(r, _)| *r == Role::Unified)
+                && let Some(at) = runs.iter().position(|(r, _)| *r == Role::Freezer)
+            {
+                let (_, dir) = runs.remove(at);
+                let _ = std::fs::remove_dir(dir);
+            }
         } else if let Some(root) = &v2 {
             let own = join(root, &own_path(None).unwrap_or_default());
             runs.push((Role::V2, delegate(&own, &name)?));

@@ -63,6 +63,65 @@ struct Isolated {
     nproc: Option<u64>,
     max_file: u64,
     cases: AtomicUsize,
+    /// Removes finished cases' cgroups and scratch folders off the cases'
+    /// critical path.
+    janitor: Janitor,
+}
+
+/// What is left of a finished case to clear away.
+enum Leftover {
+    Cgroup(CaseCgroup),
+    Scratch(isolate::Scratch),
+}
+
+/// A thread that clears away leftovers; `finish` waits for it.
+struct Janitor {
+    tx: std::sync::Mutex<Option<std::sync::mpsc::Sender<Leftover>>>,
+    thread: std::sync::Mutex<Option<std::thread::JoinHandle<()>>>,
+}
+
+impl Janitor {
+    fn new() -> Self {
+        let (tx, rx) = std::sync::mpsc::channel::<Leftover>();
+        let thread = std::thread::spawn(move || {
+            for leftover in rx {
+                leftover.clear();
+            }
+        });
+        Self {
+            tx: std::sync::Mutex::new(Some(tx)),
+            thread: std::sync::Mutex::new(Some(thread)),
+        }
+    }
+
+    fn clear(&self, leftover: Leftover) {
+        let tx = self.tx.lock().unwrap_or_else(|p| p.into_inner());
+        match tx.as_ref() {
+            Some(tx) => {
+                if let Err(std::sync::mpsc::SendError(l)) = tx.send(leftover) {
+                    l.clear();
+                }
+            }
+            None => leftover.clear(),
+        }
+    }
+
+    /// Waits until everything sent so far is cleared away.
+    fn finish(&self) {
+        drop(self.tx.lock().unwrap_or_else(|p| p.into_inner()).take());
+        if let Some(t) = self.thread.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Leftover {
+    fn clear(self) {
+        match self {
+            Leftover::Cgroup(c) => c.remove(),
+            Leftover::Scratch(s) => drop(s),
+        }
+    }
 }
 
 impl ProcessExecutor {
@@ -123,6 +182,7 @@ impl Isolated {
             nproc,
             max_file,
             cases: AtomicUsize::new(0),
+            janitor: Janitor::new(),
         })
     }
 
@@ -200,9 +260,10 @@ impl Isolated {
             // bubblewrap reports a child killed by signal N as 128 + N.
             result.ending = Ending::Signaled(code - 128);
         }
+        self.janitor.clear(Leftover::Scratch(scratch));
         if let Some(cg) = cgroup {
             let usage = cg.usage();
-            cg.remove();
+            self.janitor.clear(Leftover::Cgroup(cg));
             result.cpu = usage.cpu.or(result.cpu);
             result.max_rss_kb = usage.peak_bytes.map(|b| b / 1024).or(result.max_rss_kb);
             if usage.oom_killed
@@ -257,6 +318,9 @@ impl Executor for ProcessExecutor {
     }
 
     fn finish(&self) {
+        if let Some(iso) = &self.isolated {
+            iso.janitor.finish();
+        }
         if let Some(g) = &self.guard {
             guard::sweep(&[g.pid()]);
             g.close();
