@@ -129,8 +129,10 @@ fn prepare_and_exec(args: &ExecArgs) -> Result<Never, String> {
         }
         Some(writable) => {
             let mut c = Command::new("bwrap");
+            // The whole system read-only, /tmp included (a tmpfs there
+            // would hide candidates that live in /tmp); the scratch folder,
+            // the candidate's TMPDIR, is its one writable place.
             c.args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"])
-                .args(["--tmpfs", "/tmp"])
                 .arg("--bind")
                 .arg(writable)
                 .arg(writable)
