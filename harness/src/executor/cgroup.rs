@@ -410,4 +410,27 @@ mod tests {
         assert_eq!(own_cgroup(own, None).as_deref(), Some("/user.slice/s"));
         assert_eq!(own_cgroup(own, Some("pids")), None);
     }
+
+    /// Pure v2 delegation on a folder that stands in for a cgroup: the
+    /// controllers must be offered, and are then enabled for the run's
+    /// cases. (The kernel's own refusals cannot be faked in a plain
+    /// folder; pure v2 is untested on this project's hybrid machines.)
+    #[test]
+    fn v2_delegation_enables_the_controllers() {
+        let dir = tempfile::tempdir().unwrap();
+        let own = dir.path();
+        std::fs::write(own.join("cgroup.controllers"), "cpu io memory pids\n").unwrap();
+        let run = delegate(own, "puzzlegrade-1").unwrap();
+        assert_eq!(run, own.join("puzzlegrade-1"));
+        assert_eq!(
+            std::fs::read_to_string(run.join("cgroup.subtree_control")).unwrap(),
+            "+memory +pids"
+        );
+        std::fs::write(own.join("cgroup.controllers"), "cpu io\n").unwrap();
+        let err = delegate(own, "puzzlegrade-2").unwrap_err();
+        assert!(
+            err.starts_with("the memory controller is not delegated"),
+            "{err}"
+        );
+    }
 }
