@@ -114,6 +114,11 @@ pub struct GradeArgs {
     /// Wall-clock limit per case (the course's is 80 s).
     #[arg(long, default_value = "80s", value_parser = humantime::parse_duration)]
     pub time_limit: Duration,
+    /// CPU-time limit per process, as the course scripts' `ulimit -t 80`
+    /// (SIGXCPU at the limit, SIGKILL a second later); the wall limit
+    /// stays as a safety net. Needs isolation (it is set by the trampoline).
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub cpu_limit: Option<Duration>,
     /// Time between SIGTERM and SIGKILL when a case runs out of time.
     #[arg(long, default_value = "1s", value_parser = humantime::parse_duration)]
     pub grace: Duration,

@@ -140,7 +140,19 @@ impl Settings {
         if args.time_limit.is_zero() {
             bail!("--time-limit must be more than zero");
         }
-        for (flag, d) in [("--time-limit", args.time_limit), ("--grace", args.grace)] {
+        if args.cpu_limit.is_some_and(|d| d.is_zero()) {
+            bail!("--cpu-limit must be more than zero");
+        }
+        if args.cpu_limit.is_some() && args.isolation == IsolationArg::None {
+            bail!(
+                "--cpu-limit needs isolation (it is set as the candidate starts): drop --isolation none"
+            );
+        }
+        for (flag, d) in [
+            ("--time-limit", args.time_limit),
+            ("--grace", args.grace),
+            ("--cpu-limit", args.cpu_limit.unwrap_or_default()),
+        ] {
             if d > MAX_DURATION {
                 bail!(
                     "{flag} {} is over the 24 h maximum",
@@ -200,6 +212,7 @@ impl Settings {
                 stdout: args.stdout_limit.as_u64(),
                 stderr: args.stderr_limit.as_u64(),
                 memory: args.memory_limit.as_u64(),
+                cpu: args.cpu_limit,
             },
             allow_outside_suite: args.allow_outside_suite,
             max_puzzle_size: args.max_puzzle_size.as_u64(),

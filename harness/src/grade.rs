@@ -113,6 +113,13 @@ pub fn fill(row: &mut Row, case: &dyn Case, run: &RunResult, limits: &Limits) {
             Verdict::Cancelled,
             "stopped: the grading run was cancelled".to_string(),
         ),
+        (Some(LimitHit::Cpu), _) => (
+            Verdict::TimeLimit,
+            format!(
+                "CPU time over {} (--cpu-limit)",
+                humantime::format_duration(limits.cpu.unwrap_or_default())
+            ),
+        ),
         (Some(LimitHit::Memory), _) => (
             Verdict::MemoryLimit,
             format!(
@@ -213,6 +220,7 @@ mod tests {
         stdout: 100,
         stderr: 10,
         memory: 1 << 30,
+        cpu: None,
     };
 
     /// A Lights Out case: the handout's 3x2-34 (one press, 1:0) or 3x2-32

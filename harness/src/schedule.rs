@@ -125,6 +125,7 @@ pub(crate) mod tests {
                 stdout: 1 << 20,
                 stderr: 1 << 20,
                 memory: 1 << 30,
+                cpu: None,
             },
             allow_outside_suite: false,
             max_puzzle_size: 64 << 20,

@@ -71,6 +71,8 @@ pub struct Limits {
     pub stderr: u64,
     /// Memory of the case's whole process tree (enforced where a cgroup is).
     pub memory: u64,
+    /// CPU time per process (RLIMIT_CPU), if any.
+    pub cpu: Option<Duration>,
 }
 
 /// What a stream produced: the bytes kept (at most the cap) and how many
@@ -113,6 +115,8 @@ pub enum Ending {
 pub enum LimitHit {
     /// Still running at the wall-clock limit.
     Time,
+    /// Killed at the CPU-time limit (RLIMIT_CPU).
+    Cpu,
     /// Wrote more than its cap to stdout.
     Stdout,
     /// The kernel killed it at the memory limit (its cgroup's OOM killer).

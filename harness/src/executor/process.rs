@@ -234,6 +234,13 @@ impl Isolated {
         if let Some(n) = self.nproc {
             rlimits.push(("nproc".into(), n));
         }
+        if let Some(cpu) = limits.cpu {
+            // Whole seconds, rounded up, as `ulimit -t`.
+            rlimits.push((
+                "cpu".into(),
+                cpu.as_secs() + u64::from(cpu.subsec_nanos() > 0),
+            ));
+        }
         let bwrap = self.isolation.sandbox == Sandbox::Bwrap;
         let launch = Launch {
             join: cgroup
@@ -255,6 +262,15 @@ impl Isolated {
         if let Ok(why) = std::fs::read_to_string(&launch.error_file) {
             let _ = std::fs::remove_file(&launch.error_file);
             result.ending = Ending::Failed(why);
+        }
+        const SIGXCPU: i32 = 24;
+        if let Some(cpu) = limits.cpu
+            && result.limit.is_none()
+            && !result.cancelled
+            && (result.ending == Ending::Signaled(SIGXCPU)
+                || (result.ending == Ending::Signaled(9) && result.cpu.is_some_and(|c| c >= cpu)))
+        {
+            result.limit = Some(LimitHit::Cpu);
         }
         if bwrap && let Ending::Exited(code @ 129..=192) = result.ending {
             // bubblewrap reports a child killed by signal N as 128 + N.

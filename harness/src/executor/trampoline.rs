@@ -22,7 +22,7 @@ pub const FAILED: i32 = 125;
 pub struct Launch {
     /// `cgroup.procs` files to join.
     pub join: Vec<PathBuf>,
-    /// rlimits: `core`, `fsize`, `nproc`, with their values.
+    /// rlimits: `core`, `fsize`, `nproc`, `cpu`, with their values.
     pub rlimits: Vec<(String, u64)>,
     /// Run as this uid and gid.
     pub user: Option<(u32, u32)>,
@@ -108,6 +108,7 @@ fn prepare_and_exec(args: &ExecArgs) -> Result<Never, String> {
             "core" => Resource::CORE,
             "fsize" => Resource::FSIZE,
             "nproc" => Resource::NPROC,
+            "cpu" => Resource::CPU,
             _ => return Err(format!("unknown rlimit {name}")),
         };
         // Never above the limit the harness itself was given (raising a
@@ -116,8 +117,14 @@ fn prepare_and_exec(args: &ExecArgs) -> Result<Never, String> {
             .get()
             .map_err(|e| format!("cannot read the {name} limit: {e}"))?;
         let value = value.min(hard);
+        // CPU: SIGXCPU at the limit, SIGKILL a second later (the hard one).
+        let ceiling = if name == "cpu" {
+            value.saturating_add(1).min(hard)
+        } else {
+            value
+        };
         resource
-            .set(value, value)
+            .set(value, ceiling)
             .map_err(|e| format!("cannot set the {name} limit: {e}"))?;
     }
     let (program, rest) = args.argv.split_first().ok_or("no command")?;

@@ -208,3 +208,41 @@ fn long_answers_are_judged_whole() {
         ("accepted", "600001")
     );
 }
+
+/// `--cpu-limit` is CPU time, as the course's `ulimit -t 80`: a spinner
+/// dies of it, a sleeper does not (the wall limit catches that one).
+#[test]
+fn the_cpu_limit_counts_cpu_time() {
+    let f = Fixture::new();
+    f.grade(&candidate("spin 5000"))
+        .args(["--cpu-limit", "1s", "--filter", "/solvable.txt"])
+        .assert()
+        .code(1);
+    let row = &f.rows()["solvable.txt"];
+    assert_eq!(
+        (row["verdict"].as_str(), row["detail"].as_str()),
+        ("time-limit", "CPU time over 1s (--cpu-limit)")
+    );
+    let f = Fixture::new();
+    f.grade(&candidate("sleep"))
+        .args([
+            "--cpu-limit",
+            "1s",
+            "--time-limit",
+            "2s",
+            "--filter",
+            "/solvable.txt",
+        ])
+        .assert()
+        .code(1);
+    let row = &f.rows()["solvable.txt"];
+    assert_eq!(
+        (row["verdict"].as_str(), row["detail"].as_str()),
+        ("time-limit", "still running after 2s")
+    );
+    f.grade(&candidate("right"))
+        .args(["--cpu-limit", "1s", "--isolation", "none", "--force"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--cpu-limit needs isolation"));
+}
