@@ -24,6 +24,9 @@ pub enum Command {
     /// Grade a candidate on suites. With no options: the bundled reference
     /// solvers on every suite under ./suites.
     Grade(Box<GradeArgs>),
+    /// Check a student's Checker or Solver against its handout's exit
+    /// statuses, on a battery of generated cases (one scorecard row each).
+    Conform(Box<ConformArgs>),
     /// Solve one puzzle with the reference solver, printing exactly what the
     /// family's student contract asks (the default candidate of `grade`).
     Solve {
@@ -198,4 +201,35 @@ pub struct GradeArgs {
     /// The largest puzzle file read.
     #[arg(long, default_value = "64MiB")]
     pub max_puzzle_size: ByteSize,
+}
+
+/// Options of `harness conform`.
+#[derive(Args, Debug, Clone)]
+pub struct ConformArgs {
+    /// Which program: the Checker (moves on stdin) or the Solver.
+    #[arg(long, value_enum)]
+    pub role: crate::conform::Role,
+    /// The puzzle family.
+    #[arg(long)]
+    pub family: String,
+    /// The candidate command, split like a shell would; the case's
+    /// arguments are appended.
+    #[arg(long, value_name = "CMD ARGS")]
+    pub candidate: String,
+    /// The candidate's working directory (default: the program's folder
+    /// when it is given as a path, else the current directory).
+    #[arg(long)]
+    pub workdir: Option<PathBuf>,
+    /// The candidate's name in the scorecard (default: the command).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Wall-clock limit per case.
+    #[arg(long, default_value = "10s", value_parser = humantime::parse_duration)]
+    pub time_limit: Duration,
+    /// Where the CSV scorecard goes (replaced if it exists).
+    #[arg(long, default_value = "conform.csv")]
+    pub scorecard: PathBuf,
+    /// What the terminal shows.
+    #[arg(long, value_enum, default_value = "human")]
+    pub format: Format,
 }

@@ -265,7 +265,7 @@ fn isolation(args: &GradeArgs) -> anyhow::Result<Isolation> {
 /// Splits the candidate command like a shell, checks that its program
 /// exists, and picks the working directory. A program given as a path is
 /// made absolute, and by default runs in its own folder.
-fn resolve_command(
+pub fn resolve_command(
     cmd: &str,
     workdir: Option<&Path>,
     cwd: &Path,

@@ -59,6 +59,7 @@ pub fn grade(
         files: files.clone(),
         workdir: candidate.workdir().to_owned(),
         slot,
+        stdin: None,
     };
     let run = executor.execute(&spec, limits, cancel);
     fill(&mut row, case.as_ref(), &run, limits);

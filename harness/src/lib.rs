@@ -12,6 +12,7 @@
 pub mod cancel;
 pub mod cli;
 pub mod config;
+pub mod conform;
 pub mod discover;
 pub mod event;
 pub mod executor;

@@ -14,12 +14,14 @@ use clap::error::ErrorKind;
 use signal_hook::consts::{SIGINT, SIGTERM};
 
 use harness::cancel::Cancel;
-use harness::cli::{Cli, Command, Format, GradeArgs};
-use harness::config::{Outputs, Settings};
+use harness::cli::{Cli, Command, ConformArgs, Format, GradeArgs};
+use harness::config::{Candidate, Outputs, Settings};
 use harness::event::StopReason;
+use harness::executor::Limits;
 use harness::executor::ProcessExecutor;
+use harness::executor::isolate::Isolation;
 use harness::export::Exports;
-use harness::report::{JsonLines, Reporter, Scorecard, Sink, Terminal};
+use harness::report::{JsonLines, Mode, Reporter, Scorecard, Sink, Terminal};
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -34,6 +36,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Grade(args) => grade_command(&args),
+        Command::Conform(args) => conform_command(&args),
         Command::Solve { family, files } => solve_command(&family, &files),
         Command::Exec(args) => return harness::executor::trampoline::main(&args),
         Command::Guard {
@@ -78,25 +81,81 @@ fn grade_command(args: &GradeArgs) -> anyhow::Result<ExitCode> {
 
     let cancel = Arc::new(Cancel::new());
     watch_signals(Arc::clone(&cancel))?;
-    let exe = std::env::current_exe().context("cannot locate the harness executable")?;
-    let executor = ProcessExecutor::supervised(&exe, &settings.isolation, settings.max_puzzle_size)
-        .context("cannot set up the candidates' isolation")?;
+    let executor = executor(&settings.isolation, settings.max_puzzle_size)?;
     let summary = harness::run_jobs(&settings, jobs, &kept, &executor, &cancel, &mut |event| {
         if !reporter.event(&event) {
             cancel.request_now(StopReason::ReportFailed);
         }
     });
+    Ok(exit_status(&summary, reporter))
+}
+
+/// `harness conform`: the exit-status battery on a Checker or Solver.
+fn conform_command(args: &ConformArgs) -> anyhow::Result<ExitCode> {
+    let family = reference::family::family(&args.family)
+        .with_context(|| format!("unknown family {:?}", args.family))?;
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let (argv, workdir) =
+        harness::config::resolve_command(&args.candidate, args.workdir.as_deref(), &cwd)?;
+    let candidate = Candidate::Command { argv, workdir };
+    let label = args.name.clone().unwrap_or_else(|| args.candidate.clone());
+    let dir = tempfile::tempdir().context("cannot make the battery's folder")?;
+    let cases = harness::conform::battery(family.name(), args.role, dir.path())?;
+    let (scorecard, _) = Scorecard::open(&args.scorecard, Mode::Force, &label)?;
+    let screen: Box<dyn Sink> = match args.format {
+        Format::Human => Box::new(Terminal::new(&label)),
+        Format::Json => Box::new(JsonLines),
+    };
+    let mut reporter = Reporter::new(vec![screen, Box::new(scorecard)]);
+    let limits = Limits {
+        time: args.time_limit,
+        grace: std::time::Duration::from_secs(1),
+        stdout: 64 << 20,
+        stderr: 1 << 20,
+        memory: 2 << 30,
+        cpu: None,
+    };
+    let cancel = Arc::new(Cancel::new());
+    watch_signals(Arc::clone(&cancel))?;
+    let executor = executor(&Isolation::default(), 64 << 20)?;
+    let summary = harness::conform::run(
+        family,
+        args.role,
+        &cases,
+        &candidate,
+        &label,
+        &limits,
+        &executor,
+        &cancel,
+        &mut |event| {
+            if !reporter.event(&event) {
+                cancel.request_now(StopReason::ReportFailed);
+            }
+        },
+    );
+    Ok(exit_status(&summary, reporter))
+}
+
+/// The process executor with the guard and `isolation`.
+fn executor(isolation: &Isolation, max_file: u64) -> anyhow::Result<ProcessExecutor> {
+    let exe = std::env::current_exe().context("cannot locate the harness executable")?;
+    ProcessExecutor::supervised(&exe, isolation, max_file)
+        .context("cannot set up the candidates' isolation")
+}
+
+/// 0 all accepted, 1 not, 2 a report failed, 130 / 143 after a signal.
+fn exit_status(summary: &harness::event::Summary, reporter: Reporter) -> ExitCode {
     if let Some(e) = reporter.into_error() {
         eprintln!("harness: {e:#}");
-        return Ok(ExitCode::from(2));
+        return ExitCode::from(2);
     }
-    Ok(match summary.stopped {
+    match summary.stopped {
         Some(StopReason::Interrupted) => ExitCode::from(130),
         Some(StopReason::Terminated) => ExitCode::from(143),
         Some(StopReason::ReportFailed) => ExitCode::from(2),
         None if summary.all_accepted() => ExitCode::SUCCESS,
         None => ExitCode::from(1),
-    })
+    }
 }
 
 /// SIGINT and SIGTERM ask the run to stop (a second one: at once).

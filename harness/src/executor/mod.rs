@@ -54,6 +54,8 @@ pub struct Spec {
     /// The job slot (0 to jobs - 1) running it: isolated slots run as
     /// users of their own.
     pub slot: usize,
+    /// A file for stdin (a Checker's moves); `/dev/null` when `None`.
+    pub stdin: Option<PathBuf>,
 }
 
 /// Limits for one run.

@@ -258,7 +258,7 @@ impl Isolated {
         cmd.env_clear()
             .envs(isolate::environment(scratch.path(), &self.isolation.env))
             .current_dir(&spec.workdir);
-        let mut result = run(cmd, limits, cancel, guard, cgroup.as_ref());
+        let mut result = run(cmd, spec, limits, cancel, guard, cgroup.as_ref());
         if let Ok(why) = std::fs::read_to_string(&launch.error_file) {
             let _ = std::fs::remove_file(&launch.error_file);
             result.ending = Ending::Failed(why);
@@ -330,7 +330,7 @@ impl Executor for ProcessExecutor {
         };
         let mut cmd = Command::new(program);
         cmd.args(args).args(&spec.files).current_dir(&spec.workdir);
-        run(cmd, limits, cancel, self.guard.as_ref(), None)
+        run(cmd, spec, limits, cancel, self.guard.as_ref(), None)
     }
 
     fn finish(&self) {
@@ -359,6 +359,7 @@ impl Executor for ProcessExecutor {
 
 fn run(
     mut cmd: Command,
+    spec: &Spec,
     limits: &Limits,
     cancel: &Cancel,
     guard: Option<&Guard>,
@@ -366,8 +367,15 @@ fn run(
 ) -> RunResult {
     let start = Instant::now();
     let failed = |msg: String| RunResult::ended(Ending::Failed(msg), start.elapsed());
+    let stdin = match &spec.stdin {
+        None => Stdio::null(),
+        Some(path) => match std::fs::File::open(path) {
+            Ok(f) => Stdio::from(f),
+            Err(e) => return failed(format!("cannot open {} for stdin: {e}", path.display())),
+        },
+    };
     let mut child = match cmd
-        .stdin(Stdio::null())
+        .stdin(stdin)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0)

@@ -12,6 +12,26 @@ pub fn harness() -> Command {
     Command::cargo_bin("harness").expect("harness binary")
 }
 
+/// A staff-tool replica of the root package (`sbp-checker`, ...): beside
+/// the harness binary, built there first if this test run did not build it.
+pub fn replica(name: &str) -> String {
+    let dir = Path::new(env!("CARGO_BIN_EXE_harness"))
+        .parent()
+        .expect("the harness binary's folder")
+        .to_owned();
+    let path = dir.join(name);
+    if !path.exists() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let built = std::process::Command::new(cargo)
+            .args(["build", "-q", "-p", "puzzlegrade", "--bin", name])
+            .current_dir(workspace())
+            .status()
+            .expect("run cargo build");
+        assert!(built.success(), "cannot build {name}");
+    }
+    path.display().to_string()
+}
+
 /// The misbehaving helper binary.
 pub fn misbehave() -> &'static str {
     env!("CARGO_BIN_EXE_misbehave")
