@@ -80,6 +80,18 @@ pub fn schedule(
         summary.add(&row);
         on_event(Event::CaseCancelled { row: Box::new(row) });
     }
+    end_run(summary, start, executor, cancel, on_event)
+}
+
+/// The end of every run (grading or conformance): the executor clears up,
+/// the summary says whether and why the run stopped, `RunFinished` goes out.
+pub(crate) fn end_run(
+    mut summary: Summary,
+    start: Instant,
+    executor: &dyn Executor,
+    cancel: &Cancel,
+    on_event: &mut dyn FnMut(Event),
+) -> Summary {
     executor.finish();
     summary.stopped = cancel.reason().filter(|_| cancel.is_requested());
     summary.elapsed = start.elapsed();
@@ -89,7 +101,8 @@ pub fn schedule(
     summary
 }
 
-fn finished(row: Row) -> Event {
+/// The event a finished row goes out in.
+pub(crate) fn finished(row: Row) -> Event {
     if row.verdict == Verdict::Cancelled {
         Event::CaseCancelled { row: Box::new(row) }
     } else {

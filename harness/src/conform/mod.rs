@@ -193,20 +193,9 @@ pub fn run(
             judge(&mut row, family, case, &run, limits);
         }
         summary.add(&row);
-        let row = Box::new(row);
-        on_event(if row.verdict == Verdict::Cancelled {
-            Event::CaseCancelled { row }
-        } else {
-            Event::CaseFinished { row }
-        });
+        on_event(crate::schedule::finished(row));
     }
-    executor.finish();
-    summary.stopped = cancel.reason().filter(|_| cancel.is_requested());
-    summary.elapsed = start.elapsed();
-    on_event(Event::RunFinished {
-        summary: summary.clone(),
-    });
-    summary
+    crate::schedule::end_run(summary, start, executor, cancel, on_event)
 }
 
 /// The verdict on one case: the status first, then the output.

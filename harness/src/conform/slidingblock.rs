@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use reference::lightsout::rng;
 use reference::slidingblock::{
-    Format, Outcome, Recipe, SolveOptions, format_blocks, format_tray, random_puzzle, run_checker,
-    solve,
+    Format, Goal, Outcome, Recipe, SolveOptions, Tray, format_blocks, format_tray, random_puzzle,
+    run_checker, solve,
 };
 
 use super::{Builder, Output};
@@ -261,17 +261,8 @@ pub fn checker(b: &mut Builder) -> std::io::Result<()> {
 /// checker's (these are not ambiguous rows).
 fn random_move_lists(b: &mut Builder) -> std::io::Result<()> {
     for seed in 0..6u64 {
-        let recipe = Recipe {
-            height: 4 + (seed % 3) as u32,
-            width: 4,
-            blocks: 6,
-            max_side: 2,
-            walk: 30,
-            goal_blocks: 2,
-        };
-        let (tray, goal) = random_puzzle(&recipe, &mut rng(61_000 + seed));
-        let init = format_tray(&tray, Format::Corners);
-        let goal_text = format_blocks(&goal.blocks, Format::Corners);
+        let (init, goal_text, tray, goal) =
+            random_files(4 + (seed % 3) as u32, 6, 30, 61_000 + seed);
         let report = solve(&tray, &goal, &SolveOptions::default());
         let Outcome::Solved(moves) = report.outcome else {
             continue;
@@ -310,6 +301,28 @@ fn random_move_lists(b: &mut Builder) -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// A seeded random solvable puzzle, 4 wide, `height` high: its init and
+/// goal files' text, and the puzzle.
+fn random_files(
+    height: u32,
+    blocks: usize,
+    walk: usize,
+    seed: u64,
+) -> (String, String, Tray, Goal) {
+    let recipe = Recipe {
+        height,
+        width: 4,
+        blocks,
+        max_side: 2,
+        walk,
+        goal_blocks: 2,
+    };
+    let (tray, goal) = random_puzzle(&recipe, &mut rng(seed));
+    let init = format_tray(&tray, Format::Corners);
+    let goal_text = format_blocks(&goal.blocks, Format::Corners);
+    (init, goal_text, tray, goal)
 }
 
 /// The Solver battery: statuses 2 to 4, then answers checked by replay.
@@ -390,17 +403,7 @@ pub fn solver(b: &mut Builder) -> std::io::Result<()> {
         b.case(name, &f, &["init", "goal"], &[], &[1], Output::Empty);
     }
     for seed in 0..3u64 {
-        let recipe = Recipe {
-            height: 5,
-            width: 4,
-            blocks: 7,
-            max_side: 2,
-            walk: 40,
-            goal_blocks: 2,
-        };
-        let (tray, goal) = random_puzzle(&recipe, &mut rng(62_000 + seed));
-        let init = format_tray(&tray, Format::Corners);
-        let goal_text = format_blocks(&goal.blocks, Format::Corners);
+        let (init, goal_text, _, _) = random_files(5, 7, 40, 62_000 + seed);
         let f = b.folder(
             &[("init", init.as_bytes()), ("goal", goal_text.as_bytes())],
             b"",
