@@ -27,6 +27,9 @@ pub struct Guard {
     /// The slot file and, mirrored in memory, the group in each slot.
     file: File,
     slots: Mutex<Vec<i32>>,
+    /// Held while a leader is spawned and registered, and while orphans
+    /// are reaped.
+    spawning: Mutex<()>,
 }
 
 impl Guard {
@@ -60,12 +63,51 @@ impl Guard {
             pid,
             file,
             slots: Mutex::new(Vec::new()),
+            spawning: Mutex::new(()),
         })
     }
 
     /// The guard's pid (never swept).
     pub fn pid(&self) -> u32 {
         self.pid
+    }
+
+    /// Spawns `cmd` (a case's leader) and records its process group as
+    /// live, under the lock [`Self::reap_orphans`] takes: the reaper never
+    /// sees a leader it does not know.
+    pub fn spawn_case(&self, cmd: &mut Command) -> std::io::Result<Child> {
+        let _spawning = self.spawning.lock().unwrap_or_else(|p| p.into_inner());
+        let child = cmd.spawn()?;
+        if let Ok(pgid) = i32::try_from(child.id()) {
+            self.tell(true, pgid);
+        }
+        Ok(child)
+    }
+
+    /// Reaps the zombies among this process's children that are no live
+    /// case's leader: orphans that came back to the subreaper and died. Left
+    /// unreaped they hold pids and count against their user's limits.
+    pub fn reap_orphans(&self) {
+        use rustix::process::{WaitId, WaitIdOptions, waitid};
+        // A cheap look first: is any child waitable at all? (Nothing is
+        // reaped by looking.) Most cases leave nothing behind.
+        let peek = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
+        if !matches!(waitid(WaitId::All, peek), Ok(Some(_))) {
+            return;
+        }
+        let _spawning = self.spawning.lock().unwrap_or_else(|p| p.into_inner());
+        let live: Vec<i32> = self.slots.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        for pid in children() {
+            let Ok(raw) = i32::try_from(pid) else {
+                continue;
+            };
+            if pid == self.pid || live.contains(&raw) || !is_zombie(pid) {
+                continue;
+            }
+            if let Some(p) = Pid::from_raw(raw) {
+                let _ = waitpid(Some(p), WaitOptions::NOHANG);
+            }
+        }
     }
 
     /// Records that process group `pgid` is live (or gone).
@@ -215,6 +257,15 @@ pub fn sweep(keep: &[u32]) -> usize {
     killed
 }
 
+/// Whether `pid` is a zombie (its state in `/proc/PID/stat` is `Z`).
+fn is_zombie(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        s.rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z'))
+    })
+}
+
 /// This process's children, from every thread's `/proc` children list.
 fn children() -> Vec<u32> {
     let mut out = Vec::new();
@@ -251,6 +302,7 @@ mod tests {
             pid: 0,
             file,
             slots: Mutex::new(Vec::new()),
+            spawning: Mutex::new(()),
         };
         let mut sleeper = Command::new("sleep")
             .arg("60")

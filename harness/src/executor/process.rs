@@ -166,10 +166,11 @@ impl Isolated {
         };
         let level = isolate::settle(isolation, &cgroups, why);
         let nproc = match (level.uid_base, &cgroups) {
+            // The pids controller does it exactly (and RLIMIT_NPROC would
+            // count the zombies of a killed case against the next one).
+            (_, Some(_)) => None,
             // Each slot's uid is its own: the count is the case's.
-            (Some(_), _) => Some(isolation.pids_limit),
-            // The pids controller does it exactly.
-            (None, Some(_)) => None,
+            (Some(_), None) => Some(isolation.pids_limit),
             // Counted per user: this user's processes now, plus the limit.
             (None, None) => Some(own_processes() + isolation.pids_limit),
         };
@@ -374,13 +375,15 @@ fn run(
             Err(e) => return failed(format!("cannot open {} for stdin: {e}", path.display())),
         },
     };
-    let mut child = match cmd
-        .stdin(stdin)
+    cmd.stdin(stdin)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-    {
+        .process_group(0);
+    let spawned = match guard {
+        Some(g) => g.spawn_case(&mut cmd),
+        None => cmd.spawn(),
+    };
+    let mut child = match spawned {
         Ok(c) => c,
         Err(e) => {
             return failed(format!(
@@ -391,9 +394,6 @@ fn run(
     };
     let raw_group = i32::try_from(child.id()).expect("a child's pid is a positive i32");
     let group = Pid::from_raw(raw_group).expect("a child's pid is positive");
-    if let Some(g) = guard {
-        g.tell(true, raw_group);
-    }
     let mut case = Case {
         stdout: Stream::new(child.stdout.take(), limits.stdout),
         stderr: Stream::new(child.stderr.take(), limits.stderr),
@@ -454,6 +454,7 @@ fn run(
     }
     if let Some(g) = guard {
         g.tell(false, raw_group);
+        g.reap_orphans();
     }
     let drained_by = Instant::now() + DRAIN_WAIT;
     while case.stdout.open() || case.stderr.open() {

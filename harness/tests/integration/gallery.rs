@@ -114,6 +114,8 @@ fn the_rogues_gallery() {
         .arg(format!("MISBEHAVE_PIDS={}", f.pids().display()))
         .args(["--time-limit", "2s", "--grace", "200ms", "--jobs", "2"])
         .args(["--memory-limit", "256MiB", "--pids-limit", "32"])
+        // Its own users: other tests' runs use the default range at once.
+        .args(["--uid-base", "62000"])
         .assert()
         .code(1);
 
@@ -181,7 +183,7 @@ fn bubblewrap_around_each_case() {
         ("killparent.txt", Some(board)),
     ]);
     f.grade(&format!("{} gallery", misbehave()))
-        .args(["--sandbox", "bwrap"])
+        .args(["--sandbox", "bwrap", "--uid-base", "63000"])
         .assert()
         .code(1);
     let rows = read_scorecard(&f.scorecard());
