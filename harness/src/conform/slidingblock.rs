@@ -218,32 +218,7 @@ pub fn checker(b: &mut Builder) -> std::io::Result<()> {
         &[("init", TRAY.as_bytes()), ("goal", GOAL.as_bytes())],
         b"0 0 0 2\n",
     )?;
-    b.case("one argument", &f, &["init"], &[], &[2], Output::Any);
-    b.case(
-        "three arguments",
-        &f,
-        &["init", "goal", "goal"],
-        &[],
-        &[2],
-        Output::Any,
-    );
-    b.case("no arguments", &f, &[], &[], &[2], Output::Any);
-    b.case(
-        "missing goal file",
-        &f,
-        &["init", "-"],
-        &[],
-        &[3],
-        Output::Any,
-    );
-    b.case(
-        "a folder as init",
-        &f,
-        &["/", "goal"],
-        &[],
-        &[3],
-        Output::Any,
-    );
+    usage_cases(b, &f);
     let f = b.folder(&[("init", TRAY.as_bytes())], b"1 2 3\n")?;
     b.case(
         "missing file and a bad stdin line",
@@ -303,6 +278,23 @@ fn random_move_lists(b: &mut Builder) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The statuses both programs share: 2 for a wrong argument count, 3 for
+/// an argument that is no readable file (missing, or a folder).
+fn usage_cases(b: &mut Builder, f: &std::path::Path) {
+    let cases: &[(&str, &[&str], i32)] = &[
+        ("no arguments", &[], 2),
+        ("one argument", &["init"], 2),
+        ("three arguments", &["init", "goal", "goal"], 2),
+        ("missing init file", &["-", "goal"], 3),
+        ("missing goal file", &["init", "-"], 3),
+        ("a folder as init", &["/", "goal"], 3),
+        ("a folder as goal", &["init", "/"], 3),
+    ];
+    for (name, args, status) in cases {
+        b.case(name, f, args, &[], &[*status], Output::Any);
+    }
+}
+
 /// A seeded random solvable puzzle, 4 wide, `height` high: its init and
 /// goal files' text, and the puzzle.
 fn random_files(
@@ -328,40 +320,7 @@ fn random_files(
 /// The Solver battery: statuses 2 to 4, then answers checked by replay.
 pub fn solver(b: &mut Builder) -> std::io::Result<()> {
     let f = b.folder(&[("init", TRAY.as_bytes()), ("goal", GOAL.as_bytes())], b"")?;
-    b.case("no arguments", &f, &[], &[], &[2], Output::Any);
-    b.case("one argument", &f, &["init"], &[], &[2], Output::Any);
-    b.case(
-        "three arguments",
-        &f,
-        &["init", "goal", "goal"],
-        &[],
-        &[2],
-        Output::Any,
-    );
-    b.case(
-        "missing init file",
-        &f,
-        &["-", "goal"],
-        &[],
-        &[3],
-        Output::Any,
-    );
-    b.case(
-        "missing goal file",
-        &f,
-        &["init", "-"],
-        &[],
-        &[3],
-        Output::Any,
-    );
-    b.case(
-        "a folder as goal",
-        &f,
-        &["init", "/"],
-        &[],
-        &[3],
-        Output::Any,
-    );
+    usage_cases(b, &f);
     b.case(
         "solvable: one move",
         &f,
