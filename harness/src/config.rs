@@ -26,6 +26,9 @@ pub enum Candidate {
         argv: Vec<String>,
         /// Where it runs.
         workdir: PathBuf,
+        /// Puzzle files given relative to the folder holding them, which is
+        /// then the working directory (see [`crate::executor::Spec::relative`]).
+        relative: bool,
     },
     /// The bundled reference solver: this executable's `solve` subcommand.
     Reference {
@@ -48,6 +51,11 @@ impl Candidate {
                 family.into(),
             ],
         }
+    }
+
+    /// Whether puzzle files are given relative to their folder.
+    pub fn relative(&self) -> bool {
+        matches!(self, Candidate::Command { relative: true, .. })
     }
 
     /// The working directory.
@@ -191,7 +199,14 @@ impl Settings {
             }
             Some(cmd) => {
                 let (argv, workdir) = resolve_command(cmd, args.workdir.as_deref(), &cwd)?;
-                (Candidate::Command { argv, workdir }, cmd.clone())
+                (
+                    Candidate::Command {
+                        argv,
+                        workdir,
+                        relative: false,
+                    },
+                    cmd.clone(),
+                )
             }
         };
         let label = args.name.unwrap_or(label);

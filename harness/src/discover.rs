@@ -26,6 +26,21 @@ pub struct Job {
     /// The suite's root: the listing's folder (symlinks resolved). Puzzle
     /// files must stay inside it unless `--allow-outside-suite`.
     pub root: PathBuf,
+    /// The files the candidate gets when they are not `files` (copies in
+    /// another format, made by the harness); `files` are still judged.
+    pub given: Option<Vec<PathBuf>>,
+    /// Who runs this job when it is not the run's candidate (a class run:
+    /// each submission is a candidate of its own).
+    pub who: Option<std::sync::Arc<Who>>,
+}
+
+/// A candidate of a class run.
+#[derive(Debug)]
+pub struct Who {
+    /// Its name in the scorecard (the submission id).
+    pub label: String,
+    /// What runs.
+    pub candidate: crate::config::Candidate,
 }
 
 /// Finds every listing under `roots` and returns their jobs, in listing
@@ -159,6 +174,8 @@ fn read_listing(path: &Path, family: &'static dyn Grader, n: usize) -> anyhow::R
             case,
             files,
             root: root.clone(),
+            given: None,
+            who: None,
         };
         let record = match record {
             Ok(r) => r,

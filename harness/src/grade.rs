@@ -24,8 +24,12 @@ pub fn grade(
     executor: &dyn Executor,
     cancel: &Cancel,
 ) -> Row {
-    let (candidate, limits) = (&settings.candidate, &settings.limits);
-    let mut row = Row::new(&settings.label, job.family.name(), &job.suite, &job.case);
+    let (candidate, label) = match &job.who {
+        Some(who) => (&who.candidate, who.label.as_str()),
+        None => (&settings.candidate, settings.label.as_str()),
+    };
+    let limits = &settings.limits;
+    let mut row = Row::new(label, job.family.name(), &job.suite, &job.case);
     row.isolation = executor.label();
     let files = match &job.files {
         Ok(f) => f,
@@ -56,10 +60,11 @@ pub fn grade(
         .collect();
     let spec = Spec {
         argv,
-        files: files.clone(),
+        files: job.given.clone().unwrap_or_else(|| files.clone()),
         workdir: candidate.workdir().to_owned(),
         slot,
         stdin: None,
+        relative: candidate.relative(),
     };
     let run = executor.execute(&spec, limits, cancel);
     fill(&mut row, case.as_ref(), &run, limits);
@@ -349,11 +354,14 @@ mod tests {
             case: "b.txt".into(),
             files: Ok(vec![path.clone()]),
             root: dir.path().canonicalize().unwrap(),
+            given: None,
+            who: None,
         };
         let mut settings = crate::schedule::tests::settings(1);
         settings.candidate = Candidate::Command {
             argv: vec!["solver".into(), "-v".into()],
             workdir: PathBuf::from("/w"),
+            relative: false,
         };
         settings.limits = LIMITS;
         let fake = FakeExecutor::new(|_| Script::exit(0, "1:0\n"));

@@ -13,6 +13,7 @@ pub mod cancel;
 pub mod cli;
 pub mod config;
 pub mod conform;
+pub mod course;
 pub mod discover;
 pub mod event;
 pub mod executor;
@@ -57,8 +58,12 @@ pub fn run_jobs(
     on_event: &mut dyn FnMut(Event),
 ) -> Summary {
     if !kept.is_empty() {
-        let done: std::collections::HashSet<(String, String)> = kept.iter().map(Row::key).collect();
-        jobs.retain(|j| !done.contains(&(j.suite.clone(), j.case.clone())));
+        let done: std::collections::HashSet<(String, String, String)> =
+            kept.iter().map(Row::key).collect();
+        jobs.retain(|j| {
+            let label = j.who.as_ref().map_or(&settings.label, |w| &w.label);
+            !done.contains(&(label.clone(), j.suite.clone(), j.case.clone()))
+        });
     }
     schedule::schedule(settings, &jobs, kept, executor, cancel, on_event)
 }

@@ -64,7 +64,8 @@ fn grade_command(args: &GradeArgs) -> anyhow::Result<ExitCode> {
         settings.family,
         settings.filter.as_deref(),
     )?;
-    let (scorecard, kept) = Scorecard::open(&outputs.scorecard, outputs.mode, &settings.label)?;
+    let (scorecard, kept) =
+        Scorecard::open(&outputs.scorecard, outputs.mode, Some(&settings.label))?;
     let screen: Box<dyn Sink> = match outputs.format {
         Format::Human => Box::new(Terminal::new(&settings.label)),
         Format::Json => Box::new(JsonLines),
@@ -97,11 +98,15 @@ fn conform_command(args: &ConformArgs) -> anyhow::Result<ExitCode> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let (argv, workdir) =
         harness::config::resolve_command(&args.candidate, args.workdir.as_deref(), &cwd)?;
-    let candidate = Candidate::Command { argv, workdir };
+    let candidate = Candidate::Command {
+        argv,
+        workdir,
+        relative: false,
+    };
     let label = args.name.clone().unwrap_or_else(|| args.candidate.clone());
     let dir = tempfile::tempdir().context("cannot make the battery's folder")?;
     let cases = harness::conform::battery(family.name(), args.role, dir.path())?;
-    let (scorecard, _) = Scorecard::open(&args.scorecard, Mode::Force, &label)?;
+    let (scorecard, _) = Scorecard::open(&args.scorecard, Mode::Force, Some(&label))?;
     let screen: Box<dyn Sink> = match args.format {
         Format::Human => Box::new(Terminal::new(&label)),
         Format::Json => Box::new(JsonLines),

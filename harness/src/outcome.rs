@@ -23,6 +23,9 @@ pub enum Verdict {
     OutputLimit,
     /// Killed by the kernel at the memory limit.
     MemoryLimit,
+    /// A class run's submission could not be built (or unpacked): one row
+    /// for the submission, whose cases did not run.
+    CompileError,
     /// Our side failed: unreadable puzzle, checker crash, spawn failure.
     /// Never the candidate's fault.
     HarnessError,
@@ -42,6 +45,7 @@ impl Verdict {
             Verdict::RuntimeError => "runtime-error",
             Verdict::OutputLimit => "output-limit",
             Verdict::MemoryLimit => "memory-limit",
+            Verdict::CompileError => "compile-error",
             Verdict::HarnessError => "harness-error",
             Verdict::Cancelled => "cancelled",
         }
@@ -113,8 +117,12 @@ impl Row {
     }
 
     /// What identifies the case within a scorecard.
-    pub fn key(&self) -> (String, String) {
-        (self.suite.clone(), self.case.clone())
+    pub fn key(&self) -> (String, String, String) {
+        (
+            self.candidate.clone(),
+            self.suite.clone(),
+            self.case.clone(),
+        )
     }
 }
 
@@ -133,6 +141,7 @@ mod tests {
             RuntimeError,
             OutputLimit,
             MemoryLimit,
+            CompileError,
             HarnessError,
             Cancelled,
         ];
@@ -147,6 +156,7 @@ mod tests {
                 "runtime-error",
                 "output-limit",
                 "memory-limit",
+                "compile-error",
                 "harness-error",
                 "cancelled"
             ]

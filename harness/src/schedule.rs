@@ -38,9 +38,43 @@ pub fn schedule(
         kept: kept.len(),
         isolation: executor.describe(),
     });
+    pool(
+        jobs,
+        settings.jobs,
+        cancel,
+        &mut summary,
+        on_event,
+        |job| (job.suite.clone(), job.case.clone()),
+        |job, slot| grade(job, settings, slot, executor, cancel),
+        |job| {
+            let mut row = Row::new(&settings.label, job.family.name(), &job.suite, &job.case);
+            row.isolation = executor.label();
+            row
+        },
+    );
+    end_run(summary, start, executor, cancel, on_event)
+}
+
+/// The worker pool under every run: `workers` threads take `items` in
+/// order, `work` turns one into a row on a job slot, and the events go to
+/// `on_event` on the caller's thread, in order. After a stop request no
+/// item starts; each item no worker took gets the row `not_run` makes,
+/// marked cancelled. Every item ends with exactly one row.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn pool<T: Sync>(
+    items: &[T],
+    workers: usize,
+    cancel: &Cancel,
+    summary: &mut Summary,
+    on_event: &mut dyn FnMut(Event),
+    name: impl Fn(&T) -> (String, String) + Sync,
+    work: impl Fn(&T, usize) -> Row + Sync,
+    not_run: impl Fn(&T) -> Row,
+) {
     let next = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel();
-    let workers = settings.jobs.clamp(1, jobs.len().max(1));
+    let workers = workers.clamp(1, items.len().max(1));
+    let (name, work) = (&name, &work);
     std::thread::scope(|scope| {
         for slot in 0..workers {
             let tx = tx.clone();
@@ -51,13 +85,10 @@ pub fn schedule(
                         break;
                     }
                     let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(job) = jobs.get(i) else { break };
-                    let _ = tx.send(Event::CaseStarted {
-                        suite: job.suite.clone(),
-                        case: job.case.clone(),
-                    });
-                    let row = grade(job, settings, slot, executor, cancel);
-                    let _ = tx.send(finished(row));
+                    let Some(item) = items.get(i) else { break };
+                    let (suite, case) = name(item);
+                    let _ = tx.send(Event::CaseStarted { suite, case });
+                    let _ = tx.send(finished(work(item, slot)));
                 }
             });
         }
@@ -70,17 +101,14 @@ pub fn schedule(
             on_event(event);
         }
     });
-    // Jobs no worker took: one cancelled row each.
-    let taken = next.load(Ordering::SeqCst).min(jobs.len());
-    for job in &jobs[taken..] {
-        let mut row = Row::new(&settings.label, job.family.name(), &job.suite, &job.case);
+    let taken = next.load(Ordering::SeqCst).min(items.len());
+    for item in &items[taken..] {
+        let mut row = not_run(item);
         row.verdict = Verdict::Cancelled;
         row.detail = "not run: the grading run was cancelled".into();
-        row.isolation = executor.label();
         summary.add(&row);
         on_event(Event::CaseCancelled { row: Box::new(row) });
     }
-    end_run(summary, start, executor, cancel, on_event)
 }
 
 /// The end of every run (grading or conformance): the executor clears up,
@@ -127,6 +155,7 @@ pub(crate) mod tests {
             candidate: Candidate::Command {
                 argv: vec!["solver".into()],
                 workdir: PathBuf::from("/"),
+                relative: false,
             },
             label: "alice".into(),
             family: None,
@@ -157,6 +186,8 @@ pub(crate) mod tests {
                 case: format!("c{i:02}"),
                 files: Ok(vec![path.clone()]),
                 root: dir.to_owned(),
+                given: None,
+                who: None,
             })
             .collect()
     }

@@ -188,6 +188,7 @@ pub fn run(
                 workdir: candidate.workdir().to_owned(),
                 slot: 0,
                 stdin: Some(case.stdin.clone()),
+                relative: false,
             };
             let run = executor.execute(&spec, limits, cancel);
             judge(&mut row, family, case, &run, limits);

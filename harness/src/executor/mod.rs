@@ -30,6 +30,12 @@ pub trait Executor: Send + Sync {
     /// candidates left behind is killed.
     fn finish(&self) {}
 
+    /// The user and group a job slot's processes run as, when not the
+    /// harness's own (a uid per slot, as root).
+    fn owner(&self, _slot: usize) -> Option<(u32, u32)> {
+        None
+    }
+
     /// The isolation in force, short (the scorecard's `isolation` column).
     fn label(&self) -> String {
         "none".into()
@@ -56,6 +62,11 @@ pub struct Spec {
     pub slot: usize,
     /// A file for stdin (a Checker's moves); `/dev/null` when `None`.
     pub stdin: Option<PathBuf>,
+    /// Give the files as names relative to the working directory, which is
+    /// then the folder holding them (the case's scratch folder under
+    /// isolation), as the course scripts ran candidates from the suite
+    /// folder; `workdir` is then not used.
+    pub relative: bool,
 }
 
 /// Limits for one run.

@@ -11,6 +11,7 @@
 //! waited for. Descendants that leave the group (setsid) escape the group
 //! kill; [`super::guard`] kills them when the run ends.
 
+use std::ffi::OsString;
 use std::io::Read;
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -254,11 +255,17 @@ impl Isolated {
             error_file: self.run_dir.error_file(id),
         };
         let mut argv = spec.argv.clone();
-        argv.extend(copies.into_iter().map(PathBuf::into_os_string));
+        let workdir = if spec.relative {
+            argv.extend(copies.iter().map(|c| relative_to(c, scratch.path())));
+            scratch.path()
+        } else {
+            argv.extend(copies.into_iter().map(PathBuf::into_os_string));
+            spec.workdir.as_path()
+        };
         let mut cmd = launch.command(&self.exe, &argv);
         cmd.env_clear()
             .envs(isolate::environment(scratch.path(), &self.isolation.env))
-            .current_dir(&spec.workdir);
+            .current_dir(workdir);
         let mut result = run(cmd, spec, limits, cancel, guard, cgroup.as_ref());
         if let Ok(why) = std::fs::read_to_string(&launch.error_file) {
             let _ = std::fs::remove_file(&launch.error_file);
@@ -293,6 +300,14 @@ impl Isolated {
         }
         result
     }
+}
+
+/// `file` as a path relative to `dir` when it is inside it, else whole.
+fn relative_to(file: &Path, dir: &Path) -> OsString {
+    file.strip_prefix(dir).map_or_else(
+        |_| file.as_os_str().to_owned(),
+        |p| p.as_os_str().to_owned(),
+    )
 }
 
 /// How many processes this process's user has now (for RLIMIT_NPROC,
@@ -330,7 +345,16 @@ impl Executor for ProcessExecutor {
             return RunResult::ended(Ending::Failed("empty command".into()), Duration::ZERO);
         };
         let mut cmd = Command::new(program);
-        cmd.args(args).args(&spec.files).current_dir(&spec.workdir);
+        cmd.args(args);
+        match spec.files.first().and_then(|f| f.parent()) {
+            Some(dir) if spec.relative => {
+                cmd.args(spec.files.iter().map(|f| relative_to(f, dir)))
+                    .current_dir(dir);
+            }
+            _ => {
+                cmd.args(&spec.files).current_dir(&spec.workdir);
+            }
+        }
         run(cmd, spec, limits, cancel, self.guard.as_ref(), None)
     }
 
@@ -342,6 +366,12 @@ impl Executor for ProcessExecutor {
             guard::sweep(&[g.pid()]);
             g.close();
         }
+    }
+
+    fn owner(&self, slot: usize) -> Option<(u32, u32)> {
+        let base = self.isolated.as_ref()?.level.uid_base?;
+        let uid = base + u32::try_from(slot).ok()?;
+        Some((uid, uid))
     }
 
     fn label(&self) -> String {

@@ -36,9 +36,10 @@ pub struct Scorecard {
 }
 
 impl Scorecard {
-    /// Opens the scorecard at `path` for candidate `label` in `mode`;
-    /// returns it with the rows kept from an earlier run (resume modes).
-    pub fn open(path: &Path, mode: Mode, label: &str) -> anyhow::Result<(Self, Vec<Row>)> {
+    /// Opens the scorecard at `path` for candidate `label` (any candidate,
+    /// for a class run: `None`) in `mode`; returns it with the rows kept from
+    /// an earlier run (resume modes).
+    pub fn open(path: &Path, mode: Mode, label: Option<&str>) -> anyhow::Result<(Self, Vec<Row>)> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
@@ -57,7 +58,7 @@ impl Scorecard {
                     Mode::Resume => r.verdict != Verdict::Cancelled,
                     _ => r.verdict == Verdict::Accepted,
                 };
-                let mut by_key: HashMap<(String, String), usize> = HashMap::new();
+                let mut by_key: HashMap<(String, String, String), usize> = HashMap::new();
                 let mut kept: Vec<Row> = Vec::new();
                 for row in rows.into_iter().filter(keep) {
                     // A case listed twice keeps its last row.
@@ -138,7 +139,7 @@ fn encode(rows: &[Row], header: bool) -> anyhow::Result<Vec<u8>> {
 
 /// The rows of an earlier scorecard. A torn last line (no newline: the run
 /// died mid-write) is dropped; any other bad line is an error naming it.
-fn read_rows(path: &Path, label: &str) -> anyhow::Result<Vec<Row>> {
+fn read_rows(path: &Path, label: Option<&str>) -> anyhow::Result<Vec<Row>> {
     let mut text =
         std::fs::read(path).with_context(|| format!("cannot read scorecard {}", path.display()))?;
     if !text.ends_with(b"\n") {
@@ -158,7 +159,9 @@ fn read_rows(path: &Path, label: &str) -> anyhow::Result<Vec<Row>> {
                 i + 2
             )
         })?;
-        if row.candidate != label {
+        if let Some(label) = label
+            && row.candidate != label
+        {
             bail!(
                 "scorecard {}: line {}: a row of candidate {:?}, not {label:?} (use --name, or --force to replace it)",
                 path.display(),
@@ -205,16 +208,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.csv");
         std::fs::write(&path, "").unwrap();
-        let err = Scorecard::open(&path, Mode::Create, "alice").err().unwrap();
+        let err = Scorecard::open(&path, Mode::Create, Some("alice"))
+            .err()
+            .unwrap();
         assert!(err.to_string().contains("exists; --resume"), "{err}");
-        assert!(Scorecard::open(&path, Mode::Force, "alice").is_ok());
+        assert!(Scorecard::open(&path, Mode::Force, Some("alice")).is_ok());
     }
 
     #[test]
     fn resume_keeps_finished_rows_and_drops_cancelled_and_torn_ones() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.csv");
-        let (mut card, kept) = Scorecard::open(&path, Mode::Create, "alice").unwrap();
+        let (mut card, kept) = Scorecard::open(&path, Mode::Create, Some("alice")).unwrap();
         assert!(kept.is_empty());
         for r in [
             row("a", Verdict::Accepted),
@@ -229,7 +234,7 @@ mod tests {
             .unwrap();
         drop(f);
 
-        let (_, kept) = Scorecard::open(&path, Mode::Resume, "alice").unwrap();
+        let (_, kept) = Scorecard::open(&path, Mode::Resume, Some("alice")).unwrap();
         let cases: Vec<&str> = kept.iter().map(|r| r.case.as_str()).collect();
         assert_eq!(cases, ["a", "b"]);
         assert_eq!(
@@ -240,9 +245,11 @@ mod tests {
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(text.lines().count(), 3, "header and two rows: {text}");
 
-        let (_, kept) = Scorecard::open(&path, Mode::RerunFailed, "alice").unwrap();
+        let (_, kept) = Scorecard::open(&path, Mode::RerunFailed, Some("alice")).unwrap();
         assert_eq!(kept.len(), 1);
-        let err = Scorecard::open(&path, Mode::Resume, "bob").err().unwrap();
+        let err = Scorecard::open(&path, Mode::Resume, Some("bob"))
+            .err()
+            .unwrap();
         assert!(
             err.to_string().contains("a row of candidate \"alice\""),
             "{err}"

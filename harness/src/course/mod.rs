@@ -1,0 +1,327 @@
+//! Course configs: how a course builds, runs and scores its students'
+//! submissions, as data (TOML, one file per course in `courses/`). A config
+//! names its family, a build step, the parts a submission is graded on
+//! (suites run with a command, exit-status batteries, function-level
+//! questions through an adapter) and the rubric that turns the rows into
+//! points. Paths in a config are relative to the config's folder.
+
+pub mod questions;
+pub mod rubric;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use reference::family::Grader;
+use serde::Deserialize;
+
+use crate::conform::Role;
+pub use rubric::{Item, Rule};
+
+/// A course config as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CourseFile {
+    /// The course and assignment, for people.
+    pub name: String,
+    /// The puzzle family.
+    pub family: String,
+    /// What is not graded here and why (printed in the docs, kept for
+    /// people reading the config).
+    #[serde(default)]
+    pub out_of_scope: Vec<String>,
+    /// How a submission is built.
+    #[serde(default)]
+    pub build: Option<BuildFile>,
+    /// Per-case limits.
+    #[serde(default)]
+    pub limits: LimitsFile,
+    /// What a submission is graded on.
+    #[serde(rename = "part")]
+    pub parts: Vec<PartFile>,
+    /// How rows become points.
+    #[serde(rename = "rubric")]
+    pub rubric: Vec<Item>,
+}
+
+/// `[build]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BuildFile {
+    /// A shell command run in a scratch copy of the submission.
+    pub command: String,
+    /// Its wall-clock limit.
+    #[serde(default = "default_build_limit", with = "humantime_serde")]
+    pub time_limit: Duration,
+    /// Files the submission must hold (a missing one is a compile error).
+    #[serde(default)]
+    pub require: Vec<String>,
+}
+
+fn default_build_limit() -> Duration {
+    Duration::from_secs(300)
+}
+
+/// `[limits]`: each can be overridden on the command line.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitsFile {
+    /// Wall-clock limit per case.
+    #[serde(default, with = "humantime_serde")]
+    pub time_limit: Option<Duration>,
+    /// CPU-time limit per process (the course scripts' `ulimit -t`).
+    #[serde(default, with = "humantime_serde")]
+    pub cpu_limit: Option<Duration>,
+}
+
+/// How the candidate is given its puzzle files.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Paths {
+    /// Absolute paths; the working directory is the built submission.
+    #[default]
+    Absolute,
+    /// Names relative to the folder holding the puzzle files, which is the
+    /// working directory (as the course scripts ran candidates from the
+    /// suite folder).
+    Relative,
+}
+
+/// The block format a sliding-block candidate reads.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FormatFile {
+    /// The files as they are.
+    #[default]
+    AsIs,
+    /// The course's older `height width row col` block lines (2010-2012):
+    /// the candidate gets converted copies; answers are judged on the
+    /// originals.
+    SizeCorner,
+}
+
+/// `[[part]]`: one thing a submission is graded on.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PartFile {
+    /// Its name (a prefix of its rows' suite in the scorecard).
+    pub name: String,
+    /// The command, split like a shell would, then `{submission}` (the
+    /// built copy) and `{course}` (this config's folder) filled in each
+    /// argument; the case's files are appended.
+    pub command: String,
+    /// Suite folders or listings (relative to the config). `--suite`
+    /// replaces them for the parts judged by the family's contract.
+    #[serde(default)]
+    pub suites: Vec<PathBuf>,
+    /// Only cases whose `suite/case` matches one of these globs.
+    #[serde(default)]
+    pub cases: Vec<String>,
+    /// How files are given.
+    #[serde(default)]
+    pub paths: Paths,
+    /// The file format the candidate reads.
+    #[serde(default)]
+    pub format: FormatFile,
+    /// How rows are judged: `contract` (the family's student contract, the
+    /// default) or a question (`lightsout:perform_move`, ...; see
+    /// [`questions`]).
+    #[serde(default)]
+    pub judge: Option<String>,
+    /// An exit-status battery instead of suites: `checker` or `solver`.
+    #[serde(default)]
+    pub conform: Option<String>,
+}
+
+/// A validated course.
+pub struct Course {
+    /// The config's path.
+    pub path: PathBuf,
+    /// As written.
+    pub file: CourseFile,
+    /// The family.
+    pub family: &'static dyn Grader,
+    /// The parts, resolved.
+    pub parts: Vec<Part>,
+}
+
+/// A part, resolved.
+pub struct Part {
+    /// As written.
+    pub file: PartFile,
+    /// What runs it.
+    pub kind: PartKind,
+    /// Suites, absolute.
+    pub suites: Vec<PathBuf>,
+    /// The case filter.
+    pub cases: Option<globset::GlobSet>,
+}
+
+/// What a part runs.
+#[derive(Clone, Copy)]
+pub enum PartKind {
+    /// Suites judged by a grader (the family, or a question).
+    Suites(&'static dyn Grader),
+    /// A conformance battery.
+    Conform(Role),
+}
+
+impl Course {
+    /// Reads and validates a course config. Errors name the file and line.
+    pub fn load(path: &Path) -> anyhow::Result<Self> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read course config {}", path.display()))?;
+        let file: CourseFile = toml::from_str(&text).map_err(|e| {
+            let line = e
+                .span()
+                .map(|s| text[..s.start.min(text.len())].lines().count().max(1));
+            match line {
+                Some(l) => anyhow::anyhow!("{}: line {l}: {}", path.display(), e.message()),
+                None => anyhow::anyhow!("{}: {}", path.display(), e.message()),
+            }
+        })?;
+        let dir = path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let dir = dir
+            .canonicalize()
+            .with_context(|| format!("cannot resolve {}", dir.display()))?;
+        let err = |what: String| anyhow::anyhow!("{}: {what}", path.display());
+        let family = reference::family::family(&file.family)
+            .ok_or_else(|| err(format!("unknown family {:?}", file.family)))?;
+        if file.parts.is_empty() {
+            return Err(err("no [[part]]: nothing to grade".into()));
+        }
+        let mut parts = Vec::new();
+        for p in &file.parts {
+            if p.name.is_empty() || p.name.contains('/') {
+                return Err(err(format!(
+                    "part name {:?} must be non-empty, without '/'",
+                    p.name
+                )));
+            }
+            if parts.iter().any(|q: &Part| q.file.name == p.name) {
+                return Err(err(format!("two parts are named {:?}", p.name)));
+            }
+            if shell_words::split(&p.command).map_or(true, |w| w.is_empty()) {
+                return Err(err(format!(
+                    "part {:?}: command {:?} is empty or unbalanced",
+                    p.name, p.command
+                )));
+            }
+            let kind = match (&p.conform, &p.judge) {
+                (Some(_), Some(_)) => {
+                    return Err(err(format!(
+                        "part {:?}: conform and judge exclude each other",
+                        p.name
+                    )));
+                }
+                (Some(role), None) => PartKind::Conform(match role.as_str() {
+                    "checker" => Role::Checker,
+                    "solver" => Role::Solver,
+                    other => {
+                        return Err(err(format!(
+                            "part {:?}: conform = {other:?} (checker or solver)",
+                            p.name
+                        )));
+                    }
+                }),
+                (None, None) => PartKind::Suites(family),
+                (None, Some(j)) if j == "contract" => PartKind::Suites(family),
+                (None, Some(j)) => PartKind::Suites(questions::grader(j).ok_or_else(|| {
+                    err(format!(
+                        "part {:?}: unknown judge {j:?} (known: contract, {})",
+                        p.name,
+                        questions::names().join(", ")
+                    ))
+                })?),
+            };
+            if matches!(kind, PartKind::Suites(_)) && p.suites.is_empty() {
+                return Err(err(format!("part {:?} names no suites", p.name)));
+            }
+            if p.format == FormatFile::SizeCorner && family.name() != "slidingblock" {
+                return Err(err(format!(
+                    "part {:?}: format size-corner is a sliding-block format",
+                    p.name
+                )));
+            }
+            let cases = if p.cases.is_empty() {
+                None
+            } else {
+                let mut b = globset::GlobSetBuilder::new();
+                for g in &p.cases {
+                    b.add(
+                        globset::GlobBuilder::new(g)
+                            .literal_separator(false)
+                            .build()
+                            .map_err(|e| err(format!("part {:?}: {e}", p.name)))?,
+                    );
+                }
+                Some(
+                    b.build()
+                        .map_err(|e| err(format!("part {:?}: {e}", p.name)))?,
+                )
+            };
+            parts.push(Part {
+                suites: p.suites.iter().map(|s| dir.join(s)).collect(),
+                file: p.clone(),
+                kind,
+                cases,
+            });
+        }
+        for item in &file.rubric {
+            item.validate(&file.parts)
+                .map_err(|e| err(format!("rubric item {:?}: {e}", item.name)))?;
+        }
+        Ok(Self {
+            path: dir.join(path.file_name().unwrap_or_default()),
+            file,
+            family,
+            parts,
+        })
+    }
+
+    /// The config's folder (`{course}` in commands).
+    pub fn dir(&self) -> &Path {
+        self.path.parent().unwrap_or(Path::new("/"))
+    }
+
+    /// Replaces the suites of the parts judged by the family's contract.
+    pub fn override_suites(&mut self, suites: &[PathBuf]) -> anyhow::Result<()> {
+        let mut any = false;
+        for part in &mut self.parts {
+            if let PartKind::Suites(g) = part.kind
+                && g.name() == self.family.name()
+            {
+                part.suites = suites.to_vec();
+                any = true;
+            }
+        }
+        if !any {
+            bail!(
+                "{}: no part runs the family's suites, so --suite has nothing to replace",
+                self.path.display()
+            );
+        }
+        Ok(())
+    }
+
+    /// The rubric's most points.
+    pub fn max_points(&self) -> f64 {
+        self.file.rubric.iter().map(Item::max).sum()
+    }
+}
+
+/// A command template's arguments with `{submission}` and `{course}`
+/// filled in (after splitting, so a path with spaces stays one argument).
+pub fn fill_command(template: &str, submission: &Path, course: &Path) -> Vec<String> {
+    shell_words::split(template)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|arg| {
+            arg.replace("{submission}", &submission.to_string_lossy())
+                .replace("{course}", &course.to_string_lossy())
+        })
+        .collect()
+}

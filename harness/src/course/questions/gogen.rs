@@ -1,0 +1,330 @@
+//! The Imperial Gogen exam's functions. A case is one puzzle (exam form, or
+//! board and words); masks in transcripts are `%08x` (the handout's 25 high
+//! bits of a `uint32_t`), boards five lines of letters and `.`.
+//!
+//! The Part A functions are called on the *test masks* of the puzzle: for
+//! each letter 'A' to 'Y' in turn, its cell alone when the board holds it,
+//! else every cell the board leaves empty (rules (a) and (b) of `update`),
+//! then `00000000`, `ffffff80`, `80000000` (cell 0,0) and `00000080`
+//! (cell 4,4).
+
+use std::path::PathBuf;
+
+use reference::family::LoadError;
+use reference::gogen::{Board, LetterMask, NUM_LETTERS, Puzzle, SIDE, read_puzzle, valid_solution};
+
+use super::{Question, Transcript};
+
+const FORMS: &[&[&str]] = &[&["puzzle"], &["board", "words"]];
+
+fn load(files: &[PathBuf]) -> Result<Puzzle, LoadError> {
+    read_puzzle(files).map_err(LoadError::new)
+}
+
+fn exact(lines: Vec<String>) -> Transcript {
+    Transcript::Exact(vec![lines])
+}
+
+fn hex(m: LetterMask) -> String {
+    format!("{:08x}", m.0)
+}
+
+fn letters() -> impl Iterator<Item = u8> {
+    (0..NUM_LETTERS as u8).map(|i| b'A' + i)
+}
+
+fn cells() -> impl Iterator<Item = (usize, usize)> {
+    (0..SIDE * SIDE).map(|i| (i / SIDE, i % SIDE))
+}
+
+/// The test masks of a board (see the module's documentation).
+pub fn test_masks(board: &Board) -> Vec<LetterMask> {
+    let free = LetterMask(LetterMask::ALL.0 & !board.occupied().0);
+    let mut masks: Vec<LetterMask> = letters()
+        .map(|l| match board.position(l) {
+            Some((r, c)) => LetterMask::cell(r, c),
+            None => free,
+        })
+        .collect();
+    masks.extend([
+        LetterMask::EMPTY,
+        LetterMask::ALL,
+        LetterMask::cell(0, 0),
+        LetterMask::cell(SIDE - 1, SIDE - 1),
+    ]);
+    masks
+}
+
+fn fixed(m: LetterMask) -> String {
+    match m.fixed_pos() {
+        Some((r, c)) => format!("1 {r} {c}"),
+        None => "0".into(),
+    }
+}
+
+/// `get_bit_value` (5 marks): per test mask, its 25 bits as `0`/`1`, row
+/// by row.
+pub const GET_BIT_VALUE: Question = Question {
+    name: "gogen:get_bit_value",
+    forms: FORMS,
+    load: |f| {
+        let p = load(f)?;
+        Ok(exact(
+            test_masks(&p.board)
+                .into_iter()
+                .map(|m| {
+                    cells()
+                        .map(|(r, c)| if m.get(r, c) { '1' } else { '0' })
+                        .collect()
+                })
+                .collect(),
+        ))
+    },
+};
+
+/// `set_bit_value` (5 marks): per test mask, 25 masks: the mask with each
+/// cell in turn set to the opposite of its value.
+pub const SET_BIT_VALUE: Question = Question {
+    name: "gogen:set_bit_value",
+    forms: FORMS,
+    load: |f| {
+        let p = load(f)?;
+        Ok(exact(
+            test_masks(&p.board)
+                .into_iter()
+                .map(|m| {
+                    cells()
+                        .map(|(r, c)| {
+                            let mut x = m;
+                            x.set(r, c, !m.get(r, c));
+                            hex(x)
+                        })
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .collect(),
+        ))
+    },
+};
+
+/// `set_all_bits` (5 marks): per test mask, the mask after
+/// `set_all_bits(true)`, then after `set_all_bits(false)`.
+pub const SET_ALL_BITS: Question = Question {
+    name: "gogen:set_all_bits",
+    forms: FORMS,
+    load: |f| {
+        let p = load(f)?;
+        let line = format!("{} {}", hex(LetterMask::ALL), hex(LetterMask::EMPTY));
+        Ok(exact(vec![line; test_masks(&p.board).len()]))
+    },
+};
+
+/// `is_free_letter` (10 marks): per test mask, `1` or `0`.
+pub const IS_FREE_LETTER: Question = Question {
+    name: "gogen:is_free_letter",
+    forms: FORMS,
+    load: |f| {
+        let p = load(f)?;
+        Ok(exact(
+            test_masks(&p.board)
+                .into_iter()
+                .map(|m| if m.is_free() { "1" } else { "0" }.to_string())
+                .collect(),
+        ))
+    },
+};
+
+/// `get_fixed_letter_pos` (10 marks): per test mask, `1 row col` or `0`.
+pub const GET_FIXED_LETTER_POS: Question = Question {
+    name: "gogen:get_fixed_letter_pos",
+    forms: FORMS,
+    load: |f| {
+        let p = load(f)?;
+        Ok(exact(test_masks(&p.board).into_iter().map(fixed).collect()))
+    },
+};
+
+/// `intersect_neighbourhoods` (15 marks): for each word, each pair of
+/// adjacent letters (a, b): the test masks of a and b after the call.
+pub const INTERSECT_NEIGHBOURHOODS: Question = Question {
+    name: "gogen:intersect_neighbourhoods",
+    forms: FORMS,
+    load: |f| {
+        let p = load(f)?;
+        let masks = test_masks(&p.board);
+        let mut lines = Vec::new();
+        for word in &p.words {
+            for pair in word.as_bytes().windows(2) {
+                let mut a = masks[usize::from(pair[0] - b'A')];
+                let mut b = masks[usize::from(pair[1] - b'A')];
+                LetterMask::intersect_neighbourhoods(&mut a, &mut b);
+                lines.push(format!("{} {}", hex(a), hex(b)));
+            }
+        }
+        Ok(exact(lines))
+    },
+};
+
+/// `get_letter_position` (7 marks): per letter 'A' to 'Y' on the puzzle's
+/// board, `1 row col` (its first cell, row by row) or `0`.
+pub const GET_LETTER_POSITION: Question = Question {
+    name: "gogen:get_letter_position",
+    forms: FORMS,
+    load: |f| {
+        let p = load(f)?;
+        Ok(exact(
+            letters()
+                .map(|l| match p.board.position(l) {
+                    Some((r, c)) => format!("1 {r} {c}"),
+                    None => "0".into(),
+                })
+                .collect(),
+        ))
+    },
+};
+
+/// The boards `valid_solution` is asked about: the puzzle's board, then it
+/// with (0,0) and (4,4) swapped, with (0,0) and (0,1) swapped, and with
+/// (2,2) overwritten by the letter at (0,0).
+pub fn validity_boards(board: &Board) -> Vec<Board> {
+    let mut out = vec![*board];
+    let mut b = *board;
+    let t = b.0[0][0];
+    b.0[0][0] = b.0[4][4];
+    b.0[4][4] = t;
+    out.push(b);
+    let mut b = *board;
+    b.0[0].swap(0, 1);
+    out.push(b);
+    let mut b = *board;
+    b.0[2][2] = b.0[0][0];
+    out.push(b);
+    out
+}
+
+/// `valid_solution` (10 marks): `1` or `0` for each of
+/// [`validity_boards`] with the puzzle's words (best on full boards: the
+/// `gogen/solved` suite).
+pub const VALID_SOLUTION: Question = Question {
+    name: "gogen:valid_solution",
+    forms: FORMS,
+    load: |f| {
+        let p = load(f)?;
+        Ok(exact(
+            validity_boards(&p.board)
+                .iter()
+                .map(|b| {
+                    if valid_solution(&p, b).is_ok() {
+                        "1"
+                    } else {
+                        "0"
+                    }
+                    .to_string()
+                })
+                .collect(),
+        ))
+    },
+};
+
+/// `update` (15 marks): called on the puzzle's board with every mask all
+/// ones: the board after (five lines), then the 25 masks. Rule (b) may read
+/// the board as it is when each letter's turn comes, or as it was when the
+/// call began: the handout allows both, and both are accepted.
+pub const UPDATE: Question = Question {
+    name: "gogen:update",
+    forms: FORMS,
+    load: |f| {
+        let p = load(f)?;
+        Ok(Transcript::Exact(vec![
+            update(&p.board, false),
+            update(&p.board, true),
+        ]))
+    },
+};
+
+/// The handout's `update` on all-ones masks, letter by letter; `snapshot`
+/// reads the occupied cells once, before the first letter.
+fn update(board: &Board, snapshot: bool) -> Vec<String> {
+    let mut board = *board;
+    let start = board.occupied();
+    let mut masks = [LetterMask::ALL; NUM_LETTERS];
+    for (i, l) in letters().enumerate() {
+        match board.position(l) {
+            Some((r, c)) => masks[i] = LetterMask::cell(r, c),
+            None => {
+                let taken = if snapshot { start } else { board.occupied() };
+                masks[i].0 &= !taken.0;
+                if let Some((r, c)) = masks[i].fixed_pos() {
+                    board.0[r][c] = Some(l);
+                }
+            }
+        }
+    }
+    let mut lines: Vec<String> = board.to_string().lines().map(String::from).collect();
+    lines.extend(masks.iter().map(|&m| hex(m)));
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use reference::family::{Case, Check};
+
+    use super::*;
+
+    fn case(q: &Question, text: &str) -> Transcript {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("p.txt");
+        std::fs::write(&p, text).unwrap();
+        (q.load)(&[p]).unwrap()
+    }
+
+    const SOLVED: &str = "ABCDE\nFGHIJ\nKLMNO\nPQRST\nUVWXY\n2\nAGMSY\nEIMQU\n";
+
+    #[test]
+    fn transcripts_follow_the_handout() {
+        let t = case(&GET_FIXED_LETTER_POS, SOLVED);
+        let out = t.answer().stdout;
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 29);
+        assert_eq!((lines[0], lines[24]), ("1 0 0", "1 4 4"));
+        assert_eq!(&lines[25..], ["0", "0", "1 0 0", "1 4 4"]);
+        let t = case(&VALID_SOLUTION, SOLVED);
+        assert_eq!(t.answer().stdout, "1\n0\n0\n0\n");
+        let t = case(&GET_BIT_VALUE, SOLVED);
+        assert!(
+            t.answer()
+                .stdout
+                .starts_with("1000000000000000000000000\n0100000000000000000000000\n")
+        );
+        assert_eq!(
+            case(&SET_ALL_BITS, SOLVED).answer().stdout.lines().next(),
+            Some("ffffff80 00000000")
+        );
+        // Figure 5 to 7 of the handout, through the masks of two letters.
+        let t = case(
+            &INTERSECT_NEIGHBOURHOODS,
+            "A....\n.....\n.....\n.....\n....B\n1\nAB\n",
+        );
+        assert_eq!(t.answer().stdout, "00000000 00000000\n");
+    }
+
+    #[test]
+    fn update_accepts_both_readings_of_rule_b() {
+        // 24 letters given: the last one is fixed by rule (c).
+        let board = "ABCDE\nFGHIJ\nKLMNO\nPQRST\nUVWX.\n0\n";
+        let t = case(&UPDATE, board);
+        let live = update(&read_puzzle_text(board).board, false);
+        assert_eq!(live[4], "UVWXY", "rule (c) places Y");
+        assert_eq!(live.last().map(String::as_str), Some("00000080"));
+        let text = live.join("\n");
+        assert_eq!(t.judge(text.as_bytes(), 0).check, Check::Accepted);
+        let snap = update(&read_puzzle_text(board).board, true).join("\n");
+        assert_eq!(t.judge(snap.as_bytes(), 0).check, Check::Accepted);
+        let wrong = text.replace("00000080", "ffffff80");
+        assert_eq!(t.judge(wrong.as_bytes(), 0).check, Check::WrongAnswer);
+    }
+
+    fn read_puzzle_text(text: &str) -> Puzzle {
+        reference::gogen::parse_exam(text).unwrap()
+    }
+}

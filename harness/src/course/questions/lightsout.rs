@@ -1,0 +1,324 @@
+//! Lights Out questions (CIS 521's `LightsOutPuzzle` methods, 15-110's Ruby
+//! functions). A case is one board file; boards in transcripts are their
+//! rows of `#` (on) and `O` (off), top to bottom, as in board files.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use reference::family::LoadError;
+use reference::lightsout::{Board, Cell, Solver, read_board, rng, uniform};
+
+use super::{Question, Transcript};
+
+const FORMS: &[&[&str]] = &[&["board"]];
+
+/// How many boards `scramble` and `rand_board` transcripts hold.
+pub const SCRAMBLES: usize = 40;
+/// How many boards a `rand_board` transcript holds.
+pub const RANDOM_BOARDS: usize = 200;
+
+fn load(files: &[PathBuf]) -> Result<Board, LoadError> {
+    match files {
+        [f] => read_board(f).map_err(LoadError::new),
+        _ => Err(LoadError::msg("a Lights Out question takes one board file")),
+    }
+}
+
+/// `get_board` (CIS 521 Q1): the board as given.
+pub const GET_BOARD: Question = Question {
+    name: "lightsout:get_board",
+    forms: FORMS,
+    load: |f| Ok(Transcript::Exact(vec![rows(&load(f)?)])),
+};
+
+/// `create_puzzle(rows, cols)` (Q2): an all-off board of the board's size.
+pub const CREATE_PUZZLE: Question = Question {
+    name: "lightsout:create_puzzle",
+    forms: FORMS,
+    load: |f| {
+        let b = load(f)?;
+        Ok(Transcript::Exact(vec![rows(&Board::new(
+            b.width(),
+            b.height(),
+        ))]))
+    },
+};
+
+/// `perform_move` (Q3) and 15-110's `select!`: for every cell, row by row,
+/// a line `r c` and the board after pressing it on a fresh copy.
+pub const PERFORM_MOVE: Question = Question {
+    name: "lightsout:perform_move",
+    forms: FORMS,
+    load: |f| Ok(Transcript::Exact(vec![every_press(&load(f)?)])),
+};
+
+/// `successors` (Q7): the successors sorted by move, each a line `r c` and
+/// its board (the adapter sorts; the count must be rows x cols).
+pub const SUCCESSORS: Question = Question {
+    name: "lightsout:successors",
+    forms: FORMS,
+    load: |f| Ok(Transcript::Exact(vec![every_press(&load(f)?)])),
+};
+
+/// `is_solved` (Q5) and 15-110's `all_out?`: `true`/`false` for the board,
+/// then for an all-off board of its size.
+pub const IS_SOLVED: Question = Question {
+    name: "lightsout:is_solved",
+    forms: FORMS,
+    load: |f| {
+        let b = load(f)?;
+        Ok(Transcript::Exact(vec![vec![
+            b.is_solved().to_string(),
+            "true".into(),
+        ]]))
+    },
+};
+
+/// `copy` (Q6): the copy's board; the original's after pressing (0, 0) on
+/// the copy (unchanged); the copy's after pressing the last cell on the
+/// original (only its own press).
+pub const COPY: Question = Question {
+    name: "lightsout:copy",
+    forms: FORMS,
+    load: |f| {
+        let b = load(f)?;
+        let mut pressed = b.clone();
+        pressed.press(Cell { row: 0, col: 0 });
+        let mut lines = rows(&b);
+        lines.extend(rows(&b));
+        lines.extend(rows(&pressed));
+        Ok(Transcript::Exact(vec![lines]))
+    },
+};
+
+/// 15-110's `solvable?`: `true` or `false` (the quiet-pattern answer on
+/// 5x5 boards; the reference's on any size).
+pub const SOLVABLE: Question = Question {
+    name: "lightsout:solvable",
+    forms: FORMS,
+    load: |f| {
+        let b = load(f)?;
+        let s = Solver::new(b.width(), b.height()).is_solvable(&b);
+        Ok(Transcript::Exact(vec![vec![s.to_string()]]))
+    },
+};
+
+/// `scramble` (Q4): [`SCRAMBLES`] boards, each the board scrambled afresh.
+/// Each must differ from the board by presses (so stay solvable exactly
+/// when it was), and they must not all be the same.
+pub const SCRAMBLE: Question = Question {
+    name: "lightsout:scramble",
+    forms: FORMS,
+    load: |f| {
+        let b = load(f)?;
+        let solver = Solver::new(b.width(), b.height());
+        let mut r = rng(521);
+        let sample: String = (0..SCRAMBLES)
+            .map(|_| {
+                let presses = uniform(b.width(), b.height(), &mut r);
+                let mut s = b.clone();
+                s.apply_presses(&presses);
+                rows(&s)
+                    .iter()
+                    .map(|l| format!("{l}\n"))
+                    .collect::<String>()
+            })
+            .collect();
+        let varied = b.width() * b.height() - solver.nullity() >= 2;
+        let board = b.clone();
+        Ok(Transcript::Judged {
+            test: Box::new(move |got| {
+                let boards = boards(got, board.width(), board.height(), SCRAMBLES)?;
+                for (i, s) in boards.iter().enumerate() {
+                    let mut diff = s.clone();
+                    diff.xor_with(&board);
+                    if !solver.is_solvable(&diff) {
+                        return Err(format!(
+                            "board {} is not the board after presses (lights were toggled alone)",
+                            i + 1
+                        ));
+                    }
+                }
+                if varied && boards.iter().collect::<HashSet<_>>().len() < 2 {
+                    return Err(format!("all {SCRAMBLES} scrambles are the same board"));
+                }
+                Ok(())
+            }),
+            sample,
+        })
+    },
+};
+
+/// 15-110's `rand_board`: [`RANDOM_BOARDS`] 5x5 boards of 0s and 1s (the
+/// adapter draws 1 as `#`, 0 as `O`, anything else as `?`); each cell must
+/// be on in 30% to 70% of them (a fair coin is outside that about once in
+/// 10^8 runs) and not all boards the same. The case's board is not used.
+pub const RAND_BOARD: Question = Question {
+    name: "lightsout:rand_board",
+    forms: FORMS,
+    load: |f| {
+        load(f)?;
+        let mut r = rng(15_110);
+        let sample: String = (0..RANDOM_BOARDS)
+            .map(|_| {
+                let b = uniform(5, 5, &mut r);
+                rows(&b)
+                    .iter()
+                    .map(|l| format!("{l}\n"))
+                    .collect::<String>()
+            })
+            .collect();
+        Ok(Transcript::Judged {
+            test: Box::new(|got| {
+                let boards = boards(got, 5, 5, RANDOM_BOARDS)?;
+                for row in 0..5 {
+                    for col in 0..5 {
+                        let on = boards.iter().filter(|b| b.get(Cell { row, col })).count();
+                        let (lo, hi) = (RANDOM_BOARDS * 3 / 10, RANDOM_BOARDS * 7 / 10);
+                        if !(lo..=hi).contains(&on) {
+                            return Err(format!(
+                                "cell ({row},{col}) is 1 on {on} of {RANDOM_BOARDS} boards (a fair draw: {lo} to {hi})"
+                            ));
+                        }
+                    }
+                }
+                if boards.iter().collect::<HashSet<_>>().len() < 2 {
+                    return Err("every board is the same".into());
+                }
+                Ok(())
+            }),
+            sample,
+        })
+    },
+};
+
+/// A board's rows of `#` and `O`.
+pub fn rows(b: &Board) -> Vec<String> {
+    (0..b.height())
+        .map(|row| {
+            (0..b.width())
+                .map(|col| if b.get(Cell { row, col }) { '#' } else { 'O' })
+                .collect()
+        })
+        .collect()
+}
+
+/// For every cell, row by row: `r c`, then the board after pressing it.
+fn every_press(b: &Board) -> Vec<String> {
+    let mut lines = Vec::new();
+    for row in 0..b.height() {
+        for col in 0..b.width() {
+            let mut p = b.clone();
+            p.press(Cell { row, col });
+            lines.push(format!("{row} {col}"));
+            lines.extend(rows(&p));
+        }
+    }
+    lines
+}
+
+/// `count` boards of `width` x `height` read from consecutive rows.
+fn boards(got: &[&str], width: usize, height: usize, count: usize) -> Result<Vec<Board>, String> {
+    if got.len() != count * height {
+        return Err(format!(
+            "expected {count} boards of {height} rows ({} lines), got {} lines",
+            count * height,
+            got.len()
+        ));
+    }
+    let mut out = Vec::with_capacity(count);
+    for (i, chunk) in got.chunks(height).enumerate() {
+        let mut b = Board::new(width, height);
+        for (row, line) in chunk.iter().enumerate() {
+            if line.len() != width || !line.bytes().all(|c| c == b'#' || c == b'O') {
+                return Err(format!(
+                    "line {}: expected {width} cells of '#' or 'O', got {line:?}",
+                    i * height + row + 1
+                ));
+            }
+            for (col, c) in line.bytes().enumerate() {
+                if c == b'#' {
+                    b.toggle(Cell { row, col });
+                }
+            }
+        }
+        out.push(b);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use reference::family::{Case, Check};
+
+    use super::*;
+
+    fn case(q: &Question, text: &str) -> Transcript {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("b.txt");
+        std::fs::write(&p, text).unwrap();
+        (q.load)(&[p]).unwrap()
+    }
+
+    #[test]
+    fn the_handout_examples() {
+        // CIS 521 Q3: create_puzzle(3, 3); perform_move(1, 1).
+        let t = case(&PERFORM_MOVE, "3x3\nOOO\nOOO\nOOO\n");
+        let out = t.answer().stdout;
+        assert!(out.starts_with("0 0\n##O\n#OO\nOOO\n"), "{out}");
+        assert!(out.contains("1 1\nO#O\n###\nO#O\n"), "{out}");
+        assert_eq!(t.judge(out.as_bytes(), 0).check, Check::Accepted);
+        // Q7: a 2x3 board has 6 successors.
+        let t = case(&SUCCESSORS, "3x2\nOOO\nOOO\n");
+        assert_eq!(t.answer().stdout.lines().count(), 6 * 3);
+        // 15-110 Q5: the handout's unsolvable example.
+        let t = case(&SOLVABLE, "5x5\n#OOO#\nO###O\nO#OOO\n#OOOO\nO#OO#\n");
+        assert_eq!(t.answer().stdout, "false\n");
+        let t = case(&SOLVABLE, "5x5\n#OO##\nOOO##\n##O##\nO#O##\nO####\n");
+        assert_eq!(t.answer().stdout, "true\n");
+        let t = case(&IS_SOLVED, "2x2\n#O\nO#\n");
+        assert_eq!(t.answer().stdout, "false\ntrue\n");
+        let t = case(&COPY, "2x2\nOO\nOO\n");
+        assert_eq!(t.answer().stdout, "OO\nOO\nOO\nOO\n##\n#O\n");
+    }
+
+    #[test]
+    fn random_functions_are_judged_by_their_properties() {
+        let t = case(&SCRAMBLE, "3x3\n#OO\nOOO\nOO#\n");
+        let sample = t.answer().stdout;
+        assert_eq!(t.judge(sample.as_bytes(), 0).check, Check::Accepted);
+        // Always the board itself: not random.
+        let same = "#OO\nOOO\nOO#\n".repeat(SCRAMBLES);
+        let j = t.judge(same.as_bytes(), 0);
+        assert_eq!(
+            (j.check, j.detail.as_str()),
+            (Check::WrongAnswer, "all 40 scrambles are the same board")
+        );
+        // Single lights toggled: off the press space on a 5x5 board.
+        let t = case(&SCRAMBLE, "5x5\nOOOOO\nOOOOO\nOOOOO\nOOOOO\nOOOOO\n");
+        let one = "#OOOO\nOOOOO\nOOOOO\nOOOOO\nOOOOO\n".repeat(SCRAMBLES);
+        assert!(
+            t.judge(one.as_bytes(), 0)
+                .detail
+                .starts_with("board 1 is not")
+        );
+
+        let t = case(&RAND_BOARD, "5x5\nOOOOO\nOOOOO\nOOOOO\nOOOOO\nOOOOO\n");
+        assert_eq!(
+            t.judge(t.answer().stdout.as_bytes(), 0).check,
+            Check::Accepted
+        );
+        let ones = "#####\n".repeat(5 * RANDOM_BOARDS);
+        assert!(
+            t.judge(ones.as_bytes(), 0)
+                .detail
+                .starts_with("cell (0,0) is 1 on 200 of 200")
+        );
+        let twos = "??###\n".repeat(5 * RANDOM_BOARDS);
+        assert!(
+            t.judge(twos.as_bytes(), 0)
+                .detail
+                .starts_with("line 1: expected 5 cells")
+        );
+    }
+}

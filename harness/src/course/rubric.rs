@@ -1,0 +1,279 @@
+//! Rubrics as data: each item of a course config turns a submission's rows
+//! into points by one rule over the rows it selects (a part, and a glob over
+//! `suite/case` within it).
+
+use serde::Deserialize;
+
+use crate::outcome::{Row, Verdict};
+
+/// One rubric item (`[[rubric]]`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Item {
+    /// Its name (a column of `summary.csv`).
+    pub name: String,
+    /// How its rows become points.
+    pub rule: Rule,
+    /// `all` and `share`: the item's points; `each`: points per case
+    /// passed; `compile-penalty`: the marks taken off.
+    pub points: f64,
+    /// The part whose rows count (not for `compile-penalty`).
+    #[serde(default)]
+    pub part: Option<String>,
+    /// Only rows whose `suite/case` (within the part) matches this glob.
+    #[serde(default)]
+    pub cases: Option<String>,
+    /// The most an `each` item gives.
+    #[serde(default)]
+    pub cap: Option<f64>,
+    /// A case passes only with an answer of no more moves than the fewest
+    /// known (CIS 521's optimal `find_solution`).
+    #[serde(default)]
+    pub minimum_moves: bool,
+}
+
+/// How an item scores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rule {
+    /// All the points when every selected case passes, else none.
+    All,
+    /// `points` per case passed, up to `cap`.
+    Each,
+    /// The points in proportion to the cases passed.
+    Share,
+    /// `points` taken off when the submission does not build.
+    CompilePenalty,
+}
+
+/// An item's score for one submission.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Score {
+    /// Points (negative for a penalty).
+    pub points: f64,
+    /// Cases passed.
+    pub passed: usize,
+    /// Cases selected.
+    pub cases: usize,
+}
+
+impl Item {
+    /// Checks the item against the config's parts.
+    pub fn validate(&self, parts: &[super::PartFile]) -> Result<(), String> {
+        if !self.points.is_finite() || self.points < 0.0 {
+            return Err(format!(
+                "points must be a number of at least 0, got {}",
+                self.points
+            ));
+        }
+        match (self.rule, &self.part) {
+            (Rule::CompilePenalty, None) => {}
+            (Rule::CompilePenalty, Some(_)) => {
+                return Err("a compile-penalty takes no part".into());
+            }
+            (_, None) => return Err("names no part".into()),
+            (_, Some(p)) if !parts.iter().any(|q| &q.name == p) => {
+                return Err(format!("part {p:?} is not in the config"));
+            }
+            _ => {}
+        }
+        if self.cap.is_some() && self.rule != Rule::Each {
+            return Err("cap is for rule each".into());
+        }
+        if let Some(g) = &self.cases {
+            globset::Glob::new(g).map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+
+    /// Whether a row's `suite` and `case` fall in this item.
+    pub fn selects(&self, suite: &str, case: &str) -> bool {
+        let Some(part) = &self.part else { return false };
+        let Some(rest) = suite
+            .strip_prefix(part.as_str())
+            .and_then(|r| r.strip_prefix('/'))
+        else {
+            return false;
+        };
+        match &self.cases {
+            None => true,
+            Some(g) => globset::Glob::new(g)
+                .map(|g| g.compile_matcher().is_match(format!("{rest}/{case}")))
+                .unwrap_or(false),
+        }
+    }
+
+    /// The most points the item gives, over a class whose cases are `keys`
+    /// (suite, case).
+    pub fn max_over<'a>(&self, keys: impl IntoIterator<Item = (&'a str, &'a str)>) -> f64 {
+        match self.rule {
+            Rule::All | Rule::Share => self.points,
+            Rule::CompilePenalty => 0.0,
+            Rule::Each => {
+                let n = keys.into_iter().filter(|(s, c)| self.selects(s, c)).count();
+                let most = self.points * n as f64;
+                round(self.cap.map_or(most, |c| most.min(c)))
+            }
+        }
+    }
+
+    /// The most points, when no case count is needed (`each` needs a cap).
+    pub fn max(&self) -> f64 {
+        match self.rule {
+            Rule::All | Rule::Share => self.points,
+            Rule::CompilePenalty => 0.0,
+            Rule::Each => self.cap.unwrap_or(0.0),
+        }
+    }
+
+    /// Whether a row passes: accepted, and with the fewest moves when the
+    /// item asks for them.
+    pub fn passes(&self, row: &Row) -> bool {
+        row.verdict == Verdict::Accepted
+            && (!self.minimum_moves
+                || match (row.moves, row.best_moves) {
+                    (Some(m), Some(b)) => m <= b,
+                    _ => true,
+                })
+    }
+
+    /// The item's score for one submission's rows; `built` is false when
+    /// the submission did not build.
+    pub fn score(&self, rows: &[&Row], built: bool) -> Score {
+        if self.rule == Rule::CompilePenalty {
+            return Score {
+                points: if built { 0.0 } else { -self.points },
+                passed: 0,
+                cases: 0,
+            };
+        }
+        let selected: Vec<&&Row> = rows
+            .iter()
+            .filter(|r| self.selects(&r.suite, &r.case))
+            .collect();
+        let cases = selected.len();
+        let passed = selected.iter().filter(|r| self.passes(r)).count();
+        let points = match self.rule {
+            Rule::All if cases > 0 && passed == cases => self.points,
+            Rule::All => 0.0,
+            Rule::Share if cases > 0 => self.points * passed as f64 / cases as f64,
+            Rule::Share => 0.0,
+            Rule::Each => {
+                let p = self.points * passed as f64;
+                self.cap.map_or(p, |c| p.min(c))
+            }
+            Rule::CompilePenalty => unreachable!("handled above"),
+        };
+        Score {
+            points: round(points),
+            passed,
+            cases,
+        }
+    }
+}
+
+/// Rounded to a millionth (so 0.3 x 7 is 2.1).
+pub fn round(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+/// Points as a summary shows them: up to two decimals, no trailing zeros.
+pub fn show(x: f64) -> String {
+    let s = format!("{:.2}", round(x));
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" { "0".into() } else { s.into() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(rule: Rule, points: f64) -> Item {
+        Item {
+            name: "x".into(),
+            rule,
+            points,
+            part: Some("solver".into()),
+            cases: Some("*/hard/*".into()),
+            cap: None,
+            minimum_moves: false,
+        }
+    }
+
+    fn row(suite: &str, case: &str, verdict: Verdict) -> Row {
+        let mut r = Row::new("alice", "slidingblock", suite, case);
+        r.verdict = verdict;
+        r
+    }
+
+    #[test]
+    fn the_cs61bl_scheme() {
+        let mut rows = Vec::new();
+        for i in 0..30 {
+            let v = if i < 28 {
+                Verdict::Accepted
+            } else {
+                Verdict::TimeLimit
+            };
+            rows.push(row("solver/slidingblock/hard", &format!("c{i}"), v));
+        }
+        rows.push(row("solver/slidingblock/easy", "e1", Verdict::Accepted));
+        rows.push(row("solver/slidingblock/easy", "e2", Verdict::WrongAnswer));
+        let refs: Vec<&Row> = rows.iter().collect();
+        let mut hard = item(Rule::Each, 0.3);
+        hard.cap = Some(8.0);
+        assert_eq!(hard.score(&refs, true).points, 8.0, "28 x 0.3 capped");
+        assert_eq!(hard.score(&refs, true).passed, 28);
+        let mut easy = item(Rule::All, 8.0);
+        easy.cases = Some("*/easy/*".into());
+        assert_eq!(
+            easy.score(&refs, true),
+            Score {
+                points: 0.0,
+                passed: 1,
+                cases: 2
+            }
+        );
+        let mut share = item(Rule::Share, 2.0);
+        share.cases = None;
+        assert_eq!(share.score(&refs, true).points, round(2.0 * 29.0 / 32.0));
+        let mut seven = item(Rule::Each, 0.3);
+        seven.cases = Some("*/hard/c[0-6]".into());
+        assert_eq!(seven.score(&refs, true).points, 2.1);
+        assert_eq!(show(2.1), "2.1");
+        assert_eq!(show(8.0), "8");
+        assert_eq!(show(-10.0), "-10");
+        assert_eq!(show(1.8333333), "1.83");
+        let pen = Item {
+            rule: Rule::CompilePenalty,
+            part: None,
+            cases: None,
+            ..item(Rule::CompilePenalty, 10.0)
+        };
+        assert_eq!(pen.score(&[], false).points, -10.0);
+        assert_eq!(pen.score(&[], true).points, 0.0);
+        assert_eq!(
+            hard.max_over(rows.iter().map(|r| (r.suite.as_str(), r.case.as_str()))),
+            8.0
+        );
+    }
+
+    #[test]
+    fn minimum_moves_and_part_prefixes() {
+        let mut r = row("find_solution/lightsout/easy", "2x2.txt", Verdict::Accepted);
+        r.moves = Some(4);
+        r.best_moves = Some(3);
+        let mut it = item(Rule::Share, 15.0);
+        it.part = Some("find_solution".into());
+        it.cases = None;
+        assert!(it.passes(&r), "any accepted answer without the requirement");
+        it.minimum_moves = true;
+        assert!(!it.passes(&r));
+        r.moves = Some(3);
+        assert!(it.passes(&r));
+        assert!(
+            !it.selects("find_solution2/x", "c"),
+            "whole part names only"
+        );
+    }
+}
