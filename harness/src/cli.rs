@@ -109,14 +109,28 @@ pub struct GradeArgs {
     /// The candidate command, split like a shell would
     /// ('java -cp sub Solver', 'python3 solver.py'); the puzzle file paths
     /// are appended. Default: the bundled reference solver.
-    #[arg(long, value_name = "CMD ARGS")]
+    #[arg(long, value_name = "CMD ARGS", conflicts_with = "course")]
     pub candidate: Option<String>,
+    /// Grade a class with this course config (courses/*.toml): build and
+    /// run every submission of --submissions, score it by the rubric.
+    /// --suite then replaces the suites of the parts run by the family's
+    /// contract.
+    #[arg(long, value_name = "FILE", requires = "submissions")]
+    pub course: Option<PathBuf>,
+    /// The class: one subfolder (or .zip / .tar.gz) per submission, named
+    /// by the submission id. Needs --course.
+    #[arg(long, value_name = "DIR", requires = "course")]
+    pub submissions: Option<PathBuf>,
+    /// With --course: one row per submission (points per rubric item,
+    /// total, counts) written to this CSV at the end.
+    #[arg(long, value_name = "FILE", requires = "course")]
+    pub summary: Option<PathBuf>,
     /// Only suites of this family (default: detected from each listing).
     #[arg(long)]
     pub family: Option<String>,
-    /// Wall-clock limit per case (the course's is 80 s).
-    #[arg(long, default_value = "80s", value_parser = humantime::parse_duration)]
-    pub time_limit: Duration,
+    /// Wall-clock limit per case [default: 80s, or the course config's].
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub time_limit: Option<Duration>,
     /// CPU-time limit per process, as the course scripts' `ulimit -t 80`
     /// (SIGXCPU at the limit, SIGKILL a second later); the wall limit
     /// stays as a safety net. Needs isolation (it is set by the trampoline).

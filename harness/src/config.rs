@@ -14,6 +14,8 @@ use crate::report::Mode;
 
 /// The longest time limit or grace accepted.
 pub const MAX_DURATION: Duration = Duration::from_secs(24 * 3600);
+/// The wall-clock limit per case when none is given (the courses' 80 s).
+pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(80);
 /// The most cases at once.
 pub const MAX_JOBS: usize = 1024;
 
@@ -145,7 +147,8 @@ impl Settings {
                 format!("unknown family {name:?} (known: {})", known.join(", "))
             })?),
         };
-        if args.time_limit.is_zero() {
+        let time_limit = args.time_limit.unwrap_or(DEFAULT_TIME_LIMIT);
+        if time_limit.is_zero() {
             bail!("--time-limit must be more than zero");
         }
         if args.cpu_limit.is_some_and(|d| d.is_zero()) {
@@ -157,7 +160,7 @@ impl Settings {
             );
         }
         for (flag, d) in [
-            ("--time-limit", args.time_limit),
+            ("--time-limit", time_limit),
             ("--grace", args.grace),
             ("--cpu-limit", args.cpu_limit.unwrap_or_default()),
         ] {
@@ -173,7 +176,7 @@ impl Settings {
         {
             bail!("--jobs {j} is over the maximum of {MAX_JOBS}");
         }
-        let suites = if args.suites.is_empty() {
+        let suites = if args.suites.is_empty() && args.course.is_none() {
             let default = cwd.join("suites");
             if !default.is_dir() {
                 bail!("no --suite given and no ./suites folder here");
@@ -188,6 +191,13 @@ impl Settings {
             }
         }
         let (candidate, label) = match &args.candidate {
+            None if args.course.is_some() => (
+                Candidate::Reference {
+                    exe: PathBuf::new(),
+                    workdir: cwd.clone(),
+                },
+                "class".to_string(),
+            ),
             None => {
                 let exe =
                     std::env::current_exe().context("cannot locate the harness executable")?;
@@ -222,7 +232,7 @@ impl Settings {
             filter: args.filter,
             jobs,
             limits: Limits {
-                time: args.time_limit,
+                time: time_limit,
                 grace: args.grace.max(Duration::from_millis(10)),
                 stdout: args.stdout_limit.as_u64(),
                 stderr: args.stderr_limit.as_u64(),

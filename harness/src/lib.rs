@@ -10,6 +10,7 @@
 //! ```
 
 pub mod cancel;
+pub mod class;
 pub mod cli;
 pub mod config;
 pub mod conform;

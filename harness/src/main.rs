@@ -16,6 +16,7 @@ use signal_hook::consts::{SIGINT, SIGTERM};
 use harness::cancel::Cancel;
 use harness::cli::{Cli, Command, ConformArgs, Format, GradeArgs};
 use harness::config::{Candidate, Outputs, Settings};
+use harness::course::Course;
 use harness::event::StopReason;
 use harness::executor::Limits;
 use harness::executor::ProcessExecutor;
@@ -57,6 +58,9 @@ fn main() -> ExitCode {
 
 /// `harness grade`: discover, run every case in parallel, report.
 fn grade_command(args: &GradeArgs) -> anyhow::Result<ExitCode> {
+    if let Some(course) = &args.course {
+        return class_command(args, course);
+    }
     let settings = Settings::from_args(args)?;
     let outputs = Outputs::from_args(args)?;
     let jobs = harness::discover::discover(
@@ -89,6 +93,94 @@ fn grade_command(args: &GradeArgs) -> anyhow::Result<ExitCode> {
         }
     });
     Ok(exit_status(&summary, reporter))
+}
+
+/// `harness grade --course --submissions`: build and grade every
+/// submission, then score each by the rubric.
+fn class_command(args: &GradeArgs, course_path: &std::path::Path) -> anyhow::Result<ExitCode> {
+    let mut course = Course::load(course_path)?;
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    if !args.suites.is_empty() {
+        let suites: Vec<_> = args.suites.iter().map(|s| cwd.join(s)).collect();
+        for s in &suites {
+            if !s.exists() {
+                anyhow::bail!("suite {} does not exist", s.display());
+            }
+        }
+        course.override_suites(&suites)?;
+    }
+    let mut args = args.clone();
+    args.time_limit = args.time_limit.or(course.file.limits.time_limit);
+    args.cpu_limit = args.cpu_limit.or(course.file.limits.cpu_limit);
+    if args.isolation == harness::cli::IsolationArg::None && args.cpu_limit.is_some() {
+        // The course asks for a CPU limit, which needs isolation: say so
+        // rather than drop it.
+        anyhow::bail!(
+            "{} sets a CPU-time limit, which needs isolation: drop --isolation none",
+            course.path.display()
+        );
+    }
+    let settings = Settings::from_args(&args)?;
+    let outputs = Outputs::from_args(&args)?;
+    let submissions = args.submissions.clone().unwrap_or_default();
+    let (scorecard, kept) = Scorecard::open(&outputs.scorecard, outputs.mode, None)?;
+    let label = course.file.name.clone();
+    let screen: Box<dyn Sink> = match outputs.format {
+        Format::Human => Box::new(Terminal::new(&label)),
+        Format::Json => Box::new(JsonLines),
+    };
+    let mut sinks = vec![screen, Box::new(scorecard) as Box<dyn Sink>];
+    let (gradescope, others): (Vec<_>, Vec<_>) = outputs
+        .exports
+        .iter()
+        .cloned()
+        .partition(|(format, _)| format == "gradescope");
+    if !others.is_empty() {
+        sinks.push(Box::new(Exports::new(&others, &label, &kept)?));
+    }
+    let mut reporter = Reporter::new(sinks);
+    let cancel = Arc::new(Cancel::new());
+    watch_signals(Arc::clone(&cancel))?;
+    let executor = executor(&settings.isolation, settings.max_puzzle_size)?;
+    let result = harness::class::run_class(
+        &course,
+        &settings,
+        &submissions,
+        &kept,
+        &executor,
+        &cancel,
+        &mut |event| {
+            if !reporter.event(&event) {
+                cancel.request_now(StopReason::ReportFailed);
+            }
+        },
+    )?;
+    let points = harness::class::points(&course, &result.ids, &result.keys, &result.rows);
+    if let Some(path) = &args.summary {
+        harness::class::write_summary(path, &course, &points)?;
+    }
+    for (_, dir) in &gradescope {
+        harness::class::write_gradescope(dir, &course, &points, &result.rows)?;
+    }
+    if outputs.format == Format::Human {
+        let mut out = std::io::stdout().lock();
+        let width = points.iter().map(|p| p.submission.len()).max().unwrap_or(0);
+        for p in &points {
+            let _ = writeln!(
+                out,
+                "{:width$}  {:>6} / {}  {}",
+                p.submission,
+                harness::course::rubric::show(p.total),
+                harness::course::rubric::show(p.max),
+                if p.built {
+                    format!("{} of {} cases accepted", p.accepted, p.cases)
+                } else {
+                    "did not build".to_string()
+                }
+            );
+        }
+    }
+    Ok(exit_status(&result.summary, reporter))
 }
 
 /// `harness conform`: the exit-status battery on a Checker or Solver.

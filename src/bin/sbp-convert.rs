@@ -7,9 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
 use puzzlegrade::{fail, parse_args};
-use reference::slidingblock::{
-    Format, Tray, format_blocks, format_tray, parse_goal, parse_tray, read_file,
-};
+use reference::slidingblock::{Format, convert, read_file};
 
 /// Convert a tray (or, with --goal, a goal) file to the other block format
 /// and print it.
@@ -48,17 +46,7 @@ fn main() -> ExitCode {
         Err(e) => return fail("sbp-convert", e, 3),
     };
     let path = args.file.display();
-    let converted = if args.goal {
-        let any = Tray {
-            height: 256,
-            width: 256,
-            blocks: Vec::new(),
-        };
-        parse_goal(&text, from, &any).map(|g| format_blocks(&g.blocks, to))
-    } else {
-        parse_tray(&text, from).map(|t| format_tray(&t, to))
-    };
-    match converted {
+    match convert(&text, args.goal, from, to) {
         Ok(out) => {
             print!("{out}");
             ExitCode::SUCCESS

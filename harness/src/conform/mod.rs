@@ -150,14 +150,7 @@ pub fn run(
     on_event: &mut dyn FnMut(Event),
 ) -> Summary {
     let start = std::time::Instant::now();
-    let suite = format!(
-        "conform/{}-{}",
-        family.name(),
-        match role {
-            Role::Checker => "checker",
-            Role::Solver => "solver",
-        }
-    );
+    let suite = suite_name(family, role);
     on_event(Event::RunStarted {
         candidate: label.into(),
         cases: cases.len(),
@@ -166,37 +159,68 @@ pub fn run(
     });
     let mut summary = Summary::default();
     for case in cases {
-        let mut row = Row::new(label, family.name(), &suite, &case.name);
-        row.isolation = executor.label();
-        if cancel.is_requested() {
+        let row = if cancel.is_requested() {
+            let mut row = Row::new(label, family.name(), &suite, &case.name);
+            row.isolation = executor.label();
             row.verdict = Verdict::Cancelled;
             row.detail = "not run: the run was cancelled".into();
+            row
         } else {
             on_event(Event::CaseStarted {
                 suite: suite.clone(),
                 case: case.name.clone(),
             });
-            let mut argv: Vec<OsString> = candidate
-                .argv(family.name())
-                .into_iter()
-                .map(Into::into)
-                .collect();
-            argv.extend(case.args.iter().cloned());
-            let spec = Spec {
-                argv,
-                files: Vec::new(),
-                workdir: candidate.workdir().to_owned(),
-                slot: 0,
-                stdin: Some(case.stdin.clone()),
-                relative: false,
-            };
-            let run = executor.execute(&spec, limits, cancel);
-            judge(&mut row, family, case, &run, limits);
-        }
+            let who = (candidate, label, suite.as_str());
+            run_case(family, case, who, limits, executor, cancel, 0)
+        };
         summary.add(&row);
         on_event(crate::schedule::finished(row));
     }
     crate::schedule::end_run(summary, start, executor, cancel, on_event)
+}
+
+/// The scorecard suite of a battery: `conform/<family>-<role>`.
+pub fn suite_name(family: &dyn reference::family::Grader, role: Role) -> String {
+    format!(
+        "conform/{}-{}",
+        family.name(),
+        match role {
+            Role::Checker => "checker",
+            Role::Solver => "solver",
+        }
+    )
+}
+
+/// Runs one battery case on job slot `slot` and judges it; `who` is the
+/// candidate, its scorecard name and the row's suite.
+pub fn run_case(
+    family: &'static dyn reference::family::Grader,
+    case: &Case,
+    (candidate, label, suite): (&Candidate, &str, &str),
+    limits: &Limits,
+    executor: &dyn Executor,
+    cancel: &Cancel,
+    slot: usize,
+) -> Row {
+    let mut row = Row::new(label, family.name(), suite, &case.name);
+    row.isolation = executor.label();
+    let mut argv: Vec<OsString> = candidate
+        .argv(family.name())
+        .into_iter()
+        .map(Into::into)
+        .collect();
+    argv.extend(case.args.iter().cloned());
+    let spec = Spec {
+        argv,
+        files: Vec::new(),
+        workdir: candidate.workdir().to_owned(),
+        slot,
+        stdin: Some(case.stdin.clone()),
+        relative: false,
+    };
+    let run = executor.execute(&spec, limits, cancel);
+    judge(&mut row, family, case, &run, limits);
+    row
 }
 
 /// The verdict on one case: the status first, then the output.

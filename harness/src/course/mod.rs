@@ -48,7 +48,9 @@ pub struct CourseFile {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BuildFile {
-    /// A shell command run in a scratch copy of the submission.
+    /// A shell command run in a scratch copy of the submission (its
+    /// working directory); `{course}` and `{submission}` are replaced by
+    /// this config's folder and the copy, quoted for the shell.
     pub command: String,
     /// Its wall-clock limit.
     #[serde(default = "default_build_limit", with = "humantime_serde")]

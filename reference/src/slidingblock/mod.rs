@@ -17,8 +17,8 @@ pub use check::{
 };
 pub use generate::{Recipe, random_puzzle};
 pub use parse::{
-    Format, MoveLineError, ParseError, ParseErrorKind, PuzzleFileError, format_blocks, format_tray,
-    parse_goal, parse_moves, parse_tray, read_file, read_puzzle,
+    Format, MoveLineError, ParseError, ParseErrorKind, PuzzleFileError, convert, format_blocks,
+    format_tray, parse_goal, parse_moves, parse_tray, read_file, read_puzzle,
 };
 pub use solve::{Outcome, SolveOptions, SolveReport, solve};
 pub use tray::{Block, Goal, MAX_SIDE, Move, Shape, Tray, rotated, rotated_goal};

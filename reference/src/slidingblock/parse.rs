@@ -299,6 +299,22 @@ pub fn parse_moves(text: &[u8]) -> Result<Vec<(usize, Move)>, MoveLineError> {
         .collect()
 }
 
+/// Rewrites a tray file (or, with `goal`, a goal file) from one block
+/// format to the other. A goal is read against the largest tray, so any
+/// goal that parses converts.
+pub fn convert(text: &[u8], goal: bool, from: Format, to: Format) -> Result<String, ParseError> {
+    if goal {
+        let any = Tray {
+            height: MAX_SIDE,
+            width: MAX_SIDE,
+            blocks: Vec::new(),
+        };
+        parse_goal(text, from, &any).map(|g| format_blocks(&g.blocks, to))
+    } else {
+        parse_tray(text, from).map(|t| format_tray(&t, to))
+    }
+}
+
 /// Writes a tray in `format`.
 pub fn format_tray(tray: &Tray, format: Format) -> String {
     let mut out = format!("{} {}\n", tray.height, tray.width);

@@ -4,7 +4,8 @@
 //! (`board,words,expect,comment`): random puzzles with five or fewer given
 //! letters and longer words, and puzzles made unsolvable by one extra
 //! two-letter word that only a search can refute, and "hub" puzzles on an
-//! empty board written by hand.
+//! empty board written by hand. `solved` holds the solutions of six easy
+//! puzzles, every letter given (the exam's `valid_solution` question).
 
 use std::fs;
 use std::path::Path;
@@ -91,6 +92,10 @@ fn recipes() -> [(&'static str, usize, u64, Recipe); 3] {
     ]
 }
 
+/// How many solved boards the `solved` level holds (for the exam's
+/// `valid_solution` question: full boards with their words).
+const SOLVED: usize = 6;
+
 /// One suite entry: name, puzzle, comment.
 type Entry = (String, Puzzle, String);
 
@@ -98,6 +103,7 @@ type Entry = (String, Puzzle, String);
 pub fn write(dir: &Path) -> anyhow::Result<()> {
     let mut easy: Vec<Entry> = Vec::new();
     let mut hard: Vec<Entry> = Vec::new();
+    let mut solved: Vec<Entry> = Vec::new();
     for &(name, text, comment) in EASY_BY_HAND {
         let puzzle = parse_exam(text).with_context(|| format!("gogen easy {name}"))?;
         easy.push((name.into(), puzzle, comment.into()));
@@ -120,6 +126,14 @@ pub fn write(dir: &Path) -> anyhow::Result<()> {
             );
             let label = format!("random.{}g.{i}", recipe.givens.len());
             if level == "easy" {
+                if i < SOLVED {
+                    let full = Puzzle {
+                        board: solution,
+                        words: puzzle.words.clone(),
+                    };
+                    let note = format!("the solution of easy {label}, every letter given");
+                    solved.push((format!("solved.{i}"), full, note));
+                }
                 easy.push((label, puzzle, note));
                 continue;
             }
@@ -133,6 +147,7 @@ pub fn write(dir: &Path) -> anyhow::Result<()> {
         }
     }
     write_level(&dir.join("easy"), "easy", &easy, false)?;
+    write_level(&dir.join("solved"), "solved", &solved, false)?;
     write_level(&dir.join("hard"), "hard", &hard, true)
 }
 

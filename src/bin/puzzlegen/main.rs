@@ -181,6 +181,9 @@ const LIGHTSOUT_SUITES: &[Level] = &[
             (300, 300, Scrambled(20_000)),
         ],
     ),
+    // 15-110's boards: uniformly random 5x5 boards (about a quarter of
+    // them solvable), as its `solvable?` is judged on.
+    ("5x5", 15_110, &[(5, 5, Uniform); 40]),
 ];
 
 fn write_suites(out: &Path) -> anyhow::Result<()> {

@@ -204,14 +204,21 @@ pub fn validity_boards(board: &Board) -> Vec<Board> {
 
 /// `valid_solution` (10 marks): `1` or `0` for each of
 /// [`validity_boards`] with the puzzle's words (best on full boards: the
-/// `gogen/solved` suite).
+/// `gogen/solved` suite). The function sees only a board and the words,
+/// so a board is valid when every letter is on it once and every word can
+/// be spelled, whatever letters the puzzle gave.
 pub const VALID_SOLUTION: Question = Question {
     name: "gogen:valid_solution",
     forms: FORMS,
     load: |f| {
-        let p = load(f)?;
+        let given = load(f)?;
+        let p = Puzzle {
+            board: Board::default(),
+            words: given.words.clone(),
+        };
+        let boards = validity_boards(&given.board);
         Ok(exact(
-            validity_boards(&p.board)
+            boards
                 .iter()
                 .map(|b| {
                     if valid_solution(&p, b).is_ok() {
@@ -289,7 +296,14 @@ mod tests {
         assert_eq!((lines[0], lines[24]), ("1 0 0", "1 4 4"));
         assert_eq!(&lines[25..], ["0", "0", "1 0 0", "1 4 4"]);
         let t = case(&VALID_SOLUTION, SOLVED);
-        assert_eq!(t.answer().stdout, "1\n0\n0\n0\n");
+        assert_eq!(t.answer().stdout, "1\n0\n1\n0\n");
+        // Swapping A and B keeps every word spelled: valid, though the
+        // puzzle gave A at (0,0) (the function never sees the givens).
+        let t = case(
+            &VALID_SOLUTION,
+            "ABCDE\nFGHIJ\nKLMNO\nPQRST\nUVWXY\n1\nBC\n",
+        );
+        assert_eq!(t.answer().stdout, "1\n1\n0\n0\n");
         let t = case(&GET_BIT_VALUE, SOLVED);
         assert!(
             t.answer()

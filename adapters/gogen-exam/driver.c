@@ -1,0 +1,190 @@
+/* puzzlegrade's test driver for the Imperial Gogen exam (seed 002): links a
+ * student's letter_mask.c and gogen.c and prints, for one puzzle, the
+ * transcript of one function (docs/adapters.md), which the harness judges
+ * against the reference.
+ *
+ *   gogen-driver FUNCTION PUZZLE           (exam form: board, count, words)
+ *   gogen-driver FUNCTION BOARD WORDS      (two-file form)
+ *
+ * FUNCTION is one of get_bit_value, set_bit_value, set_all_bits,
+ * is_free_letter, get_fixed_letter_pos, intersect_neighbourhoods,
+ * get_letter_position, valid_solution, update, solve_board. solve_board
+ * follows the Gogen solver contract: the solved board on stdout and exit 0,
+ * or nothing and exit 1. Exit 2: usage; 3: unreadable puzzle.
+ *
+ * The Part A functions get the puzzle's *test masks*, computed here
+ * without the student's code: per letter 'A' to 'Y', its cell alone when
+ * the board holds it, else every empty cell; then 00000000, ffffff80,
+ * 80000000 and 00000080. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gogen.h"
+
+#define MAX_WORDS 256
+#define MAX_WORD 64
+#define FULL 0xFFFFFF80u
+#define TESTS (NUM_LETTERS + 4)
+
+static board_t board;
+static char *words[MAX_WORDS + 1];
+static int nwords;
+
+static uint32_t bit(int r, int c) { return 1u << (31 - (r * WIDTH + c)); }
+
+static int read_board(FILE *f) {
+    char line[128];
+    for (int r = 0; r < HEIGHT; r++) {
+        if (!fgets(line, sizeof line, f)) return 0;
+        for (int c = 0; c < WIDTH; c++) {
+            char ch = line[c];
+            if (ch != '.' && (ch < 'A' || ch > 'Z')) return 0;
+            board[r][c] = ch;
+        }
+    }
+    return 1;
+}
+
+static int read_word(FILE *f) {
+    char w[MAX_WORD];
+    if (fscanf(f, "%63s", w) != 1 || nwords >= MAX_WORDS) return 0;
+    words[nwords] = malloc(strlen(w) + 1);
+    strcpy(words[nwords++], w);
+    words[nwords] = NULL;
+    return 1;
+}
+
+static int load(int argc, char **argv) {
+    FILE *f = fopen(argv[2], "r");
+    if (!f || !read_board(f)) return 0;
+    if (argc == 3) {
+        int n;
+        if (fscanf(f, "%d", &n) != 1 || n < 0) return 0;
+        for (int i = 0; i < n; i++)
+            if (!read_word(f)) return 0;
+    } else {
+        fclose(f);
+        f = fopen(argv[3], "r");
+        if (!f) return 0;
+        while (read_word(f)) {
+        }
+    }
+    fclose(f);
+    return 1;
+}
+
+static void test_masks(letter_mask_t out[TESTS]) {
+    uint32_t occupied = 0;
+    for (int r = 0; r < HEIGHT; r++)
+        for (int c = 0; c < WIDTH; c++)
+            if (board[r][c] != '.') occupied |= bit(r, c);
+    for (int l = 0; l < NUM_LETTERS; l++) {
+        out[l] = FULL & ~occupied;
+        for (int i = 0; i < HEIGHT * WIDTH; i++)
+            if (board[i / WIDTH][i % WIDTH] == 'A' + l) {
+                out[l] = bit(i / WIDTH, i % WIDTH);
+                break;
+            }
+    }
+    out[NUM_LETTERS] = 0;
+    out[NUM_LETTERS + 1] = FULL;
+    out[NUM_LETTERS + 2] = bit(0, 0);
+    out[NUM_LETTERS + 3] = bit(HEIGHT - 1, WIDTH - 1);
+}
+
+static void print_board(board_t b) {
+    for (int r = 0; r < HEIGHT; r++) printf("%.*s\n", WIDTH, b[r]);
+}
+
+static void pos(bool found, int r, int c) {
+    if (found)
+        printf("1 %d %d\n", r, c);
+    else
+        printf("0\n");
+}
+
+int main(int argc, char **argv) {
+    if (argc != 3 && argc != 4) {
+        fprintf(stderr, "usage: gogen-driver FUNCTION PUZZLE | FUNCTION BOARD WORDS\n");
+        return 2;
+    }
+    if (!load(argc, argv)) {
+        fprintf(stderr, "gogen-driver: cannot read the puzzle\n");
+        return 3;
+    }
+    const char *fn = argv[1];
+    letter_mask_t t[TESTS];
+    test_masks(t);
+    if (!strcmp(fn, "get_bit_value")) {
+        for (int i = 0; i < TESTS; i++) {
+            for (int r = 0; r < HEIGHT; r++)
+                for (int c = 0; c < WIDTH; c++) putchar(get_bit_value(t[i], r, c) ? '1' : '0');
+            putchar('\n');
+        }
+    } else if (!strcmp(fn, "set_bit_value")) {
+        for (int i = 0; i < TESTS; i++) {
+            for (int k = 0; k < HEIGHT * WIDTH; k++) {
+                int r = k / WIDTH, c = k % WIDTH;
+                letter_mask_t m = t[i];
+                set_bit_value(&m, r, c, !(t[i] & bit(r, c)));
+                printf(k ? " %08x" : "%08x", (unsigned)m);
+            }
+            putchar('\n');
+        }
+    } else if (!strcmp(fn, "set_all_bits")) {
+        for (int i = 0; i < TESTS; i++) {
+            letter_mask_t on = t[i], off = t[i];
+            set_all_bits(&on, true);
+            set_all_bits(&off, false);
+            printf("%08x %08x\n", (unsigned)on, (unsigned)off);
+        }
+    } else if (!strcmp(fn, "is_free_letter")) {
+        for (int i = 0; i < TESTS; i++) printf("%d\n", is_free_letter(t[i]) ? 1 : 0);
+    } else if (!strcmp(fn, "get_fixed_letter_pos")) {
+        for (int i = 0; i < TESTS; i++) {
+            int r = -1, c = -1;
+            bool found = get_fixed_letter_pos(t[i], &r, &c);
+            pos(found, r, c);
+        }
+    } else if (!strcmp(fn, "intersect_neighbourhoods")) {
+        for (int w = 0; w < nwords; w++)
+            for (int i = 0; words[w][i] && words[w][i + 1]; i++) {
+                letter_mask_t a = t[words[w][i] - 'A'], b = t[words[w][i + 1] - 'A'];
+                intersect_neighbourhoods(&a, &b);
+                printf("%08x %08x\n", (unsigned)a, (unsigned)b);
+            }
+    } else if (!strcmp(fn, "get_letter_position")) {
+        for (int l = 0; l < NUM_LETTERS; l++) {
+            int r = -1, c = -1;
+            bool found = get_letter_position(board, 'A' + l, &r, &c);
+            pos(found, r, c);
+        }
+    } else if (!strcmp(fn, "valid_solution")) {
+        /* The board, then three corruptions of it (as the judge makes). */
+        for (int v = 0; v < 4; v++) {
+            board_t b;
+            memcpy(b, board, sizeof b);
+            char x;
+            switch (v) {
+            case 1: x = b[0][0]; b[0][0] = b[4][4]; b[4][4] = x; break;
+            case 2: x = b[0][0]; b[0][0] = b[0][1]; b[0][1] = x; break;
+            case 3: b[2][2] = b[0][0]; break;
+            }
+            printf("%d\n", valid_solution(b, words) ? 1 : 0);
+        }
+    } else if (!strcmp(fn, "update")) {
+        letter_mask_t masks[NUM_LETTERS];
+        for (int l = 0; l < NUM_LETTERS; l++) masks[l] = FULL;
+        update(board, masks);
+        print_board(board);
+        for (int l = 0; l < NUM_LETTERS; l++) printf("%08x\n", (unsigned)masks[l]);
+    } else if (!strcmp(fn, "solve_board")) {
+        if (!solve_board(board, words)) return 1;
+        print_board(board);
+    } else {
+        fprintf(stderr, "gogen-driver: unknown function %s\n", fn);
+        return 2;
+    }
+    return fflush(stdout) == 0 ? 0 : 3;
+}
