@@ -157,8 +157,9 @@ fn unzip(archive: &Path, target: &Path) -> anyhow::Result<()> {
     let mut total = 0u64;
     for i in 0..zip.len() {
         let mut entry = zip.by_index(i)?;
+        let name = String::from_utf8_lossy(entry.name_raw()).into_owned();
         let Some(rel) = entry.enclosed_name() else {
-            bail!("entry {:?} leaves the folder", entry.name());
+            bail!("entry {name:?} leaves the folder");
         };
         let path = target.join(rel);
         if entry.is_dir() {
@@ -166,7 +167,7 @@ fn unzip(archive: &Path, target: &Path) -> anyhow::Result<()> {
             continue;
         }
         if entry.is_symlink() {
-            bail!("entry {:?} is a link", entry.name());
+            bail!("entry {name:?} is a link");
         }
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)?;

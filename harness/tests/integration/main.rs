@@ -2,6 +2,7 @@
 //! candidates that misbehave on purpose.
 
 mod candidates;
+mod class;
 mod conform;
 mod gallery;
 mod gogen;

@@ -1,0 +1,520 @@
+//! Grading whole classes: the five shipped course configs on the fixture
+//! class (`tests/fixtures/classes/<course>/<submission>`), with the exact
+//! points of every submission in `summary.csv`; archives, resuming, the
+//! Gradescope export per submission and the older sliding-block format.
+//!
+//! Each test runs as its own uid range (`--uid-base`): tests run at once,
+//! and two runs must never share a candidate user.
+
+use std::path::{Path, PathBuf};
+
+use super::support::{harness, read_scorecard, replica, workspace};
+
+/// The fixture class of `course`.
+fn fixtures(course: &str) -> PathBuf {
+    workspace()
+        .join("harness/tests/fixtures/classes")
+        .join(course)
+}
+
+/// Whether `program` can run here; without it the test prints why it
+/// skips, unless PUZZLEGRADE_REQUIRE_TOOLS is set (CI, where `.ci/run`
+/// installs it), where that is a failure.
+fn have(program: &str) -> bool {
+    let found = which_on_path(program);
+    if !found {
+        assert!(
+            std::env::var_os("PUZZLEGRADE_REQUIRE_TOOLS").is_none(),
+            "{program} is required here (PUZZLEGRADE_REQUIRE_TOOLS) but not installed"
+        );
+        eprintln!("note: skipping: {program} is not installed (.ci/run installs it)");
+    }
+    found
+}
+
+fn which_on_path(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
+}
+
+/// Grades `class` with `courses/<course>.toml`; returns the run, the
+/// summary's text and the scorecard's path (in `out`).
+fn grade_class(
+    course: &str,
+    class: &Path,
+    out: &Path,
+    uid_base: u32,
+    extra: &[&str],
+) -> (assert_cmd::assert::Assert, String) {
+    let summary = out.join("summary.csv");
+    let run = harness()
+        .current_dir(out)
+        .arg("grade")
+        .arg("--course")
+        .arg(workspace().join("courses").join(format!("{course}.toml")))
+        .arg("--submissions")
+        .arg(class)
+        .arg("--summary")
+        .arg(&summary)
+        .args(["--jobs", "2", "--uid-base", &uid_base.to_string()])
+        .args(extra)
+        .assert();
+    let text = std::fs::read_to_string(&summary).unwrap_or_default();
+    (run, text)
+}
+
+/// The summary's columns up to `built` (points per item, total, max,
+/// built), one line per submission.
+fn points(summary: &str) -> Vec<String> {
+    let mut reader = csv::Reader::from_reader(summary.as_bytes());
+    let header = reader.headers().unwrap().clone();
+    let built = header.iter().position(|h| h == "built").unwrap();
+    let mut lines = vec![header.iter().take(built + 1).collect::<Vec<_>>().join(",")];
+    for r in reader.records() {
+        let r = r.unwrap();
+        lines.push(r.iter().take(built + 1).collect::<Vec<_>>().join(","));
+    }
+    lines
+}
+
+#[test]
+fn cmu15122_class_in_c_and_shell() {
+    let out = tempfile::tempdir().unwrap();
+    let (run, summary) = grade_class(
+        "cmu15122-lightsout",
+        &fixtures("cmu15122"),
+        out.path(),
+        64_000,
+        &["--time-limit", "3s"],
+    );
+    run.code(1)
+        .stdout(predicates::str::contains("perfect      20 / 20"))
+        .stdout(predicates::str::contains(
+            "broken        0 / 20  did not build",
+        ));
+    assert_eq!(
+        points(&summary),
+        [
+            "submission,boards,usage errors exit 1,total,max,built",
+            "broken,0,0,0,20,no",
+            "exit0,12,0,12,20,yes",
+            "perfect,19,1,20,20,yes",
+            "shell,7,0,7,20,yes",
+            "slow,18,1,19,20,yes",
+        ]
+    );
+    let rows = read_scorecard(&out.path().join("scorecard.csv"));
+    let row = |who: &str, case: &str| {
+        rows.iter()
+            .find(|r| r["candidate"] == who && r["case"] == case)
+            .unwrap_or_else(|| panic!("no row {who} {case}"))
+            .clone()
+    };
+    let broken = row("broken", "build");
+    assert_eq!(broken["verdict"], "compile-error");
+    assert!(
+        broken["detail"].starts_with("build exit 2: ")
+            && broken["detail"].contains("error: expected ';' before '}' token")
+            || broken["detail"].contains("expected ‘;’"),
+        "the compiler's last lines: {}",
+        broken["detail"]
+    );
+    assert_eq!(
+        rows.iter().filter(|r| r["candidate"] == "broken").count(),
+        1,
+        "one row for a submission that does not build"
+    );
+    assert_eq!(row("slow", "5x4-13.txt")["verdict"], "time-limit");
+    assert_eq!(row("exit0", "3x2-02.txt")["verdict"], "wrong-exit-status");
+    assert_eq!(row("perfect", "build")["verdict"], "accepted");
+    // Built in scratch copies: nothing was written into the class.
+    assert!(!fixtures("cmu15122").join("perfect/lightsout").exists());
+}
+
+#[test]
+fn cmu15110_class_in_ruby() {
+    if !have("ruby") {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let (run, summary) = grade_class(
+        "cmu15110-lightsout",
+        &fixtures("cmu15110"),
+        out.path(),
+        64_100,
+        &[],
+    );
+    run.code(1);
+    assert_eq!(
+        points(&summary),
+        [
+            "submission,rand_board,select!,all_out?,solvable?,total,max,built",
+            "broken,0,0,0,0,0,8,no",
+            "lazy,2,2,2,0,6,8,yes",
+            "perfect,2,2,2,2,8,8,yes",
+            "raises,2,0,2,2,6,8,yes",
+        ]
+    );
+    let rows = read_scorecard(&out.path().join("scorecard.csv"));
+    let raised = rows
+        .iter()
+        .find(|r| r["candidate"] == "raises" && r["suite"] == "select/lightsout/5x5")
+        .unwrap();
+    assert_eq!(raised["verdict"], "runtime-error");
+    assert_eq!(
+        raised["detail"],
+        "adapter exit 3: the function raised or crashed (see stderr)"
+    );
+}
+
+#[test]
+fn cis521_class_in_python() {
+    let out = tempfile::tempdir().unwrap();
+    let (run, summary) = grade_class(
+        "cis521-lightsout",
+        &fixtures("cis521"),
+        out.path(),
+        64_200,
+        &[],
+    );
+    run.code(1);
+    assert_eq!(
+        points(&summary),
+        [
+            "submission,Q1 get_board,Q2 create_puzzle,Q3 perform_move,Q4 scramble,\
+             Q5 is_solved,Q6 copy,Q7 successors,Q8 find_solution,total,max,built",
+            "broken,0,0,0,0,0,0,0,0,0,40,no",
+            "greedy,2,3,5,5,2,3,5,0,25,40,yes",
+            "noisy,2,3,5,5,2,0,5,15,37,40,yes",
+            "perfect,2,3,5,5,2,3,5,15,40,40,yes",
+        ]
+    );
+    let rows = read_scorecard(&out.path().join("scorecard.csv"));
+    // The greedy answers solve the boards (accepted) but are not the
+    // fewest presses, so Q8 gives nothing for them.
+    let greedy: Vec<_> = rows
+        .iter()
+        .filter(|r| r["candidate"] == "greedy" && r["suite"].starts_with("find_solution/"))
+        .collect();
+    assert_eq!(greedy.len(), 10);
+    assert!(greedy.iter().any(|r| r["verdict"] == "accepted"
+        && r["moves"].parse::<u64>().unwrap() > r["best_moves"].parse::<u64>().unwrap()));
+    assert!(
+        greedy
+            .iter()
+            .any(|r| r["verdict"] == "wrong-exit-status" && r["case"] == "3x2-02.txt"),
+        "[] instead of None on an unsolvable board"
+    );
+    // Printing at import does not spoil a transcript.
+    assert!(
+        rows.iter()
+            .filter(|r| r["candidate"] == "noisy" && r["suite"].starts_with("get_board/"))
+            .all(|r| r["verdict"] == "accepted")
+    );
+    let build = rows
+        .iter()
+        .find(|r| r["candidate"] == "broken" && r["suite"] == "build")
+        .unwrap();
+    assert!(
+        build["detail"].ends_with("SyntaxError: expected ':'"),
+        "{}",
+        build["detail"]
+    );
+}
+
+/// A hard suite of three puzzles the fixture's breadth-first Solver solves
+/// in a second (the bundled one has a 256x256 tray it cannot).
+fn small_hard_suite(dir: &Path) -> PathBuf {
+    let hard = dir.join("fx/hard");
+    std::fs::create_dir_all(&hard).unwrap();
+    let from = workspace().join("suites/slidingblock/hard");
+    let mut listing = String::from("initial config file, goal file, comments\n");
+    for p in ["pennant", "random.6x6.2", "random.5x5.0"] {
+        for f in [p.to_string(), format!("{p}.goal")] {
+            std::fs::copy(from.join(&f), hard.join(&f)).unwrap();
+        }
+        listing.push_str(&format!("{p},{p}.goal\n"));
+    }
+    std::fs::write(hard.join("hard.csv"), listing).unwrap();
+    hard
+}
+
+#[test]
+fn cs61bl_class_in_java() {
+    if !have("javac") {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let hard = small_hard_suite(out.path());
+    let easy = workspace().join("suites/slidingblock/easy");
+    let (run, summary) = grade_class(
+        "cs61bl-slidingblock",
+        &fixtures("cs61bl"),
+        out.path(),
+        64_300,
+        &[
+            "--suite",
+            easy.to_str().unwrap(),
+            "--suite",
+            hard.to_str().unwrap(),
+            "--time-limit",
+            "8s",
+        ],
+    );
+    run.code(1);
+    assert_eq!(
+        points(&summary),
+        [
+            "submission,easy (all),hard (0.3 each),Checker exit statuses,\
+             Solver exit statuses,total,max,built",
+            "badchecker,8,0.9,0.85,2,11.75,12.9,yes",
+            "broken,0,0,0,0,0,12.9,no",
+            "exit0,0,0.9,2,1.76,4.66,12.9,yes",
+            "perfect,8,0.9,2,2,12.9,12.9,yes",
+            "slow,8,0.6,2,2,12.6,12.9,yes",
+        ]
+    );
+    assert!(summary.contains("Checker exit statuses 28/66"), "{summary}");
+    let rows = read_scorecard(&out.path().join("scorecard.csv"));
+    let slow = rows
+        .iter()
+        .find(|r| r["candidate"] == "slow" && r["case"] == "random.6x6.2+random.6x6.2.goal")
+        .unwrap();
+    assert_eq!(slow["verdict"], "time-limit");
+    // The perfect Solver reads its arguments relative to user.dir, as the
+    // course scripts ran it (from the suite folder): it solved every case.
+    assert!(
+        rows.iter()
+            .filter(|r| r["candidate"] == "perfect")
+            .all(|r| r["verdict"] == "accepted")
+    );
+    assert!(!fixtures("cs61bl").join("perfect/Solver.class").exists());
+}
+
+#[test]
+fn imperial_class_in_c_through_the_exam_driver() {
+    let out = tempfile::tempdir().unwrap();
+    let (run, summary) = grade_class(
+        "imperial-gogen",
+        &fixtures("imperial"),
+        out.path(),
+        64_400,
+        &[],
+    );
+    run.code(1);
+    assert_eq!(
+        points(&summary),
+        [
+            "submission,A1 get_bit_value,A2 set_bit_value,A3 set_all_bits,A4 is_free_letter,\
+             A5 get_fixed_letter_pos,A6 intersect_neighbourhoods,B1 get_letter_position,\
+             B2 valid_solution,B3 update,B4 solve_board,does not compile,total,max,built",
+            "broken,0,0,0,0,0,0,0,0,0,0,-10,-10,97,no",
+            "part-a-only,5,5,5,10,10,15,0.44,6.82,0.94,1.88,0,60.07,97,yes",
+            "perfect,5,5,5,10,10,15,7,10,15,15,0,97,97,yes",
+        ]
+    );
+}
+
+/// A class of archives and folders for the 15-122 course: alice as a zip,
+/// bob as a .tar.gz (both the perfect solver), a zip that escapes its
+/// folder, and two submissions with the same id.
+fn archive_class(dir: &Path) {
+    use std::io::Write;
+    let perfect = fixtures("cmu15122").join("perfect");
+    let files = ["lightsout.c", "Makefile"];
+    // alice.zip: one top-level folder, as students zip theirs.
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(dir.join("alice.zip")).unwrap());
+    let opts = zip::write::SimpleFileOptions::default();
+    for f in files {
+        zip.start_file(format!("alice/{f}"), opts).unwrap();
+        zip.write_all(&std::fs::read(perfect.join(f)).unwrap())
+            .unwrap();
+    }
+    zip.finish().unwrap();
+    // bob.tar.gz: the files at the top.
+    let gz = flate2::write::GzEncoder::new(
+        std::fs::File::create(dir.join("bob.tar.gz")).unwrap(),
+        flate2::Compression::default(),
+    );
+    let mut tar = tar::Builder::new(gz);
+    for f in files {
+        tar.append_path_with_name(perfect.join(f), f).unwrap();
+    }
+    tar.into_inner().unwrap().finish().unwrap();
+    // evil.zip: an entry that leaves the folder.
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(dir.join("evil.zip")).unwrap());
+    zip.start_file("../../escaped.txt", opts).unwrap();
+    zip.write_all(b"out").unwrap();
+    zip.finish().unwrap();
+    // carol twice: a folder and an archive.
+    std::fs::create_dir(dir.join("carol")).unwrap();
+    for f in files {
+        std::fs::copy(perfect.join(f), dir.join("carol").join(f)).unwrap();
+    }
+    std::fs::copy(dir.join("alice.zip"), dir.join("carol.zip")).unwrap();
+    std::fs::write(dir.join("notes.txt"), "not a submission").unwrap();
+}
+
+#[test]
+fn archives_resume_and_gradescope_per_submission() {
+    let out = tempfile::tempdir().unwrap();
+    let class = out.path().join("class");
+    std::fs::create_dir(&class).unwrap();
+    archive_class(&class);
+    let gs = out.path().join("gs");
+    let args = ["--export", &format!("gradescope:{}", gs.display())];
+    let (run, summary) = grade_class("cmu15122-lightsout", &class, out.path(), 64_500, &args);
+    run.code(1);
+    assert_eq!(
+        points(&summary),
+        [
+            "submission,boards,usage errors exit 1,total,max,built",
+            "alice,19,1,20,20,yes",
+            "bob,19,1,20,20,yes",
+            "carol,19,1,20,20,yes",
+            "carol+carol.zip,0,0,0,20,no",
+            "evil,0,0,0,20,no",
+        ]
+    );
+    let rows = read_scorecard(&out.path().join("scorecard.csv"));
+    let detail = |who: &str| {
+        rows.iter()
+            .find(|r| r["candidate"] == who && r["suite"] == "build")
+            .unwrap()["detail"]
+            .clone()
+    };
+    assert_eq!(
+        detail("evil"),
+        "evil.zip: cannot unpack: entry \"../../escaped.txt\" leaves the folder"
+    );
+    assert_eq!(
+        detail("carol+carol.zip"),
+        "carol.zip: a second submission with the id \"carol\" (rename one)"
+    );
+    assert!(!out.path().join("escaped.txt").exists());
+
+    // Gradescope: one results.json per submission, a test per rubric item.
+    let results: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(gs.join("alice/results.json")).unwrap()).unwrap();
+    assert_eq!(results["score"], 20.0);
+    assert_eq!(results["max_score"], 20.0);
+    assert_eq!(results["tests"][0]["name"], "boards");
+    assert_eq!(results["tests"][0]["score"], 19.0);
+    assert_eq!(results["tests"][1]["name"], "usage errors exit 1");
+    let evil: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(gs.join("evil/results.json")).unwrap()).unwrap();
+    assert_eq!(evil["score"], 0.0);
+    assert!(
+        evil["output"]
+            .as_str()
+            .unwrap()
+            .starts_with("compile-error: evil.zip")
+    );
+
+    // Resume after a crash that lost bob's last rows: only they run again,
+    // and the summary is the same.
+    let card = out.path().join("scorecard.csv");
+    let text = std::fs::read_to_string(&card).unwrap();
+    let kept: Vec<&str> = text
+        .lines()
+        .filter(|l| !(l.starts_with("bob,") && l.contains(",usage/")))
+        .collect();
+    let dropped = text.lines().count() - kept.len();
+    assert_eq!(dropped, 13, "bob's usage rows");
+    std::fs::write(&card, kept.join("\n") + "\n").unwrap();
+    let (run, again) = grade_class(
+        "cmu15122-lightsout",
+        &class,
+        out.path(),
+        64_500,
+        &["--resume"],
+    );
+    run.code(1);
+    assert_eq!(again, summary);
+    let rows = read_scorecard(&card);
+    assert_eq!(rows.len(), text.lines().count() - 1, "every row once");
+    // Without --resume or --force an existing scorecard is not touched.
+    let (run, _) = grade_class("cmu15122-lightsout", &class, out.path(), 64_500, &[]);
+    run.code(2)
+        .stderr(predicates::str::contains("exists; --resume continues it"));
+}
+
+#[test]
+fn the_older_sliding_block_format_and_relative_paths() {
+    let out = tempfile::tempdir().unwrap();
+    let class = out.path().join("class");
+    // One "submission" whose run command is our solver reading the older
+    // format: it can only solve the cases if it is given converted copies.
+    std::fs::create_dir_all(class.join("old")).unwrap();
+    let course = out.path().join("old.toml");
+    let solver = replica("sbp-solver");
+    let config = |format: &str| {
+        format!(
+            "name = \"CS47B\"\nfamily = \"slidingblock\"\n\n\
+             [[part]]\nname = \"solver\"\ncommand = \"{solver} --old-format\"\n\
+             suites = [\"{}\"]\npaths = \"relative\"\nformat = \"{format}\"\n\n\
+             [[rubric]]\nname = \"easy\"\nrule = \"each\"\npoints = 1\npart = \"solver\"\n",
+            workspace().join("suites/slidingblock/easy").display()
+        )
+    };
+    let run = |format: &str, code: i32| {
+        std::fs::write(&course, config(format)).unwrap();
+        harness()
+            .current_dir(out.path())
+            .args(["grade", "--force", "--course"])
+            .arg(&course)
+            .arg("--submissions")
+            .arg(&class)
+            .args([
+                "--summary",
+                "summary.csv",
+                "--uid-base",
+                "64600",
+                "--jobs",
+                "2",
+            ])
+            .assert()
+            .code(code);
+        points(&std::fs::read_to_string(out.path().join("summary.csv")).unwrap())
+    };
+    assert_eq!(
+        run("size-corner", 0),
+        ["submission,easy,total,max,built", "old,16,16,16,yes"]
+    );
+    // The files as they are: the old-format reader refuses most of them.
+    let as_is = run("as-is", 1);
+    assert_ne!(as_is[1], "old,16,16,16,yes", "{as_is:?}");
+}
+
+#[test]
+fn bad_course_configs_name_the_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let course = dir.path().join("c.toml");
+    let class = dir.path().join("class");
+    std::fs::create_dir(&class).unwrap();
+    for (text, message) in [
+        (
+            "name = \"x\"\nfamily = \"lightsout\"\n\n[[part]]\nname = \"a\"\ncommand = \"x\"\nsuites = [\"s\"]\njudge = \"lightsout:dance\"\n[[rubric]]\nname = \"r\"\nrule = \"all\"\npoints = 1\npart = \"a\"\n",
+            "part \"a\": unknown judge \"lightsout:dance\"",
+        ),
+        (
+            "name = \"x\"\nfamily = \"lightsout\"\nbuild = 3\n",
+            "line 3: invalid type: integer `3`, expected struct BuildFile",
+        ),
+        (
+            "name = \"x\"\nfamily = \"lightsout\"\n\n[[part]]\nname = \"a\"\ncommand = \"x\"\nsuites = [\"s\"]\n[[rubric]]\nname = \"r\"\nrule = \"each\"\npoints = 1\npart = \"b\"\n",
+            "rubric item \"r\": part \"b\" is not in the config",
+        ),
+    ] {
+        std::fs::write(&course, text).unwrap();
+        harness()
+            .args(["grade", "--course"])
+            .arg(&course)
+            .arg("--submissions")
+            .arg(&class)
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains(course.display().to_string()))
+            .stderr(predicates::str::contains(message));
+    }
+}
