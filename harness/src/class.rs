@@ -269,6 +269,7 @@ impl Plan {
                     }
                     for job in &mut jobs {
                         job.family = grader;
+                        job.loaded = Default::default();
                     }
                     if part.file.format == FormatFile::SizeCorner {
                         convert_jobs(&mut jobs, &work.join(format!("converted-{i}")))?;
@@ -755,6 +756,7 @@ pub fn run_class(
                                 root: j.root.clone(),
                                 given: j.given.clone(),
                                 who: Some(Arc::clone(&who)),
+                                loaded: Arc::clone(&j.loaded),
                             }));
                         }
                     }

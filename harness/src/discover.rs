@@ -32,7 +32,15 @@ pub struct Job {
     /// Who runs this job when it is not the run's candidate (a class run:
     /// each submission is a candidate of its own).
     pub who: Option<std::sync::Arc<Who>>,
+    /// The puzzle once checked and loaded (or why it cannot be): shared by
+    /// the copies of a job that every submission of a class runs.
+    pub loaded: Loaded,
 }
+
+/// A job's puzzle, loaded at most once.
+pub type Loaded = std::sync::Arc<
+    std::sync::OnceLock<Result<std::sync::Arc<dyn reference::family::Case>, String>>,
+>;
 
 /// A candidate of a class run.
 #[derive(Debug)]
@@ -176,6 +184,7 @@ fn read_listing(path: &Path, family: &'static dyn Grader, n: usize) -> anyhow::R
             root: root.clone(),
             given: None,
             who: None,
+            loaded: Loaded::default(),
         };
         let record = match record {
             Ok(r) => r,

@@ -4,6 +4,7 @@
 
 use std::ffi::OsString;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
 use std::time::Duration;
 
 use reference::family::{Case, Check};
@@ -38,18 +39,12 @@ pub fn grade(
             return row;
         }
     };
-    if let Err(problem) = check_files(files, &job.root, settings) {
-        row.detail = problem;
-        return row;
-    }
-    let case = match catch_unwind(AssertUnwindSafe(|| job.family.load(files))) {
-        Ok(Ok(case)) => case,
-        Ok(Err(e)) => {
-            row.detail = format!("cannot load puzzle: {e}");
-            return row;
-        }
-        Err(panic) => {
-            row.detail = format!("puzzle loader panicked: {}", panic_text(&panic));
+    // Loaded once per job, shared by every candidate of a class run.
+    let loaded = job.loaded.get_or_init(|| load(job, files, settings));
+    let case = match loaded {
+        Ok(case) => Arc::clone(case),
+        Err(problem) => {
+            row.detail = problem.clone();
             return row;
         }
     };
@@ -69,6 +64,16 @@ pub fn grade(
     let run = executor.execute(&spec, limits, cancel);
     fill(&mut row, case.as_ref(), &run, limits);
     row
+}
+
+/// The job's puzzle, checked and loaded, or why it cannot be used.
+fn load(job: &Job, files: &[PathBuf], settings: &Settings) -> Result<Arc<dyn Case>, String> {
+    check_files(files, &job.root, settings)?;
+    match catch_unwind(AssertUnwindSafe(|| job.family.load(files))) {
+        Ok(Ok(case)) => Ok(Arc::from(case)),
+        Ok(Err(e)) => Err(format!("cannot load puzzle: {e}")),
+        Err(panic) => Err(format!("puzzle loader panicked: {}", panic_text(&panic))),
+    }
 }
 
 /// Puzzle files must be regular files (a FIFO, a device or a symlink to
@@ -356,6 +361,7 @@ mod tests {
             root: dir.path().canonicalize().unwrap(),
             given: None,
             who: None,
+            loaded: Default::default(),
         };
         let mut settings = crate::schedule::tests::settings(1);
         settings.candidate = Candidate::Command {
@@ -381,11 +387,22 @@ mod tests {
         );
         drop(ran);
 
-        // A file outside the suite's folder is never read (nor run).
-        let outside = Job {
+        // The puzzle was loaded once, for every later grade of the job.
+        assert!(matches!(job.loaded.get(), Some(Ok(_))));
+        // A file outside the suite's folder is never read (nor run). (A
+        // fresh job each time: a run's settings never change, so a job's
+        // puzzle is checked and loaded once.)
+        let fresh = |job: &Job| Job {
+            family: job.family,
+            suite: job.suite.clone(),
+            case: job.case.clone(),
+            files: job.files.clone(),
             root: dir.path().join("elsewhere"),
-            ..job
+            given: None,
+            who: None,
+            loaded: Default::default(),
         };
+        let outside = fresh(&job);
         let row = grade(&outside, &settings, 0, &fake, &Cancel::new());
         assert_eq!(row.verdict, Verdict::HarnessError);
         assert!(
@@ -394,10 +411,10 @@ mod tests {
             row.detail
         );
         settings.allow_outside_suite = true;
-        let row = grade(&outside, &settings, 0, &fake, &Cancel::new());
+        let row = grade(&fresh(&job), &settings, 0, &fake, &Cancel::new());
         assert_eq!(row.verdict, Verdict::Accepted);
         settings.max_puzzle_size = 3;
-        let row = grade(&outside, &settings, 0, &fake, &Cancel::new());
+        let row = grade(&fresh(&job), &settings, 0, &fake, &Cancel::new());
         assert!(
             row.detail
                 .ends_with("larger than --max-puzzle-size (3 bytes)"),

@@ -188,6 +188,7 @@ pub(crate) mod tests {
                 root: dir.to_owned(),
                 given: None,
                 who: None,
+                loaded: Default::default(),
             })
             .collect()
     }
