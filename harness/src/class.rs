@@ -607,9 +607,17 @@ pub fn run_class(
     on_event: &mut dyn FnMut(Event),
 ) -> anyhow::Result<ClassResult> {
     let start = Instant::now();
+    // Beside the cases' scratch folders (tmpfs where cases are charged to
+    // a memory cgroup): many small files are written and removed.
+    let base = crate::executor::isolate::scratch_base(executor.label().contains("cgroup"));
     let work = tempfile::Builder::new()
         .prefix("puzzlegrade-class-")
-        .tempdir()
+        .tempdir_in(&base)
+        .or_else(|_| {
+            tempfile::Builder::new()
+                .prefix("puzzlegrade-class-")
+                .tempdir()
+        })
         .context("cannot make the class's scratch folder")?;
     {
         use std::os::unix::fs::PermissionsExt;

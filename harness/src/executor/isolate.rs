@@ -159,13 +159,29 @@ pub struct RunDir {
     dir: tempfile::TempDir,
 }
 
+/// Where scratch folders go: `$PUZZLEGRADE_SCRATCH` when set; else, when
+/// every case has a memory cgroup (`charged`), `/dev/shm` if it is a
+/// tmpfs folder (no disk inode churn per case, and what a
+/// candidate writes there is charged to its memory limit); else the
+/// system's temporary folder.
+pub fn scratch_base(charged: bool) -> PathBuf {
+    if let Some(dir) = std::env::var_os("PUZZLEGRADE_SCRATCH") {
+        return dir.into();
+    }
+    let shm = Path::new("/dev/shm");
+    if charged && shm.is_dir() {
+        return shm.to_owned();
+    }
+    std::env::temp_dir()
+}
+
 impl RunDir {
-    /// A fresh folder under the system's temporary folder.
-    pub fn new() -> std::io::Result<Self> {
+    /// A fresh folder under `base`.
+    pub fn new(base: &Path) -> std::io::Result<Self> {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::Builder::new()
             .prefix("puzzlegrade-run-")
-            .tempdir()?;
+            .tempdir_in(base)?;
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o711))?;
         Ok(Self { dir })
     }
@@ -301,7 +317,7 @@ mod tests {
 
     #[test]
     fn copies_keep_names_and_refuse_odd_files() {
-        let run = RunDir::new().unwrap();
+        let run = RunDir::new(&std::env::temp_dir()).unwrap();
         let scratch = run.scratch(0, None).unwrap();
         let src = tempfile::tempdir().unwrap();
         let (a, b) = (src.path().join("x/t"), src.path().join("y/t"));

@@ -55,7 +55,7 @@ pub struct ProcessExecutor {
 
 /// Everything isolation needs for the whole run.
 struct Isolated {
-    exe: PathBuf,
+    trampoline: super::trampoline::Trampoline,
     isolation: Isolation,
     level: Level,
     run_dir: RunDir,
@@ -176,10 +176,11 @@ impl Isolated {
             (None, None) => Some(own_processes() + isolation.pids_limit),
         };
         Ok(Self {
-            exe: exe.to_owned(),
+            trampoline: super::trampoline::Trampoline::beside(exe),
             isolation: isolation.clone(),
             level,
-            run_dir: RunDir::new()?,
+            run_dir: RunDir::new(&isolate::scratch_base(cgroups.is_some()))
+                .or_else(|_| RunDir::new(&std::env::temp_dir()))?,
             cgroups,
             nproc,
             max_file,
@@ -262,7 +263,7 @@ impl Isolated {
             argv.extend(copies.into_iter().map(PathBuf::into_os_string));
             spec.workdir.as_path()
         };
-        let mut cmd = launch.command(&self.exe, &argv);
+        let mut cmd = launch.command(&self.trampoline, &argv);
         cmd.env_clear()
             .envs(isolate::environment(scratch.path(), &self.isolation.env))
             .current_dir(workdir);

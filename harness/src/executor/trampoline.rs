@@ -32,11 +32,41 @@ pub struct Launch {
     pub error_file: PathBuf,
 }
 
+/// The program that runs the trampoline: the small `harness-exec` beside
+/// the harness when it is there (it starts in a fraction of the harness's
+/// time: one of these runs before every case), else `harness __exec`.
+#[derive(Debug, Clone)]
+pub struct Trampoline {
+    program: PathBuf,
+    subcommand: bool,
+}
+
+impl Trampoline {
+    /// The trampoline for the harness executable `exe`.
+    pub fn beside(exe: &Path) -> Self {
+        let small = exe.with_file_name("harness-exec");
+        if small.is_file() {
+            Self {
+                program: small,
+                subcommand: false,
+            }
+        } else {
+            Self {
+                program: exe.to_owned(),
+                subcommand: true,
+            }
+        }
+    }
+}
+
 impl Launch {
     /// The trampoline's command line for `argv` (program, arguments).
-    pub fn command(&self, exe: &Path, argv: &[OsString]) -> Command {
-        let mut cmd = Command::new(exe);
-        cmd.arg("__exec").arg("--error-file").arg(&self.error_file);
+    pub fn command(&self, trampoline: &Trampoline, argv: &[OsString]) -> Command {
+        let mut cmd = Command::new(&trampoline.program);
+        if trampoline.subcommand {
+            cmd.arg("__exec");
+        }
+        cmd.arg("--error-file").arg(&self.error_file);
         for f in &self.join {
             cmd.arg("--join").arg(f);
         }
@@ -79,6 +109,46 @@ pub struct ExecArgs {
     /// The candidate: program and arguments.
     #[arg(last = true, required = true)]
     pub argv: Vec<OsString>,
+}
+
+impl ExecArgs {
+    /// Parses the trampoline's arguments (as [`Launch::command`] writes
+    /// them) without clap, for `harness-exec`.
+    pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Self, String> {
+        use lexopt::prelude::*;
+        let mut p = lexopt::Parser::from_args(args);
+        let mut out = ExecArgs {
+            error_file: PathBuf::new(),
+            join: Vec::new(),
+            rlimit: Vec::new(),
+            uid: None,
+            gid: None,
+            bwrap: None,
+            argv: Vec::new(),
+        };
+        let err = |e: lexopt::Error| e.to_string();
+        while let Some(arg) = p.next().map_err(err)? {
+            match arg {
+                Long("error-file") => out.error_file = p.value().map_err(err)?.into(),
+                Long("join") => out.join.push(p.value().map_err(err)?.into()),
+                Long("rlimit") => out
+                    .rlimit
+                    .push(p.value().map_err(err)?.string().map_err(err)?),
+                Long("uid") => out.uid = Some(p.value().map_err(err)?.parse().map_err(err)?),
+                Long("gid") => out.gid = Some(p.value().map_err(err)?.parse().map_err(err)?),
+                Long("bwrap") => out.bwrap = Some(p.value().map_err(err)?.into()),
+                Value(v) => {
+                    out.argv.push(v);
+                    out.argv.extend(p.raw_args().map_err(err)?);
+                }
+                other => return Err(other.unexpected().to_string()),
+            }
+        }
+        if out.argv.is_empty() || out.error_file.as_os_str().is_empty() {
+            return Err("usage: harness-exec --error-file FILE [OPTIONS] -- PROGRAM [ARGS]".into());
+        }
+        Ok(out)
+    }
 }
 
 /// The trampoline: returns only on failure (after recording it).
@@ -162,4 +232,45 @@ fn prepare_and_exec(args: &ExecArgs) -> Result<Never, String> {
     }
     let e = cmd.exec();
     Err(format!("cannot start {}: {e}", program.to_string_lossy()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn harness_exec_reads_what_the_launch_writes() {
+        let launch = Launch {
+            join: vec!["/cg/a/cgroup.procs".into(), "/cg/b/cgroup.procs".into()],
+            rlimits: vec![("core".into(), 0), ("cpu".into(), 80)],
+            user: Some((60_001, 60_001)),
+            bwrap: Some("/scratch".into()),
+            error_file: "/run/case-7.err".into(),
+        };
+        let small = Trampoline {
+            program: "harness-exec".into(),
+            subcommand: false,
+        };
+        let argv: Vec<OsString> = ["java", "--enable-preview", "-cp", "a b", "--"]
+            .map(OsString::from)
+            .to_vec();
+        let cmd = launch.command(&small, &argv);
+        let args = ExecArgs::parse(cmd.get_args().map(OsString::from)).unwrap();
+        assert_eq!(args.error_file, launch.error_file);
+        assert_eq!(args.join, launch.join);
+        assert_eq!(args.rlimit, ["core=0", "cpu=80"]);
+        assert_eq!((args.uid, args.gid), (Some(60_001), Some(60_001)));
+        assert_eq!(args.bwrap, launch.bwrap);
+        assert_eq!(args.argv, argv, "the candidate's own -- and options kept");
+        let sub = Trampoline {
+            program: "harness".into(),
+            subcommand: true,
+        };
+        assert_eq!(
+            launch.command(&sub, &argv).get_args().next(),
+            Some("__exec".as_ref())
+        );
+        assert!(ExecArgs::parse(["--error-file".into(), "/e".into()]).is_err());
+        assert!(ExecArgs::parse(["--nope".into(), "--".into(), "x".into()]).is_err());
+    }
 }
