@@ -245,7 +245,7 @@ pub enum PartPlan {
 impl Plan {
     /// Discovers each part's cases; sliding-block cases in the older format
     /// get converted copies under `work`.
-    pub fn new(course: &Course, work: &Path) -> anyhow::Result<Self> {
+    pub fn new(course: &Course, work: &Path, filter: Option<&str>) -> anyhow::Result<Self> {
         let battery_dir = tempfile::Builder::new()
             .prefix("battery-")
             .tempdir_in(work)
@@ -267,6 +267,9 @@ impl Plan {
                             );
                         }
                     }
+                    if let Some(f) = filter {
+                        jobs.retain(|j| format!("{name}/{}/{}", j.suite, j.case).contains(f));
+                    }
                     for job in &mut jobs {
                         job.family = grader;
                         job.loaded = Default::default();
@@ -275,6 +278,9 @@ impl Plan {
                         convert_jobs(&mut jobs, &work.join(format!("converted-{i}")))?;
                     }
                     PartPlan::Cases(jobs)
+                }
+                PartKind::Conform(_) if filter.is_some_and(|f| !name.contains(f)) => {
+                    PartPlan::Cases(Vec::new())
                 }
                 PartKind::Conform(role) => {
                     let dir = battery_dir.path().join(format!("{i}"));
@@ -625,7 +631,7 @@ pub fn run_class(
     }
     let subs = submissions(dir, &work.path().join("unpacked"))?;
     allow_everyone(&work.path().join("unpacked"));
-    let plan = Plan::new(course, work.path())?;
+    let plan = Plan::new(course, work.path(), settings.filter.as_deref())?;
     let keys = plan.keys(course);
 
     let done: HashSet<(String, String, String)> = kept.iter().map(Row::key).collect();
@@ -1036,4 +1042,55 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     tmp.persist(path)
         .with_context(|| format!("cannot replace {}", path.display()))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn archive_names_and_compiler_tails() {
+        assert_eq!(archive_stem("alice.zip"), Some("alice"));
+        assert_eq!(archive_stem("bob.tar.gz"), Some("bob"));
+        assert_eq!(archive_stem("c.tgz"), Some("c"));
+        assert_eq!(archive_stem(".zip"), None);
+        assert_eq!(archive_stem("notes.txt"), None);
+        assert_eq!(sanitize("a b/../c"), "a_b____c");
+        let err = b"a.c:1: warning\n\nx\ny\nz\nw\na.c:9: error: oops\n";
+        assert_eq!(
+            last_lines(err, b"out"),
+            "x | y | z | w | a.c:9: error: oops"
+        );
+        assert_eq!(last_lines(b"  \n", b"only stdout\n"), "only stdout");
+        assert_eq!(last_lines(b"", b""), "no output");
+    }
+
+    #[test]
+    fn submissions_are_folders_and_archives_sorted_by_id() {
+        let dir = tempfile::tempdir().unwrap();
+        let class = dir.path().join("class");
+        std::fs::create_dir_all(class.join("zed")).unwrap();
+        std::fs::create_dir_all(class.join(".git")).unwrap();
+        std::fs::create_dir_all(class.join("amy")).unwrap();
+        std::fs::write(class.join("README"), "x").unwrap();
+        std::fs::write(class.join("bad.zip"), "not a zip").unwrap();
+        let subs = submissions(&class, &dir.path().join("unpacked")).unwrap();
+        let ids: Vec<&str> = subs.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(ids, ["amy", "bad", "zed"]);
+        assert!(
+            subs[1]
+                .source
+                .as_ref()
+                .unwrap_err()
+                .starts_with("bad.zip: cannot unpack: ")
+        );
+        let empty = dir.path().join("empty");
+        std::fs::create_dir(&empty).unwrap();
+        assert!(
+            submissions(&empty, dir.path())
+                .unwrap_err()
+                .to_string()
+                .starts_with("no submissions in")
+        );
+    }
 }

@@ -126,7 +126,7 @@ pub struct GradeArgs {
     #[arg(long, value_name = "FILE", requires = "course")]
     pub summary: Option<PathBuf>,
     /// Only suites of this family (default: detected from each listing).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "course")]
     pub family: Option<String>,
     /// Wall-clock limit per case [default: 80s, or the course config's].
     #[arg(long, value_parser = humantime::parse_duration)]
@@ -169,10 +169,10 @@ pub struct GradeArgs {
     pub filter: Option<String>,
     /// The candidate's working directory (default: the candidate program's
     /// folder when it is given as a path, else the current directory).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "course")]
     pub workdir: Option<PathBuf>,
     /// The candidate's name in the scorecard (default: the command).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "course")]
     pub name: Option<String>,
     /// Standard output kept per case; more is verdict output-limit.
     #[arg(long, default_value = "64MiB")]
