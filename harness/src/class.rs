@@ -940,7 +940,7 @@ pub fn write_summary(path: &Path, course: &Course, points: &[Points]) -> anyhow:
         w.write_record(&record)?;
     }
     let bytes = w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
-    write_atomically(path, &bytes)
+    crate::export::write_atomically(path, &bytes)
 }
 
 /// Gradescope's `results.json` per submission: `DIR/<id>/results.json`,
@@ -1020,27 +1020,11 @@ pub fn write_gradescope(
         let folder = dir.join(sanitize(&p.submission));
         std::fs::create_dir_all(&folder)
             .with_context(|| format!("cannot create {}", folder.display()))?;
-        write_atomically(
+        crate::export::write_atomically(
             &folder.join("results.json"),
             &serde_json::to_vec_pretty(&results)?,
         )?;
     }
-    Ok(())
-}
-
-fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    use std::io::Write;
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot write in {}", dir.display()))?;
-    tmp.write_all(bytes)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    tmp.persist(path)
-        .with_context(|| format!("cannot replace {}", path.display()))?;
     Ok(())
 }
 

@@ -27,6 +27,9 @@ pub enum Command {
     /// Check a student's Checker or Solver against its handout's exit
     /// statuses, on a battery of generated cases (one scorecard row each).
     Conform(Box<ConformArgs>),
+    /// What changed between two scorecards (or class runs, or contest
+    /// leaderboards), case by case; exit 1 when anything regressed.
+    Compare(CompareArgs),
     /// Solve one puzzle with the reference solver, printing exactly what the
     /// family's student contract asks (the default candidate of `grade`).
     Solve {
@@ -246,4 +249,25 @@ pub struct ConformArgs {
     /// What the terminal shows.
     #[arg(long, value_enum, default_value = "human")]
     pub format: Format,
+}
+
+/// Options of `harness compare`.
+#[derive(Args, Debug, Clone)]
+pub struct CompareArgs {
+    /// The baseline scorecard (or leaderboard).
+    pub baseline: PathBuf,
+    /// The new scorecard (or leaderboard).
+    pub new: PathBuf,
+    /// A time change counts when it is more than this (20%, 0.2).
+    #[arg(long, default_value = "20%", value_parser = crate::compare::parse_percent)]
+    pub threshold: f64,
+    /// ... and at least this much.
+    #[arg(long, default_value = "50ms", value_parser = humantime::parse_duration)]
+    pub min_delta: Duration,
+    /// The time compared.
+    #[arg(long, value_enum, default_value = "wall")]
+    pub metric: crate::compare::Metric,
+    /// Also write the changes as json:PATH.
+    #[arg(long = "export", value_name = "json:PATH")]
+    pub exports: Vec<String>,
 }

@@ -12,6 +12,7 @@
 pub mod cancel;
 pub mod class;
 pub mod cli;
+pub mod compare;
 pub mod config;
 pub mod conform;
 pub mod course;

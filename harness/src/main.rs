@@ -38,6 +38,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Grade(args) => grade_command(&args),
         Command::Conform(args) => conform_command(&args),
+        Command::Compare(args) => compare_command(&args),
         Command::Solve { family, files } => solve_command(&family, &files),
         Command::Exec(args) => return harness::executor::trampoline::main(&args),
         Command::Guard {
@@ -231,6 +232,37 @@ fn conform_command(args: &ConformArgs) -> anyhow::Result<ExitCode> {
         },
     );
     Ok(exit_status(&summary, reporter))
+}
+
+/// `harness compare`: the changes between two scorecards; 1 if any
+/// regressed.
+fn compare_command(args: &harness::cli::CompareArgs) -> anyhow::Result<ExitCode> {
+    let mut exports = Vec::new();
+    for e in &args.exports {
+        match e.split_once(':') {
+            Some(("json", path)) if !path.is_empty() => {
+                exports.push(std::path::PathBuf::from(path))
+            }
+            _ => anyhow::bail!("--export takes json:PATH, got {e:?}"),
+        }
+    }
+    let base = harness::compare::read(&args.baseline)?;
+    let new = harness::compare::read(&args.new)?;
+    let thresholds = harness::compare::Thresholds {
+        relative: args.threshold,
+        min_delta: args.min_delta,
+        metric: args.metric,
+    };
+    let c = harness::compare::compare(&base, &new, &thresholds);
+    for path in &exports {
+        harness::export::write_atomically(path, &serde_json::to_vec_pretty(&c)?)?;
+    }
+    let _ = std::io::stdout().write_all(harness::compare::table(&c).as_bytes());
+    Ok(if c.regressed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// The process executor with the guard and `isolation`.

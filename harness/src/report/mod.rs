@@ -7,7 +7,7 @@ mod scorecard;
 mod terminal;
 
 pub use jsonl::JsonLines;
-pub use scorecard::{Mode, Scorecard};
+pub use scorecard::{Mode, Scorecard, read as read_scorecard};
 pub use terminal::Terminal;
 
 use crate::event::Event;

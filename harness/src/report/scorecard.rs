@@ -137,6 +137,12 @@ fn encode(rows: &[Row], header: bool) -> anyhow::Result<Vec<u8>> {
     w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))
 }
 
+/// Every row of the scorecard at `path`, of any candidate (for `compare`
+/// and `report`).
+pub fn read(path: &Path) -> anyhow::Result<Vec<Row>> {
+    read_rows(path, None)
+}
+
 /// The rows of an earlier scorecard. A torn last line (no newline: the run
 /// died mid-write) is dropped; any other bad line is an error naming it.
 fn read_rows(path: &Path, label: Option<&str>) -> anyhow::Result<Vec<Row>> {

@@ -3,6 +3,7 @@
 
 mod candidates;
 mod class;
+mod compare;
 mod conform;
 mod gallery;
 mod gogen;

@@ -1,0 +1,84 @@
+//! `harness compare` as a user runs it: two scorecards, the table, the
+//! exit status and the JSON export.
+
+use predicates::prelude::PredicateBooleanExt;
+
+use super::support::harness;
+
+const HEADER: &str = "candidate,family,suite,case,verdict,detail,exit_code,signal,wall_ms,cpu_ms,max_rss_kb,moves,best_moves,isolation\n";
+
+fn card(dir: &std::path::Path, name: &str, rows: &[&str]) -> std::path::PathBuf {
+    let path = dir.join(name);
+    let mut text = HEADER.to_string();
+    for r in rows {
+        text.push_str(r);
+        text.push('\n');
+    }
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn regressions_exit_1_and_identical_scorecards_exit_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = card(
+        dir.path(),
+        "base.csv",
+        &[
+            "alice,lightsout,lightsout/easy,a.txt,accepted,,0,,100,90,1000,3,3,none",
+            "alice,lightsout,lightsout/easy,b.txt,accepted,,0,,100,90,1000,3,3,none",
+            "bob,lightsout,lightsout/easy,a.txt,wrong-answer,lights on,0,,100,90,1000,2,3,none",
+        ],
+    );
+    let new = card(
+        dir.path(),
+        "new.csv",
+        &[
+            "alice,lightsout,lightsout/easy,a.txt,accepted,,0,,400,390,1000,3,3,none",
+            "alice,lightsout,lightsout/easy,b.txt,time-limit,still running,,SIGKILL,80000,80000,1000,,,none",
+            "bob,lightsout,lightsout/easy,a.txt,accepted,,0,,100,90,1000,3,3,none",
+        ],
+    );
+    let json = dir.path().join("changes.json");
+    harness()
+        .arg("compare")
+        .arg(&base)
+        .arg(&new)
+        .arg("--export")
+        .arg(format!("json:{}", json.display()))
+        .assert()
+        .code(1)
+        .stdout(
+            "  newly-failing  alice  lightsout/easy/b.txt: accepted 100.0 ms 3 moves -> time-limit 80000.0 ms\n\
+            \x20        slower  alice  lightsout/easy/a.txt: accepted 100.0 ms 3 moves -> accepted 400.0 ms 3 moves\n\
+            \x20 newly-passing  bob  lightsout/easy/a.txt: wrong-answer 100.0 ms 2 moves -> accepted 100.0 ms 3 moves\n\
+            3 cases in both; 1 newly-failing, 1 newly-passing, 1 slower; REGRESSED\n",
+        );
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(v["regressed"], true);
+    assert_eq!(v["changes"][0]["kind"], "newly-failing");
+    assert_eq!(v["changes"][0]["new"]["verdict"], "time-limit");
+    // The same scorecard twice: nothing changed, exit 0. A 4x slowdown under
+    // --min-delta is no change either.
+    harness()
+        .arg("compare")
+        .arg(&base)
+        .arg(&base)
+        .assert()
+        .code(0)
+        .stdout("3 cases in both; no change; nothing regressed\n");
+    harness()
+        .args(["compare", "--metric", "cpu", "--min-delta", "1s"])
+        .arg(&base)
+        .arg(&new)
+        .assert()
+        .code(1)
+        .stdout(predicates::str::contains("slower").not());
+    harness()
+        .arg("compare")
+        .arg(&base)
+        .arg(dir.path().join("nope.csv"))
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("nope.csv"));
+}
