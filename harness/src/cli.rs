@@ -27,6 +27,9 @@ pub enum Command {
     /// Check a student's Checker or Solver against its handout's exit
     /// statuses, on a battery of generated cases (one scorecard row each).
     Conform(Box<ConformArgs>),
+    /// Time contest entries: every case several times after warm-up runs,
+    /// ranked by cases solved then PAR-2, ties inside the noise.
+    Contest(Box<ContestArgs>),
     /// What changed between two scorecards (or class runs, or contest
     /// leaderboards), case by case; exit 1 when anything regressed.
     Compare(CompareArgs),
@@ -184,34 +187,9 @@ pub struct GradeArgs {
     /// verdict).
     #[arg(long, default_value = "1MiB")]
     pub stderr_limit: ByteSize,
-    /// How much protection from the candidates: full, or none (trusted
-    /// code only).
-    #[arg(long, value_enum, default_value = "full")]
-    pub isolation: IsolationArg,
-    /// Who candidates run as.
-    #[arg(long, value_enum, default_value = "auto")]
-    pub run_as: RunAsArg,
-    /// The uid (and gid) of job slot 0's user; slot N runs as this + N.
-    #[arg(long, default_value_t = 60_000)]
-    pub uid_base: u32,
-    /// Put each case in a cgroup (when one can be made).
-    #[arg(long, value_enum, default_value = "on")]
-    pub cgroups: OnOff,
-    /// Memory of a case's whole process tree (enforced with a cgroup).
-    #[arg(long, default_value = "2GiB")]
-    pub memory_limit: ByteSize,
-    /// Processes and threads of a case at once (fork bombs stop here).
-    #[arg(long, default_value_t = 256)]
-    pub pids_limit: u64,
-    /// The largest file a candidate may write.
-    #[arg(long, default_value = "64MiB")]
-    pub file_size_limit: ByteSize,
-    /// An outer sandbox for each case.
-    #[arg(long, value_enum, default_value = "none")]
-    pub sandbox: SandboxArg,
-    /// NAME=VALUE added to the candidates' environment. Repeatable.
-    #[arg(long = "env", value_name = "NAME=VALUE")]
-    pub env: Vec<String>,
+    /// How candidates are kept from harming the run.
+    #[command(flatten)]
+    pub sandbox: IsolationArgs,
     /// Let listings name puzzle files outside their suite's folder.
     #[arg(long)]
     pub allow_outside_suite: bool,
@@ -270,4 +248,89 @@ pub struct CompareArgs {
     /// Also write the changes as json:PATH.
     #[arg(long = "export", value_name = "json:PATH")]
     pub exports: Vec<String>,
+}
+
+/// The isolation options, shared by `grade` and `contest`.
+#[derive(Args, Debug, Clone)]
+pub struct IsolationArgs {
+    /// How much protection from the candidates: full, or none (trusted
+    /// code only).
+    #[arg(long, value_enum, default_value = "full")]
+    pub isolation: IsolationArg,
+    /// Who candidates run as.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub run_as: RunAsArg,
+    /// The uid (and gid) of job slot 0's user; slot N runs as this + N.
+    #[arg(long, default_value_t = 60_000)]
+    pub uid_base: u32,
+    /// Put each case in a cgroup (when one can be made).
+    #[arg(long, value_enum, default_value = "on")]
+    pub cgroups: OnOff,
+    /// Memory of a case's whole process tree (enforced with a cgroup).
+    #[arg(long, default_value = "2GiB")]
+    pub memory_limit: ByteSize,
+    /// Processes and threads of a case at once (fork bombs stop here).
+    #[arg(long, default_value_t = 256)]
+    pub pids_limit: u64,
+    /// The largest file a candidate may write.
+    #[arg(long, default_value = "64MiB")]
+    pub file_size_limit: ByteSize,
+    /// An outer sandbox for each case.
+    #[arg(long, value_enum, default_value = "none")]
+    pub sandbox: SandboxArg,
+    /// NAME=VALUE added to the candidates' environment. Repeatable.
+    #[arg(long = "env", value_name = "NAME=VALUE")]
+    pub env: Vec<String>,
+}
+
+/// Options of `harness contest`.
+#[derive(Args, Debug, Clone)]
+pub struct ContestArgs {
+    /// The entries: one folder each, holding an executable `run` (run in
+    /// its folder with the case's files appended).
+    #[arg(long, value_name = "DIR")]
+    pub entries: PathBuf,
+    /// The contest's suites (as for grade). Repeatable.
+    #[arg(long = "suite", value_name = "DIR", required = true)]
+    pub suites: Vec<PathBuf>,
+    /// Only suites of this family.
+    #[arg(long)]
+    pub family: Option<String>,
+    /// Only cases whose `suite/case` contains this text.
+    #[arg(long)]
+    pub filter: Option<String>,
+    /// Counted runs per case.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub runs: u32,
+    /// Runs before them that do not count.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub warmup: u32,
+    /// Cases timed at once (1: one at a time, as timings should be; more
+    /// is said in the leaderboard).
+    #[arg(long, default_value = "1")]
+    pub jobs: NonZeroUsize,
+    /// The time ranked on.
+    #[arg(long, value_enum, default_value = "cpu")]
+    pub metric: crate::compare::Metric,
+    /// Time Solvers, or Checkers on the reference's move lists.
+    #[arg(long, value_enum, default_value = "solver")]
+    pub role: crate::contest::Role,
+    /// Wall-clock limit per run (an unsolved case counts twice it).
+    #[arg(long, default_value = "80s", value_parser = humantime::parse_duration)]
+    pub time_limit: Duration,
+    /// The leaderboard CSV.
+    #[arg(long, default_value = "leaderboard.csv")]
+    pub leaderboard: PathBuf,
+    /// Also a scorecard: one row per entry and case, median times.
+    #[arg(long)]
+    pub scorecard: Option<PathBuf>,
+    /// Show entries as entry-1..N (by rank), all but --me.
+    #[arg(long)]
+    pub anonymize: bool,
+    /// The caller's own entry, named even with --anonymize.
+    #[arg(long)]
+    pub me: Option<String>,
+    /// How entries are kept from harming the run.
+    #[command(flatten)]
+    pub sandbox: IsolationArgs,
 }

@@ -226,6 +226,13 @@ pub fn compare(base: &[Row], new: &[Row], t: &Thresholds) -> Comparison {
 /// The rows of a scorecard, or of a contest leaderboard (one row per
 /// entry and case, its median time as the wall and CPU time).
 pub fn read(path: &std::path::Path) -> anyhow::Result<Vec<Row>> {
+    use anyhow::Context;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    if text.starts_with('#') || text.starts_with("rank,entry") {
+        return crate::contest::read_leaderboard(&text)
+            .with_context(|| format!("leaderboard {}", path.display()));
+    }
     crate::report::read_scorecard(path)
 }
 

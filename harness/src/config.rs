@@ -7,7 +7,9 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use reference::family::{Grader, family};
 
-use crate::cli::{Format, GradeArgs, IsolationArg, OnOff, RunAsArg, SandboxArg};
+use std::num::NonZeroUsize;
+
+use crate::cli::{Format, GradeArgs, IsolationArg, IsolationArgs, OnOff, RunAsArg, SandboxArg};
 use crate::executor::Limits;
 use crate::executor::isolate::{Isolation, RunAs, Sandbox};
 use crate::report::Mode;
@@ -135,7 +137,7 @@ impl Settings {
     /// Validates the command line.
     pub fn from_args(args: &GradeArgs) -> anyhow::Result<Self> {
         let args = args.clone();
-        let isolation = isolation(&args)?;
+        let isolation = isolation(&args.sandbox, args.jobs)?;
         let cwd = std::env::current_dir().context("cannot read the current directory")?;
         let family = match &args.family {
             None => None,
@@ -154,7 +156,7 @@ impl Settings {
         if args.cpu_limit.is_some_and(|d| d.is_zero()) {
             bail!("--cpu-limit must be more than zero");
         }
-        if args.cpu_limit.is_some() && args.isolation == IsolationArg::None {
+        if args.cpu_limit.is_some() && args.sandbox.isolation == IsolationArg::None {
             bail!(
                 "--cpu-limit needs isolation (it is set as the candidate starts): drop --isolation none"
             );
@@ -236,7 +238,7 @@ impl Settings {
                 grace: args.grace.max(Duration::from_millis(10)),
                 stdout: args.stdout_limit.as_u64(),
                 stderr: args.stderr_limit.as_u64(),
-                memory: args.memory_limit.as_u64(),
+                memory: args.sandbox.memory_limit.as_u64(),
                 cpu: args.cpu_limit,
             },
             allow_outside_suite: args.allow_outside_suite,
@@ -246,15 +248,15 @@ impl Settings {
     }
 }
 
-/// The isolation options, checked.
-fn isolation(args: &GradeArgs) -> anyhow::Result<Isolation> {
+/// The isolation options, checked (`jobs` slots need a uid each).
+pub fn isolation(args: &IsolationArgs, jobs: Option<NonZeroUsize>) -> anyhow::Result<Isolation> {
     if args.pids_limit == 0 {
         bail!("--pids-limit must be at least 1");
     }
     if args.memory_limit.as_u64() < (1 << 20) {
         bail!("--memory-limit must be at least 1MiB");
     }
-    let slots = args.jobs.map_or(MAX_JOBS, usize::from) as u64;
+    let slots = jobs.map_or(MAX_JOBS, usize::from) as u64;
     if u64::from(args.uid_base) == 0 || u64::from(args.uid_base) + slots > u64::from(u32::MAX) {
         bail!("--uid-base must leave room for a uid per job slot above 0");
     }

@@ -15,6 +15,7 @@ pub mod cli;
 pub mod compare;
 pub mod config;
 pub mod conform;
+pub mod contest;
 pub mod course;
 pub mod discover;
 pub mod event;

@@ -39,6 +39,7 @@ fn main() -> ExitCode {
         Command::Grade(args) => grade_command(&args),
         Command::Conform(args) => conform_command(&args),
         Command::Compare(args) => compare_command(&args),
+        Command::Contest(args) => contest_command(&args),
         Command::Solve { family, files } => solve_command(&family, &files),
         Command::Exec(args) => return harness::executor::trampoline::main(&args),
         Command::Guard {
@@ -113,7 +114,7 @@ fn class_command(args: &GradeArgs, course_path: &std::path::Path) -> anyhow::Res
     let mut args = args.clone();
     args.time_limit = args.time_limit.or(course.file.limits.time_limit);
     args.cpu_limit = args.cpu_limit.or(course.file.limits.cpu_limit);
-    if args.isolation == harness::cli::IsolationArg::None && args.cpu_limit.is_some() {
+    if args.sandbox.isolation == harness::cli::IsolationArg::None && args.cpu_limit.is_some() {
         // The course asks for a CPU limit, which needs isolation: say so
         // rather than drop it.
         anyhow::bail!(
@@ -232,6 +233,109 @@ fn conform_command(args: &ConformArgs) -> anyhow::Result<ExitCode> {
         },
     );
     Ok(exit_status(&summary, reporter))
+}
+
+/// `harness contest`: time the entries, rank them, write the leaderboard.
+fn contest_command(args: &harness::cli::ContestArgs) -> anyhow::Result<ExitCode> {
+    use harness::contest;
+    if args.time_limit.is_zero() || args.time_limit > harness::config::MAX_DURATION {
+        anyhow::bail!("--time-limit must be more than zero and at most 24 h");
+    }
+    let family = match &args.family {
+        None => None,
+        Some(name) => Some(
+            reference::family::family(name).with_context(|| format!("unknown family {name:?}"))?,
+        ),
+    };
+    let entries = contest::entries(&args.entries)?;
+    let jobs = harness::discover::discover(&args.suites, family, args.filter.as_deref())?;
+    let moves = tempfile::tempdir().context("cannot make a folder for the move lists")?;
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(moves.path(), std::fs::Permissions::from_mode(0o755))?;
+    }
+    let cases = contest::cases(jobs, args.role, moves.path())?;
+    let names: Vec<String> = cases
+        .iter()
+        .map(|c| format!("{}/{}", c.job.suite, c.job.case))
+        .collect();
+    let isolation = harness::config::isolation(&args.sandbox, Some(args.jobs))?;
+    let settings = Settings {
+        suites: args.suites.clone(),
+        candidate: Candidate::Command {
+            argv: Vec::new(),
+            workdir: std::path::PathBuf::from("/"),
+            relative: false,
+        },
+        label: "contest".into(),
+        family,
+        filter: args.filter.clone(),
+        jobs: args.jobs.get(),
+        limits: Limits {
+            time: args.time_limit,
+            grace: std::time::Duration::from_secs(1),
+            stdout: 64 << 20,
+            stderr: 1 << 20,
+            memory: args.sandbox.memory_limit.as_u64(),
+            cpu: None,
+        },
+        allow_outside_suite: false,
+        max_puzzle_size: 64 << 20,
+        isolation,
+    };
+    let plan = contest::Plan {
+        runs: args.runs as usize,
+        warmup: args.warmup as usize,
+        metric: args.metric,
+        time_limit: args.time_limit,
+    };
+    let mut env = contest::Environment::read(settings.jobs);
+    let cancel = Arc::new(Cancel::new());
+    watch_signals(Arc::clone(&cancel))?;
+    let executor = executor(&settings.isolation, settings.max_puzzle_size)?;
+    let bar = indicatif::ProgressBar::new((entries.len() * cases.len()) as u64);
+    let rows = contest::time_entries(
+        &entries,
+        &cases,
+        &plan,
+        &settings,
+        &executor,
+        &cancel,
+        &|_, _| bar.inc(1),
+    );
+    bar.finish_and_clear();
+    use harness::executor::Executor;
+    executor.finish();
+    env.load.1 = contest::load_average();
+    if let Some(reason) = cancel.reason().filter(|_| cancel.is_requested()) {
+        eprintln!("harness: the contest was stopped; no leaderboard written");
+        return Ok(ExitCode::from(match reason {
+            StopReason::Terminated => 143,
+            StopReason::Interrupted => 130,
+            StopReason::ReportFailed => 2,
+        }));
+    }
+    let mut standings: Vec<contest::Standing> = entries
+        .iter()
+        .zip(&rows)
+        .map(|(e, r)| contest::standing(&e.name, r, &names, &plan))
+        .collect();
+    contest::rank(&mut standings);
+    let shown = contest::shown_names(&standings, args.anonymize, args.me.as_deref());
+    let board = contest::leaderboard(&standings, &shown, &env, &plan, settings.jobs)?;
+    harness::export::write_atomically(&args.leaderboard, &board)?;
+    if let Some(path) = &args.scorecard {
+        let family = cases.first().map_or("", |c| c.job.family.name());
+        let (mut card, _) = Scorecard::open(path, Mode::Force, None)?;
+        for row in contest::median_rows(&standings, family) {
+            card.append(&row)?;
+        }
+    }
+    for w in env.warnings(settings.jobs) {
+        eprintln!("warning: {w}");
+    }
+    let _ = std::io::stdout().write_all(contest::table(&standings, &shown).as_bytes());
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `harness compare`: the changes between two scorecards; 1 if any

@@ -5,6 +5,7 @@ mod candidates;
 mod class;
 mod compare;
 mod conform;
+mod contest;
 mod gallery;
 mod gogen;
 mod grading;

@@ -1,0 +1,182 @@
+//! `harness contest` as a user runs it, on fixture entries of known
+//! relative speed: two copies of the reference solver, one that burns an
+//! extra 0.2 s of CPU first, one that solves nothing, one with no `run`.
+
+use super::support::{harness, replica, workspace};
+
+fn entries(dir: &std::path::Path) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let solver = replica("sbp-solver");
+    let root = dir.join("entries");
+    let scripts = [
+        ("fast", format!("#!/bin/sh\nexec {solver} \"$@\"\n")),
+        ("twin", format!("#!/bin/sh\nexec {solver} \"$@\"\n")),
+        (
+            "slow",
+            format!(
+                "#!/bin/sh\nend=$(( $(date +%s%N) + 200000000 ))\n\
+                 while [ \"$(date +%s%N)\" -lt \"$end\" ]; do :; done\nexec {solver} \"$@\"\n"
+            ),
+        ),
+        ("quits", "#!/bin/sh\nexit 1\n".to_string()),
+    ];
+    for (name, text) in scripts {
+        std::fs::create_dir_all(root.join(name)).unwrap();
+        let run = root.join(name).join("run");
+        std::fs::write(&run, text).unwrap();
+        std::fs::set_permissions(&run, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    std::fs::create_dir_all(root.join("empty")).unwrap();
+    root
+}
+
+#[test]
+fn entries_ranked_by_solved_then_par2() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = entries(dir.path());
+    let board = dir.path().join("board.csv");
+    let card = dir.path().join("medians.csv");
+    harness()
+        .current_dir(dir.path())
+        .args(["contest", "--entries"])
+        .arg(&root)
+        .arg("--suite")
+        .arg(workspace().join("suites/slidingblock/easy"))
+        .args([
+            "--filter",
+            "random.3x",
+            "--runs",
+            "3",
+            "--time-limit",
+            "10s",
+        ])
+        .args(["--uid-base", "64700", "--leaderboard"])
+        .arg(&board)
+        .arg("--scorecard")
+        .arg(&card)
+        .assert()
+        .code(0);
+    let text = std::fs::read_to_string(&board).unwrap();
+    assert!(
+        text.starts_with("# puzzlegrade contest leaderboard\n# cpu: "),
+        "{text}"
+    );
+    assert!(text.contains("# metric: cpu; runs: 3 after 1 warm-up; time limit: 10s"));
+    let mut reader = csv::ReaderBuilder::new()
+        .comment(Some(b'#'))
+        .from_reader(text.as_bytes());
+    let rows: Vec<Vec<String>> = reader
+        .records()
+        .map(|r| r.unwrap().iter().map(String::from).collect())
+        .collect();
+    let order: Vec<&str> = rows.iter().map(|r| r[1].as_str()).collect();
+    // The two copies of the reference first (in either order: they may
+    // tie), the 0.2 s one third, then the two that solve nothing, tied.
+    assert!(
+        order[..2].contains(&"fast") && order[..2].contains(&"twin"),
+        "{order:?}"
+    );
+    assert_eq!(&order[2..], ["slow", "empty", "quits"]);
+    assert!(["1", "2"].contains(&rows[1][0].as_str()));
+    assert_eq!(rows[2][0], "3");
+    assert_eq!((rows[3][0].as_str(), rows[4][0].as_str()), ("4", "4"));
+    // Two cases (random.3x3.0, random.3x4.1): solved by all but the last two.
+    assert_eq!(rows[2][2], "2");
+    let slow_par2: f64 = rows[2][3].parse().unwrap();
+    assert!((0.4..2.0).contains(&slow_par2), "{slow_par2}");
+    assert_eq!(rows[3][2], "0");
+    assert_eq!(rows[3][3], "40.000000", "2 x 10 s a case");
+    assert_eq!(rows[3][5], "unsolved");
+    // The medians scorecard: one row per entry and case, for compare.
+    let medians = super::support::read_scorecard(&card);
+    assert_eq!(medians.len(), 10);
+    let empty = medians.iter().find(|r| r["candidate"] == "empty").unwrap();
+    assert_eq!(empty["detail"], "empty: no executable `run` in its folder");
+    // compare reads leaderboards: a leaderboard against itself is no change.
+    harness()
+        .arg("compare")
+        .arg(&board)
+        .arg(&board)
+        .assert()
+        .code(0)
+        .stdout("10 cases in both; no change; nothing regressed\n");
+}
+
+#[test]
+fn anonymized_leaderboards_name_only_me() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = entries(dir.path());
+    let board = dir.path().join("board.csv");
+    harness()
+        .args(["contest", "--entries"])
+        .arg(&root)
+        .arg("--suite")
+        .arg(workspace().join("suites/slidingblock/easy"))
+        .args(["--filter", "random.3x3", "--runs", "1", "--warmup", "0"])
+        .args([
+            "--anonymize",
+            "--me",
+            "slow",
+            "--uid-base",
+            "64800",
+            "--leaderboard",
+        ])
+        .arg(&board)
+        .assert()
+        .code(0)
+        .stdout(predicates::str::contains("slow"))
+        .stdout(predicates::str::contains("fast").count(0))
+        .stdout(predicates::str::contains("entry-1"));
+    let text = std::fs::read_to_string(&board).unwrap();
+    assert!(!text.contains("quits") && text.contains(",slow,"), "{text}");
+}
+
+#[test]
+fn checkers_are_timed_on_the_reference_move_lists() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("entries");
+    std::fs::create_dir_all(root.join("ours")).unwrap();
+    let run = root.join("ours/run");
+    std::fs::write(
+        &run,
+        format!("#!/bin/sh\nexec {} \"$@\"\n", replica("sbp-checker")),
+    )
+    .unwrap();
+    std::fs::set_permissions(&run, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let board = dir.path().join("board.csv");
+    harness()
+        .args(["contest", "--role", "checker", "--entries"])
+        .arg(&root)
+        .arg("--suite")
+        .arg(workspace().join("suites/slidingblock/hard"))
+        .args([
+            "--filter",
+            "pennant",
+            "--runs",
+            "2",
+            "--uid-base",
+            "64900",
+            "--leaderboard",
+        ])
+        .arg(&board)
+        .assert()
+        .code(0);
+    let text = std::fs::read_to_string(&board).unwrap();
+    let last = text.lines().last().unwrap();
+    assert!(
+        last.starts_with("1,ours,4,"),
+        "all four pennants checked: {last}"
+    );
+    // Lights Out has no Checker program.
+    harness()
+        .args(["contest", "--role", "checker", "--entries"])
+        .arg(&root)
+        .arg("--suite")
+        .arg(workspace().join("suites/lightsout/easy"))
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "--role checker times sliding-block Checkers",
+        ));
+}
