@@ -30,6 +30,9 @@ pub enum Command {
     /// Time contest entries: every case several times after warm-up runs,
     /// ranked by cases solved then PAR-2, ties inside the noise.
     Contest(Box<ContestArgs>),
+    /// One self-contained HTML page from scorecards: summaries, a cactus
+    /// plot, a bar chart, a sortable table, replays of wrong answers.
+    Report(ReportArgs),
     /// What changed between two scorecards (or class runs, or contest
     /// leaderboards), case by case; exit 1 when anything regressed.
     Compare(CompareArgs),
@@ -196,6 +199,11 @@ pub struct GradeArgs {
     /// The largest puzzle file read.
     #[arg(long, default_value = "64MiB")]
     pub max_puzzle_size: ByteSize,
+    /// Keep each case's stdout and stderr (as captured, within the caps)
+    /// in DIR/<candidate>/<suite>/<case>.stdout and .stderr, for
+    /// `harness report`'s replays.
+    #[arg(long, value_name = "DIR")]
+    pub keep_output: Option<PathBuf>,
 }
 
 /// Options of `harness conform`.
@@ -333,4 +341,27 @@ pub struct ContestArgs {
     /// How entries are kept from harming the run.
     #[command(flatten)]
     pub sandbox: IsolationArgs,
+}
+
+/// Options of `harness report`.
+#[derive(Args, Debug, Clone)]
+pub struct ReportArgs {
+    /// Scorecards (or contest leaderboards) to show together.
+    #[arg(required = true)]
+    pub scorecards: Vec<PathBuf>,
+    /// Where the page goes.
+    #[arg(long, value_name = "FILE", default_value = "report.html")]
+    pub html: PathBuf,
+    /// The suites graded (their puzzle files draw the replays). Repeatable.
+    #[arg(long = "suite", value_name = "DIR")]
+    pub suites: Vec<PathBuf>,
+    /// The folder `grade --keep-output` kept the outputs in (replays).
+    #[arg(long, value_name = "DIR")]
+    pub outputs: Option<PathBuf>,
+    /// The course config of a class run (its points table).
+    #[arg(long, value_name = "FILE")]
+    pub course: Option<PathBuf>,
+    /// The page's title.
+    #[arg(long, default_value = "puzzlegrade report")]
+    pub title: String,
 }

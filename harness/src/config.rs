@@ -90,6 +90,8 @@ pub struct Settings {
     pub allow_outside_suite: bool,
     /// The largest puzzle file read.
     pub max_puzzle_size: u64,
+    /// Where each case's stdout and stderr are kept, if anywhere.
+    pub keep_output: Option<PathBuf>,
     /// How candidates are kept from harming the run.
     pub isolation: Isolation,
 }
@@ -243,6 +245,7 @@ impl Settings {
             },
             allow_outside_suite: args.allow_outside_suite,
             max_puzzle_size: args.max_puzzle_size.as_u64(),
+            keep_output: args.keep_output.as_ref().map(|d| cwd.join(d)),
             isolation,
         })
     }

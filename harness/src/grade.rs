@@ -63,7 +63,61 @@ pub fn grade(
     };
     let run = executor.execute(&spec, limits, cancel);
     fill(&mut row, case.as_ref(), &run, limits);
+    if let Some(dir) = &settings.keep_output
+        && let Err(e) = keep(dir, &row, &run)
+    {
+        append(&mut row.detail, &format!("output not kept: {e}"));
+    }
     row
+}
+
+/// Where `--keep-output DIR` keeps a row's stdout and stderr:
+/// `DIR/<candidate>/<suite>/<case>.stdout` and `.stderr`, every path part
+/// made safe (no `..`, no separators of its own).
+pub fn output_files(dir: &Path, candidate: &str, suite: &str, case: &str) -> (PathBuf, PathBuf) {
+    let base = output_path(dir, candidate, suite, case);
+    let with = |ext: &str| {
+        let mut s = base.as_os_str().to_owned();
+        s.push(".");
+        s.push(ext);
+        PathBuf::from(s)
+    };
+    (with("stdout"), with("stderr"))
+}
+
+fn output_path(dir: &Path, candidate: &str, suite: &str, case: &str) -> PathBuf {
+    let safe = |s: &str| -> String {
+        let t: String = s
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "._+-".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        if t.is_empty() || t.chars().all(|c| c == '.') {
+            format!("_{t}")
+        } else {
+            t
+        }
+    };
+    let mut p = dir.join(safe(candidate));
+    for part in suite.split('/') {
+        p.push(safe(part));
+    }
+    p.push(safe(case));
+    p
+}
+
+fn keep(dir: &Path, row: &Row, run: &RunResult) -> std::io::Result<()> {
+    let (out, err) = output_files(dir, &row.candidate, &row.suite, &row.case);
+    if let Some(parent) = out.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::write(out, &run.stdout.bytes)?;
+    std::fs::write(err, &run.stderr.bytes)
 }
 
 /// The job's puzzle, checked and loaded, or why it cannot be used.

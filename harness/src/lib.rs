@@ -22,6 +22,7 @@ pub mod event;
 pub mod executor;
 pub mod export;
 pub mod grade;
+pub mod html;
 pub mod outcome;
 pub mod report;
 pub mod schedule;

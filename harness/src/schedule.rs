@@ -171,6 +171,7 @@ pub(crate) mod tests {
             },
             allow_outside_suite: false,
             max_puzzle_size: 64 << 20,
+            keep_output: None,
             isolation: crate::executor::isolate::Isolation::default(),
         }
     }

@@ -151,6 +151,14 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
         .with_context(|| format!("cannot write in {}", dir.display()))?;
     tmp.write_all(bytes)
         .with_context(|| format!("cannot write {}", path.display()))?;
+    // A report is for reading: rw-r--r-- like any file made here (the
+    // temporary file would keep rw-------).
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = tmp
+            .as_file()
+            .set_permissions(std::fs::Permissions::from_mode(0o644));
+    }
     tmp.persist(path)
         .with_context(|| format!("cannot replace {}", path.display()))?;
     Ok(())

@@ -11,5 +11,6 @@ mod gogen;
 mod grading;
 mod lifecycle;
 mod misbehaving;
+mod report;
 mod slidingblock;
 mod support;
