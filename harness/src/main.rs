@@ -73,10 +73,7 @@ fn grade_command(args: &GradeArgs) -> anyhow::Result<ExitCode> {
     )?;
     let (scorecard, kept) =
         Scorecard::open(&outputs.scorecard, outputs.mode, Some(&settings.label))?;
-    let screen: Box<dyn Sink> = match outputs.format {
-        Format::Human => Box::new(Terminal::new(&settings.label)),
-        Format::Json => Box::new(JsonLines),
-    };
+    let screen = screen(outputs.format, &settings.label);
     let mut sinks = vec![screen, Box::new(scorecard) as Box<dyn Sink>];
     if !outputs.exports.is_empty() {
         sinks.push(Box::new(Exports::new(
@@ -128,10 +125,7 @@ fn class_command(args: &GradeArgs, course_path: &std::path::Path) -> anyhow::Res
     let submissions = args.submissions.clone().unwrap_or_default();
     let (scorecard, kept) = Scorecard::open(&outputs.scorecard, outputs.mode, None)?;
     let label = course.file.name.clone();
-    let screen: Box<dyn Sink> = match outputs.format {
-        Format::Human => Box::new(Terminal::new(&label)),
-        Format::Json => Box::new(JsonLines),
-    };
+    let screen = screen(outputs.format, &label);
     let mut sinks = vec![screen, Box::new(scorecard) as Box<dyn Sink>];
     let (gradescope, others): (Vec<_>, Vec<_>) = outputs
         .exports
@@ -202,10 +196,7 @@ fn conform_command(args: &ConformArgs) -> anyhow::Result<ExitCode> {
     let dir = tempfile::tempdir().context("cannot make the battery's folder")?;
     let cases = harness::conform::battery(family.name(), args.role, dir.path())?;
     let (scorecard, _) = Scorecard::open(&args.scorecard, Mode::Force, Some(&label))?;
-    let screen: Box<dyn Sink> = match args.format {
-        Format::Human => Box::new(Terminal::new(&label)),
-        Format::Json => Box::new(JsonLines),
-    };
+    let screen = screen(args.format, &label);
     let mut reporter = Reporter::new(vec![screen, Box::new(scorecard)]);
     let limits = Limits {
         time: args.time_limit,
@@ -419,6 +410,14 @@ fn compare_command(args: &harness::cli::CompareArgs) -> anyhow::Result<ExitCode>
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// What the terminal shows: progress and summaries, or JSON lines.
+fn screen(format: Format, label: &str) -> Box<dyn Sink> {
+    match format {
+        Format::Human => Box::new(Terminal::new(label)),
+        Format::Json => Box::new(JsonLines),
+    }
 }
 
 /// The process executor with the guard and `isolation`.

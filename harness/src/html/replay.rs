@@ -47,16 +47,11 @@ pub fn replay(family: &str, files: &[PathBuf], stdout: &[u8]) -> Option<Replay> 
 }
 
 fn lightsout(file: &Path, stdout: &[u8]) -> Option<Replay> {
-    use reference::lightsout::{Cell, parse_move, read_board};
+    use reference::lightsout::{format_board, parse_move, read_board};
     let mut board = read_board(file).ok()?;
+    // The board file's rows, without its `WxH` header.
     let rows = |b: &reference::lightsout::Board| -> Vec<String> {
-        (0..b.height())
-            .map(|row| {
-                (0..b.width())
-                    .map(|col| if b.get(Cell { row, col }) { '#' } else { 'O' })
-                    .collect()
-            })
-            .collect()
+        format_board(b).lines().skip(1).map(String::from).collect()
     };
     let mut frames = vec![Frame {
         step: "start".into(),

@@ -192,14 +192,12 @@ pub const RAND_BOARD: Question = Question {
     },
 };
 
-/// A board's rows of `#` and `O`.
+/// A board's rows of `#` and `O` (its board file without the header).
 pub fn rows(b: &Board) -> Vec<String> {
-    (0..b.height())
-        .map(|row| {
-            (0..b.width())
-                .map(|col| if b.get(Cell { row, col }) { '#' } else { 'O' })
-                .collect()
-        })
+    reference::lightsout::format_board(b)
+        .lines()
+        .skip(1)
+        .map(String::from)
         .collect()
 }
 
