@@ -200,7 +200,7 @@ pub struct GradeArgs {
     #[arg(long, default_value = "64MiB")]
     pub max_puzzle_size: ByteSize,
     /// Keep each case's stdout and stderr (as captured, within the caps)
-    /// in DIR/<candidate>/<suite>/<case>.stdout and .stderr, for
+    /// in `DIR/<candidate>/<suite>/<case>.stdout` and `.stderr`, for
     /// `harness report`'s replays.
     #[arg(long, value_name = "DIR")]
     pub keep_output: Option<PathBuf>,
