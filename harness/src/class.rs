@@ -411,12 +411,13 @@ fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<()> {
 }
 
 /// A submission ready to run, or its build row.
-struct Built {
-    sub: Submission,
+pub struct Built {
+    /// The submission.
+    pub sub: Submission,
     /// The built copy, when the build succeeded.
-    dir: Option<PathBuf>,
+    pub dir: Option<PathBuf>,
     /// Its build row.
-    row: Row,
+    pub row: Row,
 }
 
 /// Copies and builds one submission on job slot `slot` (the `n`th).
@@ -577,6 +578,70 @@ fn last_lines(stderr: &[u8], stdout: &[u8]) -> String {
     }
 }
 
+/// A scratch folder for a class's copies and builds, readable by every
+/// slot's user: beside the cases' scratch folders (tmpfs where cases are
+/// charged to a memory cgroup), as many small files come and go.
+pub fn work_dir(executor: &dyn Executor) -> anyhow::Result<tempfile::TempDir> {
+    use std::os::unix::fs::PermissionsExt;
+    let base = crate::executor::isolate::scratch_base(executor.label().contains("cgroup"));
+    let work = tempfile::Builder::new()
+        .prefix("puzzlegrade-class-")
+        .tempdir_in(&base)
+        .or_else(|_| {
+            tempfile::Builder::new()
+                .prefix("puzzlegrade-class-")
+                .tempdir()
+        })
+        .context("cannot make the class's scratch folder")?;
+    std::fs::set_permissions(work.path(), std::fs::Permissions::from_mode(0o755))?;
+    Ok(work)
+}
+
+/// Builds `subs` (each with its number, for its scratch folder's name) in
+/// parallel on the job slots; `None` for one a stop request left unbuilt.
+pub fn build_all(
+    course: &Course,
+    subs: &[(usize, &Submission)],
+    work: &Path,
+    settings: &Settings,
+    executor: &dyn Executor,
+    cancel: &Cancel,
+) -> Vec<Option<Built>> {
+    let mut builds: Vec<Option<Built>> = Vec::new();
+    builds.resize_with(subs.len(), || None);
+    let next = AtomicUsize::new(0);
+    let results = std::sync::Mutex::new(&mut builds);
+    let workers = settings.jobs.clamp(1, subs.len().max(1));
+    std::thread::scope(|scope| {
+        for slot in 0..workers {
+            let (next, results) = (&next, &results);
+            scope.spawn(move || {
+                loop {
+                    if cancel.is_requested() {
+                        break;
+                    }
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(&(n, sub)) = subs.get(i) else { break };
+                    let b = build(
+                        sub,
+                        course,
+                        work,
+                        &settings.limits,
+                        executor,
+                        cancel,
+                        slot,
+                        n,
+                    );
+                    if let Ok(mut r) = results.lock() {
+                        r[i] = Some(b);
+                    }
+                }
+            });
+        }
+    });
+    builds
+}
+
 /// One unit of work of the case phase.
 enum Work<'a> {
     Case(Job),
@@ -613,22 +678,7 @@ pub fn run_class(
     on_event: &mut dyn FnMut(Event),
 ) -> anyhow::Result<ClassResult> {
     let start = Instant::now();
-    // Beside the cases' scratch folders (tmpfs where cases are charged to
-    // a memory cgroup): many small files are written and removed.
-    let base = crate::executor::isolate::scratch_base(executor.label().contains("cgroup"));
-    let work = tempfile::Builder::new()
-        .prefix("puzzlegrade-class-")
-        .tempdir_in(&base)
-        .or_else(|_| {
-            tempfile::Builder::new()
-                .prefix("puzzlegrade-class-")
-                .tempdir()
-        })
-        .context("cannot make the class's scratch folder")?;
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(work.path(), std::fs::Permissions::from_mode(0o755))?;
-    }
+    let work = work_dir(executor)?;
     let subs = submissions(dir, &work.path().join("unpacked"))?;
     allow_everyone(&work.path().join("unpacked"));
     let plan = Plan::new(course, work.path(), settings.filter.as_deref())?;
@@ -676,42 +726,7 @@ pub fn run_class(
     });
 
     // Builds, in parallel on the job slots.
-    let mut builds: Vec<Option<Built>> = Vec::new();
-    builds.resize_with(to_build.len(), || None);
-    {
-        let next = AtomicUsize::new(0);
-        let results = std::sync::Mutex::new(&mut builds);
-        let workers = settings.jobs.clamp(1, to_build.len().max(1));
-        std::thread::scope(|scope| {
-            for slot in 0..workers {
-                let (next, results, to_build, work) = (&next, &results, &to_build, work.path());
-                scope.spawn(move || {
-                    loop {
-                        if cancel.is_requested() {
-                            break;
-                        }
-                        let i = next.fetch_add(1, Ordering::SeqCst);
-                        let Some(&(n, sub)) = to_build.get(i) else {
-                            break;
-                        };
-                        let b = build(
-                            sub,
-                            course,
-                            work,
-                            &settings.limits,
-                            executor,
-                            cancel,
-                            slot,
-                            n,
-                        );
-                        if let Ok(mut r) = results.lock() {
-                            r[i] = Some(b);
-                        }
-                    }
-                });
-            }
-        });
-    }
+    let builds = build_all(course, &to_build, work.path(), settings, executor, cancel);
     let mut rows: Vec<Row> = kept.to_vec();
     let mut ready: Vec<(Submission, PathBuf)> = Vec::new();
     for (i, built) in builds.into_iter().enumerate() {

@@ -295,9 +295,14 @@ pub struct IsolationArgs {
 #[derive(Args, Debug, Clone)]
 pub struct ContestArgs {
     /// The entries: one folder each, holding an executable `run` (run in
-    /// its folder with the case's files appended).
+    /// its folder with the case's files appended); with --course, each a
+    /// submission (folder or archive) built and run as the course does.
     #[arg(long, value_name = "DIR")]
     pub entries: PathBuf,
+    /// Build and run each entry as this course config does for a
+    /// submission (its first part judged by the family's contract).
+    #[arg(long, value_name = "FILE")]
+    pub course: Option<PathBuf>,
     /// The contest's suites (as for grade). Repeatable.
     #[arg(long = "suite", value_name = "DIR", required = true)]
     pub suites: Vec<PathBuf>,

@@ -68,6 +68,46 @@ pub fn entries(dir: &Path) -> anyhow::Result<Vec<Entry>> {
     Ok(out)
 }
 
+/// The entries of a course's submissions, as built by
+/// [`crate::class::build_all`]: each runs the course's first part judged by
+/// the family's contract; one that did not build solves nothing.
+pub fn built_entries(
+    course: &crate::course::Course,
+    subs: &[crate::class::Submission],
+    built: Vec<Option<crate::class::Built>>,
+) -> anyhow::Result<Vec<Entry>> {
+    use crate::course::{PartKind, Paths, fill_command};
+    let Some(part) = course
+        .parts
+        .iter()
+        .find(|p| matches!(p.kind, PartKind::Suites(g) if g.name() == course.family.name()))
+    else {
+        bail!(
+            "{}: no part runs the family's suites: nothing to time",
+            course.path.display()
+        );
+    };
+    Ok(subs
+        .iter()
+        .zip(built)
+        .map(|(sub, b)| {
+            let candidate = match b {
+                Some(crate::class::Built { dir: Some(dir), .. }) => Ok(Candidate::Command {
+                    argv: fill_command(&part.file.command, &dir, course.dir()),
+                    workdir: dir,
+                    relative: part.file.paths == Paths::Relative,
+                }),
+                Some(b) => Err(format!("{}: {}", b.row.verdict, b.row.detail)),
+                None => Err("not built: the contest was stopped".into()),
+            };
+            Entry {
+                name: sub.id.clone(),
+                candidate,
+            }
+        })
+        .collect())
+}
+
 /// How a contest is run and ranked.
 #[derive(Debug, Clone, Copy)]
 pub struct Plan {

@@ -239,7 +239,6 @@ fn contest_command(args: &harness::cli::ContestArgs) -> anyhow::Result<ExitCode>
             reference::family::family(name).with_context(|| format!("unknown family {name:?}"))?,
         ),
     };
-    let entries = contest::entries(&args.entries)?;
     let jobs = harness::discover::discover(&args.suites, family, args.filter.as_deref())?;
     let moves = tempfile::tempdir().context("cannot make a folder for the move lists")?;
     {
@@ -286,6 +285,27 @@ fn contest_command(args: &harness::cli::ContestArgs) -> anyhow::Result<ExitCode>
     let cancel = Arc::new(Cancel::new());
     watch_signals(Arc::clone(&cancel))?;
     let executor = executor(&settings.isolation, settings.max_puzzle_size)?;
+    // Entries with a `run`, or submissions built as the course does (the
+    // builds' folder lives until the contest is over).
+    let (entries, _work) = match &args.course {
+        None => (contest::entries(&args.entries)?, None),
+        Some(path) => {
+            let course = Course::load(path)?;
+            let work = harness::class::work_dir(&executor)?;
+            let subs = harness::class::submissions(&args.entries, &work.path().join("unpacked"))?;
+            let numbered: Vec<(usize, &harness::class::Submission)> =
+                subs.iter().enumerate().collect();
+            let built = harness::class::build_all(
+                &course,
+                &numbered,
+                work.path(),
+                &settings,
+                &executor,
+                &cancel,
+            );
+            (contest::built_entries(&course, &subs, built)?, Some(work))
+        }
+    };
     let bar = indicatif::ProgressBar::new((entries.len() * cases.len()) as u64);
     let rows = contest::time_entries(
         &entries,

@@ -187,3 +187,62 @@ fn checkers_are_timed_on_the_reference_move_lists() {
             "--role checker times sliding-block Checkers",
         ));
 }
+
+#[test]
+fn course_submissions_are_built_and_timed_as_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let board = dir.path().join("board.csv");
+    let card = dir.path().join("medians.csv");
+    harness()
+        .args(["contest", "--course"])
+        .arg(workspace().join("courses/cmu15122-lightsout.toml"))
+        .arg("--entries")
+        .arg(workspace().join("harness/tests/fixtures/classes/cmu15122"))
+        .arg("--suite")
+        .arg(workspace().join("suites/lightsout/easy"))
+        .args([
+            "--filter",
+            "3x2",
+            "--runs",
+            "1",
+            "--warmup",
+            "0",
+            "--time-limit",
+            "3s",
+        ])
+        .args(["--uid-base", "65100", "--leaderboard"])
+        .arg(&board)
+        .arg("--scorecard")
+        .arg(&card)
+        .assert()
+        .code(0);
+    let text = std::fs::read_to_string(&board).unwrap();
+    let solved: Vec<(String, String)> = text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("rank"))
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[1].to_string(), f[2].to_string())
+        })
+        .collect();
+    // Three 3x2 boards, two of them unsolvable: exit0 gets those wrong,
+    // the shell entry the solvable one, broken does not build.
+    let of = |who: &str| solved.iter().find(|(e, _)| e == who).unwrap().1.clone();
+    assert_eq!(
+        (
+            of("perfect"),
+            of("slow"),
+            of("exit0"),
+            of("shell"),
+            of("broken")
+        ),
+        ("3".into(), "3".into(), "1".into(), "2".into(), "0".into())
+    );
+    let rows = super::support::read_scorecard(&card);
+    let broken = rows.iter().find(|r| r["candidate"] == "broken").unwrap();
+    assert!(
+        broken["detail"].starts_with("compile-error: build exit 2: "),
+        "{}",
+        broken["detail"]
+    );
+}
