@@ -679,7 +679,10 @@ pub fn run_class(
 ) -> anyhow::Result<ClassResult> {
     let start = Instant::now();
     let work = work_dir(executor)?;
-    let subs = submissions(dir, &work.path().join("unpacked"))?;
+    let mut subs = submissions(dir, &work.path().join("unpacked"))?;
+    if let Some(shard) = settings.shard {
+        subs = crate::shard::submissions(subs, shard, settings.shard_costs.as_deref());
+    }
     allow_everyone(&work.path().join("unpacked"));
     let plan = Plan::new(course, work.path(), settings.filter.as_deref())?;
     let keys = plan.keys(course);

@@ -33,6 +33,9 @@ pub enum Command {
     /// One self-contained HTML page from scorecards: summaries, a cactus
     /// plot, a bar chart, a sortable table, replays of wrong answers.
     Report(ReportArgs),
+    /// Join the scorecards of a sharded run (`grade --shard K/N`) into one,
+    /// naming rows found twice or missing; recompute a class's points.
+    Merge(MergeArgs),
     /// What changed between two scorecards (or class runs, or contest
     /// leaderboards), case by case; exit 1 when anything regressed.
     Compare(CompareArgs),
@@ -199,6 +202,15 @@ pub struct GradeArgs {
     /// The largest puzzle file read.
     #[arg(long, default_value = "64MiB")]
     pub max_puzzle_size: ByteSize,
+    /// Grade only the K-th of N deterministic, cost-balanced parts of the
+    /// work (by case; a class by submission), for a cluster or several
+    /// machines; `harness merge` joins the shards' scorecards.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<crate::shard::Shard>,
+    /// A previous scorecard whose times balance the shards (default: the
+    /// puzzle files' sizes; a class's submissions evenly).
+    #[arg(long, value_name = "FILE", requires = "shard")]
+    pub shard_costs: Option<PathBuf>,
     /// Keep each case's stdout and stderr (as captured, within the caps)
     /// in `DIR/<candidate>/<suite>/<case>.stdout` and `.stderr`, for
     /// `harness report`'s replays.
@@ -369,4 +381,38 @@ pub struct ReportArgs {
     /// The page's title.
     #[arg(long, default_value = "puzzlegrade report")]
     pub title: String,
+}
+
+/// Options of `harness merge`.
+#[derive(Args, Debug, Clone)]
+pub struct MergeArgs {
+    /// The merged scorecard.
+    pub out: PathBuf,
+    /// The shards' scorecards.
+    #[arg(required = true)]
+    pub shards: Vec<PathBuf>,
+    /// The run's suites (as given to grade): rows missing are named.
+    #[arg(long = "suite", value_name = "DIR")]
+    pub suites: Vec<PathBuf>,
+    /// As given to grade.
+    #[arg(long)]
+    pub family: Option<String>,
+    /// As given to grade.
+    #[arg(long)]
+    pub filter: Option<String>,
+    /// A class run's course config (as given to grade).
+    #[arg(long, value_name = "FILE", requires = "submissions")]
+    pub course: Option<PathBuf>,
+    /// A class run's submissions (as given to grade).
+    #[arg(long, value_name = "DIR", requires = "course")]
+    pub submissions: Option<PathBuf>,
+    /// A class run's summary, recomputed from every shard's rows.
+    #[arg(long, value_name = "FILE", requires = "course")]
+    pub summary: Option<PathBuf>,
+    /// A class run's Gradescope results, as gradescope:DIR.
+    #[arg(long = "export", value_name = "gradescope:DIR", requires = "course")]
+    pub exports: Vec<String>,
+    /// Replace OUT if it exists.
+    #[arg(long)]
+    pub force: bool,
 }

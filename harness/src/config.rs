@@ -92,6 +92,10 @@ pub struct Settings {
     pub max_puzzle_size: u64,
     /// Where each case's stdout and stderr are kept, if anywhere.
     pub keep_output: Option<PathBuf>,
+    /// Only this part of the work.
+    pub shard: Option<crate::shard::Shard>,
+    /// What balances the shards.
+    pub shard_costs: Option<std::sync::Arc<crate::shard::Costs>>,
     /// How candidates are kept from harming the run.
     pub isolation: Isolation,
 }
@@ -246,6 +250,14 @@ impl Settings {
             allow_outside_suite: args.allow_outside_suite,
             max_puzzle_size: args.max_puzzle_size.as_u64(),
             keep_output: args.keep_output.as_ref().map(|d| cwd.join(d)),
+            shard: args.shard,
+            shard_costs: match &args.shard_costs {
+                None => None,
+                Some(p) => Some(std::sync::Arc::new(crate::shard::Costs::from_rows(
+                    &crate::compare::read(p)
+                        .with_context(|| format!("--shard-costs {}", p.display()))?,
+                ))),
+            },
             isolation,
         })
     }

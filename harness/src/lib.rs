@@ -23,9 +23,11 @@ pub mod executor;
 pub mod export;
 pub mod grade;
 pub mod html;
+pub mod merge;
 pub mod outcome;
 pub mod report;
 pub mod schedule;
+pub mod shard;
 
 use crate::cancel::Cancel;
 use crate::config::Settings;

@@ -172,6 +172,8 @@ pub(crate) mod tests {
             allow_outside_suite: false,
             max_puzzle_size: 64 << 20,
             keep_output: None,
+            shard: None,
+            shard_costs: None,
             isolation: crate::executor::isolate::Isolation::default(),
         }
     }

@@ -12,5 +12,6 @@ mod grading;
 mod lifecycle;
 mod misbehaving;
 mod report;
+mod shard;
 mod slidingblock;
 mod support;
