@@ -36,6 +36,9 @@ pub enum Command {
     /// Join the scorecards of a sharded run (`grade --shard K/N`) into one,
     /// naming rows found twice or missing; recompute a class's points.
     Merge(MergeArgs),
+    /// Write (and with --submit, submit) the Slurm job array of a sharded
+    /// grading run and the merge job that waits for it.
+    Slurm(Box<SlurmArgs>),
     /// What changed between two scorecards (or class runs, or contest
     /// leaderboards), case by case; exit 1 when anything regressed.
     Compare(CompareArgs),
@@ -415,4 +418,43 @@ pub struct MergeArgs {
     /// Replace OUT if it exists.
     #[arg(long)]
     pub force: bool,
+}
+
+/// Options of `harness slurm`.
+#[derive(Args, Debug, Clone)]
+pub struct SlurmArgs {
+    /// A class: the course config (with --submissions).
+    #[arg(long, value_name = "FILE", requires = "submissions")]
+    pub course: Option<PathBuf>,
+    /// A class: its submissions.
+    #[arg(long, value_name = "DIR", requires = "course")]
+    pub submissions: Option<PathBuf>,
+    /// The suites (with --course: replacing the course's). Repeatable.
+    #[arg(long = "suite", value_name = "DIR")]
+    pub suites: Vec<PathBuf>,
+    /// How many shards (array tasks).
+    #[arg(long)]
+    pub shards: NonZeroUsize,
+    /// Array tasks running at once (the array's %M).
+    #[arg(long)]
+    pub max_running: Option<NonZeroUsize>,
+    /// Cases at once per task (its --cpus-per-task).
+    #[arg(long, default_value = "1")]
+    pub jobs: NonZeroUsize,
+    /// The Slurm partition.
+    #[arg(long)]
+    pub partition: Option<String>,
+    /// Each task's Slurm time limit (`02:00:00`).
+    #[arg(long)]
+    pub time: Option<String>,
+    /// Where the scripts, logs, shard scorecards and results go.
+    #[arg(long, default_value = "slurm")]
+    pub out: PathBuf,
+    /// Submit the array and the merge (sbatch) once written.
+    #[arg(long)]
+    pub submit: bool,
+    /// More `harness grade` options for every task (after --: limits,
+    /// --filter, --cpu-limit, ...).
+    #[arg(last = true)]
+    pub grade_options: Vec<String>,
 }

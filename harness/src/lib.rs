@@ -28,6 +28,7 @@ pub mod outcome;
 pub mod report;
 pub mod schedule;
 pub mod shard;
+pub mod slurm;
 
 use crate::cancel::Cancel;
 use crate::config::Settings;

@@ -181,3 +181,47 @@ fn a_sharded_class_merges_to_the_same_points() {
         .code(1)
         .stderr(predicates::str::contains("row(s) missing:"));
 }
+
+#[test]
+fn slurm_scripts_are_written_for_the_admin() {
+    let dir = tempfile::tempdir().unwrap();
+    harness()
+        .current_dir(dir.path())
+        .args([
+            "slurm",
+            "--shards",
+            "3",
+            "--max-running",
+            "2",
+            "--jobs",
+            "2",
+        ])
+        .args(["--partition", "batch", "--out", "run", "--suite"])
+        .arg(workspace().join("suites/lightsout"))
+        .args(["--", "--time-limit", "10s"])
+        .assert()
+        .code(0)
+        .stdout(predicates::str::contains("(3 array tasks)"));
+    let run = dir.path().join("run").canonicalize().unwrap();
+    let grade = std::fs::read_to_string(run.join("grade.sbatch")).unwrap();
+    assert!(grade.contains("#SBATCH --array=0-2%2\n#SBATCH --cpus-per-task=2\n"));
+    assert!(
+        grade.contains(" --time-limit 10s --shard \"$k/3\" --jobs 2 "),
+        "{grade}"
+    );
+    let merge = std::fs::read_to_string(run.join("merge.sbatch")).unwrap();
+    assert!(
+        merge.contains(&format!("{}/shards/shard-3.csv --suite", run.display())),
+        "{merge}"
+    );
+    assert!(run.join("submit.sh").is_file() && run.join("logs").is_dir());
+    // Nothing to grade: a usage error.
+    harness()
+        .current_dir(dir.path())
+        .args(["slurm", "--shards", "2"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "give --course and --submissions, or --suite",
+        ));
+}
