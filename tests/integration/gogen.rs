@@ -258,7 +258,7 @@ fn corpus_puzzles_solve_and_wrong_solutions_are_rejected() {
 #[test]
 fn bundled_suites_match_their_listings() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("suites/gogen");
-    for (level, files) in [("easy", 1), ("hard", 2), ("solved", 1)] {
+    for (level, files) in [("easy", 1), ("hard", 2), ("solved", 1), ("newspaper", 1)] {
         let dir = root.join(level);
         let mut listing = csv::Reader::from_path(dir.join(format!("{level}.csv"))).unwrap();
         let mut rows = 0;
@@ -281,6 +281,7 @@ fn bundled_suites_match_their_listings() {
         let want = match level {
             "easy" => 16,
             "solved" => 6,
+            "newspaper" => 12,
             _ => 24,
         };
         assert_eq!(rows, want, "{level}");
@@ -305,4 +306,63 @@ fn odd_but_well_formed_words() {
         .assert()
         .code(1)
         .stdout("");
+}
+
+#[test]
+fn evening_standard_puzzles_in_the_newspaper_form() {
+    let Some(dir) = corpus("evening-standard-gogen") else {
+        return;
+    };
+    let mut listing = csv::Reader::from_path(dir.join("expected.csv")).unwrap();
+    let mut seen = std::collections::BTreeMap::new();
+    for row in listing.records() {
+        let row = row.unwrap();
+        let (file, expect) = (dir.join(&row[0]), row[1].to_string());
+        let out = bin("gogen-solver")
+            .arg("--unique")
+            .arg(&file)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        match expect.as_str() {
+            "unique" => {
+                assert_eq!(out.status.code(), Some(0), "{}", &row[0]);
+                assert_eq!(
+                    stderr, "gogen-solver: the solution is unique\n",
+                    "{}",
+                    &row[0]
+                );
+                bin("gogen-checker")
+                    .arg(&file)
+                    .write_stdin(out.stdout)
+                    .assert()
+                    .code(0);
+            }
+            "unsolvable" => assert_eq!(out.status.code(), Some(1), "{}", &row[0]),
+            "malformed" => {
+                assert_eq!(out.status.code(), Some(4), "{}", &row[0]);
+                assert!(stderr.contains(": line "), "a line is named: {stderr}");
+            }
+            other => panic!("unknown outcome {other}"),
+        }
+        *seen.entry(expect).or_insert(0) += 1;
+    }
+    let counts: Vec<(String, i32)> = seen.into_iter().collect();
+    assert_eq!(
+        counts,
+        [
+            ("malformed".to_string(), 1),
+            ("unique".to_string(), 46),
+            ("unsolvable".to_string(), 2)
+        ]
+    );
+    // The typo named exactly: 39.txt gives the letter D twice.
+    bin("gogen-solver")
+        .arg(dir.join("39.txt"))
+        .assert()
+        .code(4)
+        .stderr(format!(
+            "gogen-solver: {}: line 3: letter D is given twice (also on line 2)\n",
+            dir.join("39.txt").display()
+        ));
 }

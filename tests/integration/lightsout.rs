@@ -271,9 +271,9 @@ fn puzzlegen_regenerates_the_bundled_suites_byte_for_byte() {
     assert_eq!(ours, files(out.path()), "the same files");
     assert_eq!(
         ours.len(),
-        36 + 40 + 3 + 2 * 30 + 2 + 16 + 6 + 2 * 24 + 3,
+        36 + 40 + 3 + 2 * 30 + 2 + 16 + 6 + 12 + 2 * 24 + 4,
         "lightsout boards (easy, hard, 5x5), sliding trays and goals, gogen puzzles \
-         (easy, solved, hard), listings"
+         (easy, solved, newspaper, hard), listings"
     );
     for f in &ours {
         assert_eq!(

@@ -26,9 +26,10 @@ fn bundled_suites_with_the_reference_are_all_accepted() {
         .stdout(predicate::str::contains("gogen/easy: 16/16 accepted"))
         .stdout(predicate::str::contains("gogen/hard: 24/24 accepted"))
         .stdout(predicate::str::contains("gogen/solved: 6/6 accepted"))
-        .stdout(predicate::str::contains("reference: 152/152 accepted"));
+        .stdout(predicate::str::contains("gogen/newspaper: 12/12 accepted"))
+        .stdout(predicate::str::contains("reference: 164/164 accepted"));
     let rows = read_scorecard(&scorecard);
-    assert_eq!(rows.len(), 152);
+    assert_eq!(rows.len(), 164);
     assert!(
         rows.iter()
             .all(|r| r["verdict"] == "accepted" && r["candidate"] == "reference")

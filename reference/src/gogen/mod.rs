@@ -13,8 +13,9 @@ pub use board::{Board, LetterMask, NUM_LETTERS, SIDE};
 pub use check::{CheckerReport, Invalid, answer, run_checker, valid_solution, verify};
 pub use generate::{Recipe, random_puzzle};
 pub use parse::{
-    ParseError, ParseErrorKind, Puzzle, PuzzleFileError, format_exam, parse_board_file, parse_exam,
-    parse_solution, parse_words_file, read_puzzle,
+    ParseError, ParseErrorKind, Puzzle, PuzzleFileError, format_exam, format_newspaper,
+    is_newspaper, parse_board_file, parse_exam, parse_newspaper, parse_single, parse_solution,
+    parse_words_file, read_puzzle,
 };
 pub use solve::{count_solutions, solutions, solve};
 

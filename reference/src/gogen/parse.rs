@@ -1,7 +1,9 @@
-//! Reading Gogen puzzles in both forms: the exam's single file (five board
+//! Reading Gogen puzzles in three forms: the exam's single file (five board
 //! lines with `.` for an empty cell, then the number of words, then the
-//! words, separated by white space) and the two-file form (a board file and
-//! a words file, one word per line). Also a candidate's solution: five
+//! words, separated by white space), the newspaper's single file (the
+//! Evening Standard's nine given letters as three lines of three, a blank
+//! line, then the words, one a line), and the two-file form (a board file
+//! and a words file, one word per line). Also a candidate's solution: five
 //! lines of five letters.
 
 use std::path::{Path, PathBuf};
@@ -74,6 +76,25 @@ pub enum ParseErrorKind {
         word: String,
         /// The character.
         found: char,
+    },
+    /// A newspaper-form file ends before its three rows of givens.
+    #[error("the newspaper form needs 3 rows of given letters, found {found}")]
+    TooFewGivenRows {
+        /// Rows found.
+        found: usize,
+    },
+    /// A newspaper-form row of given letters is not three characters.
+    #[error("a row of given letters needs 3, found {found:?}")]
+    GivenRowLength {
+        /// The line as written.
+        found: String,
+    },
+    /// The newspaper form's three rows of givens are not followed by a
+    /// blank line.
+    #[error("expected a blank line after the 3 rows of given letters, found {found:?}")]
+    NoBlankLine {
+        /// The line as written.
+        found: String,
     },
     /// Something after the fifth row of a board file or a solution.
     #[error("unexpected {found:?} after the 5 board rows")]
@@ -194,6 +215,103 @@ pub fn parse_exam(text: &str) -> Result<Puzzle, ParseError> {
     Ok(Puzzle { board, words })
 }
 
+/// Parses the newspaper form: three lines of three given letters (the
+/// cells of rows and columns 0, 2 and 4; `.` for none), a blank line, then
+/// the words, one a line (blank lines ignored).
+pub fn parse_newspaper(text: &str) -> Result<Puzzle, ParseError> {
+    let mut board = Board::default();
+    let mut seen = [0usize; 26];
+    let mut it = lines(text);
+    for r in 0..3 {
+        let Some((no, line)) = it.next() else {
+            let last = lines(text).count().max(1);
+            return Err(err(last, ParseErrorKind::TooFewGivenRows { found: r }));
+        };
+        let cells: Vec<char> = line.trim().chars().collect();
+        if cells.len() != 3 {
+            return Err(err(
+                no,
+                ParseErrorKind::GivenRowLength { found: line.into() },
+            ));
+        }
+        for (c, &ch) in cells.iter().enumerate() {
+            if ch == '.' {
+                continue;
+            }
+            if !('A'..='Y').contains(&ch) {
+                return Err(err(no, ParseErrorKind::BadCell { found: ch }));
+            }
+            let i = usize::from(ch as u8 - b'A');
+            if seen[i] != 0 {
+                return Err(err(
+                    no,
+                    ParseErrorKind::Repeated {
+                        letter: ch,
+                        first_line: seen[i],
+                    },
+                ));
+            }
+            seen[i] = no;
+            board.0[2 * r][2 * c] = Some(ch as u8);
+        }
+    }
+    match it.next() {
+        Some((_, l)) if l.trim().is_empty() => {}
+        Some((no, l)) => return Err(err(no, ParseErrorKind::NoBlankLine { found: l.into() })),
+        None => {}
+    }
+    let words = it
+        .map(|(no, l)| (no, l.trim()))
+        .filter(|(_, l)| !l.is_empty())
+        .map(|(no, w)| check_word(w, no))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Puzzle { board, words })
+}
+
+/// Whether a single-file puzzle is in the newspaper form: its first line
+/// holds three characters (the exam form's holds five).
+pub fn is_newspaper(text: &str) -> bool {
+    lines(text)
+        .next()
+        .is_some_and(|(_, l)| l.trim().chars().count() == 3)
+}
+
+/// Parses a single-file puzzle in either form (told apart by its first
+/// line).
+pub fn parse_single(text: &str) -> Result<Puzzle, ParseError> {
+    if is_newspaper(text) {
+        parse_newspaper(text)
+    } else {
+        parse_exam(text)
+    }
+}
+
+/// The newspaper form's text for a puzzle whose given letters are all on
+/// the even rows and columns (`None` otherwise).
+pub fn format_newspaper(puzzle: &Puzzle) -> Option<String> {
+    let b = &puzzle.board;
+    let odd = (0..SIDE * SIDE).any(|i| {
+        let (r, c) = (i / SIDE, i % SIDE);
+        (r % 2 == 1 || c % 2 == 1) && b.0[r][c].is_some()
+    });
+    if odd {
+        return None;
+    }
+    let mut out = String::new();
+    for r in [0, 2, 4] {
+        for c in [0, 2, 4] {
+            out.push(b.0[r][c].map_or('.', char::from));
+        }
+        out.push('\n');
+    }
+    out.push('\n');
+    for w in &puzzle.words {
+        out.push_str(w);
+        out.push('\n');
+    }
+    Some(out)
+}
+
 /// Parses a board file of the two-file form (five rows, nothing after).
 pub fn parse_board_file(text: &str) -> Result<Board, ParseError> {
     let (board, used) = board_rows(text, false)?;
@@ -233,10 +351,11 @@ fn read(path: &Path) -> Result<String, FileError<ParseError>> {
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-/// Reads a puzzle: one file (the exam form) or two (board, words).
+/// Reads a puzzle: one file (the exam or the newspaper form) or two
+/// (board, words).
 pub fn read_puzzle(files: &[PathBuf]) -> Result<Puzzle, PuzzleFileError> {
     match files {
-        [one] => Ok(parse_exam(&read(one)?).map_err(FileError::invalid(one))?),
+        [one] => Ok(parse_single(&read(one)?).map_err(FileError::invalid(one))?),
         [board, words] => {
             let (b, w) = (read(board)?, read(words)?);
             Ok(Puzzle {
@@ -340,5 +459,49 @@ mod tests {
             parse_solution("NGWKR\nTICED\n").unwrap_err().to_string(),
             "line 2: the board needs 5 rows, found 2"
         );
+    }
+}
+
+#[cfg(test)]
+mod newspaper_tests {
+    use super::*;
+
+    #[test]
+    fn the_newspaper_form_and_its_errors() {
+        let p = parse_single("CBK\r\nDJW\r\nTQX\r\n\r\nAMID\r\nBARK\r\n").unwrap();
+        assert_eq!(p.board.to_string(), "C.B.K\n.....\nD.J.W\n.....\nT.Q.X\n");
+        assert_eq!(p.words, ["AMID", "BARK"]);
+        assert_eq!(
+            format_newspaper(&p).unwrap(),
+            "CBK\nDJW\nTQX\n\nAMID\nBARK\n"
+        );
+        assert!(is_newspaper("CBK\n") && !is_newspaper("C.B.K\n"));
+        let e = |t: &str| parse_newspaper(t).unwrap_err().to_string();
+        assert_eq!(
+            e("CBK\nDJ\n"),
+            "line 2: a row of given letters needs 3, found \"DJ\""
+        );
+        assert_eq!(
+            e("CBK\nDJW\nTQX\nAMID\n"),
+            "line 4: expected a blank line after the 3 rows of given letters, found \"AMID\""
+        );
+        assert_eq!(
+            e("CBK\nDJW\nTQC\n\n"),
+            "line 3: letter C is given twice (also on line 1)"
+        );
+        assert_eq!(e("CBK\nDJZ\n"), "line 2: 'Z' is not a letter A to Y or '.'");
+        assert_eq!(
+            e("CBK\nDJW\nTQX\n\nAM1D\n"),
+            "line 5: word \"AM1D\": '1' is not a letter A to Y"
+        );
+        assert_eq!(
+            e("CBK\n"),
+            "line 1: the newspaper form needs 3 rows of given letters, found 1"
+        );
+        // The exam form is still read as it was.
+        assert!(parse_single("A....\n.....\n.....\n.....\n.....\n1\nAB\n").is_ok());
+        // A puzzle with a given off the 3x3 grid has no newspaper form.
+        let off = parse_exam(".A...\n.....\n.....\n.....\n.....\n0\n").unwrap();
+        assert!(format_newspaper(&off).is_none());
     }
 }

@@ -6,13 +6,16 @@
 //! two-letter word that only a search can refute, and "hub" puzzles on an
 //! empty board written by hand. `solved` holds the solutions of six easy
 //! puzzles, every letter given (the exam's `valid_solution` question).
+//! `newspaper` holds random puzzles in the Evening Standard's form (nine
+//! given letters as a 3x3 block, a blank line, the words), all unique.
 
 use std::fs;
 use std::path::Path;
 
 use anyhow::{Context, bail};
 use reference::gogen::{
-    Board, Puzzle, Recipe, SIDE, count_solutions, format_exam, parse_exam, random_puzzle,
+    Board, Puzzle, Recipe, SIDE, count_solutions, format_exam, format_newspaper, parse_exam,
+    random_puzzle,
 };
 use reference::lightsout::rng;
 
@@ -96,6 +99,21 @@ fn recipes() -> [(&'static str, usize, u64, Recipe); 3] {
 /// `valid_solution` question: full boards with their words).
 const SOLVED: usize = 6;
 
+/// How many puzzles the `newspaper` level holds (the Evening Standard's
+/// form: nine given letters as a 3x3 block, a blank line, the words).
+const NEWSPAPER: usize = 12;
+
+/// How a level's puzzles are written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Form {
+    /// The exam's single file.
+    Exam,
+    /// The newspaper's single file.
+    Newspaper,
+    /// A board file and a words file.
+    Split,
+}
+
 /// One suite entry: name, puzzle, comment.
 type Entry = (String, Puzzle, String);
 
@@ -146,9 +164,34 @@ pub fn write(dir: &Path) -> anyhow::Result<()> {
             hard.push((label, puzzle, note));
         }
     }
-    write_level(&dir.join("easy"), "easy", &easy, false)?;
-    write_level(&dir.join("solved"), "solved", &solved, false)?;
-    write_level(&dir.join("hard"), "hard", &hard, true)
+    let mut newspaper: Vec<Entry> = Vec::new();
+    let recipe = Recipe {
+        min_len: 3,
+        max_len: 7,
+        ..Recipe::exam(12)
+    };
+    let mut seed = 74_000;
+    while newspaper.len() < NEWSPAPER {
+        let (puzzle, _) = random_puzzle(&recipe, &mut rng(seed));
+        // Only puzzles whose givens are the nine of the newspaper's grid.
+        if format_newspaper(&puzzle).is_some() && puzzle.board.occupied().count() == 9 {
+            let note = format!(
+                "random, newspaper form, {} words (seed {seed})",
+                puzzle.words.len()
+            );
+            newspaper.push((format!("random.news.{}", newspaper.len()), puzzle, note));
+        }
+        seed += 1;
+    }
+    write_level(&dir.join("easy"), "easy", &easy, Form::Exam)?;
+    write_level(&dir.join("solved"), "solved", &solved, Form::Exam)?;
+    write_level(
+        &dir.join("newspaper"),
+        "newspaper",
+        &newspaper,
+        Form::Newspaper,
+    )?;
+    write_level(&dir.join("hard"), "hard", &hard, Form::Split)
 }
 
 /// `puzzle` plus a two-letter word naming two free letters that are not
@@ -172,8 +215,9 @@ fn broken(puzzle: &Puzzle, solution: &Board) -> Option<Puzzle> {
     })
 }
 
-/// Writes one level's files and listing; two files per puzzle when `split`.
-fn write_level(folder: &Path, level: &str, puzzles: &[Entry], split: bool) -> anyhow::Result<()> {
+/// Writes one level's files and listing in `form`.
+fn write_level(folder: &Path, level: &str, puzzles: &[Entry], form: Form) -> anyhow::Result<()> {
+    let split = form == Form::Split;
     fs::create_dir_all(folder).with_context(|| format!("cannot create {}", folder.display()))?;
     let listing_path = folder.join(format!("{level}.csv"));
     let mut listing = csv::Writer::from_path(&listing_path)
@@ -215,7 +259,12 @@ fn write_level(folder: &Path, level: &str, puzzles: &[Entry], split: bool) -> an
                 comment.clone(),
             ])?;
         } else {
-            fs::write(folder.join(format!("{name}.txt")), format_exam(puzzle))?;
+            let text = match form {
+                Form::Newspaper => format_newspaper(puzzle)
+                    .with_context(|| format!("gogen {level}/{name}: givens off the 3x3 grid"))?,
+                _ => format_exam(puzzle),
+            };
+            fs::write(folder.join(format!("{name}.txt")), text)?;
             listing.write_record([format!("{name}.txt"), expect.into(), comment.clone()])?;
         }
     }
