@@ -6,7 +6,9 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use puzzlegrade::{emit, fail, parse_args};
-use reference::lightsout::{answer, read_board, solve_minimum};
+use std::io::Write;
+
+use reference::lightsout::{answer, minimality_note, read_board, solve_minimum, write_moves};
 
 /// Print the moves `r:c` of a minimum-press solution, one per line, and exit
 /// 0; when the board cannot be solved print nothing on stdout, `No solution`
@@ -27,5 +29,18 @@ fn main() -> ExitCode {
         Ok(b) => b,
         Err(e) => return fail("lightsout", e, 1),
     };
-    emit(&answer(solve_minimum(&board).as_ref()), None)
+    match solve_minimum(&board) {
+        None => emit(&answer(None), None),
+        Some(solution) => {
+            // Streamed: the answer can be hundreds of megabytes.
+            eprint!("{}", minimality_note(&solution));
+            let mut out = std::io::stdout().lock();
+            match write_moves(&solution, &mut out).and_then(|()| out.flush()) {
+                Ok(()) => ExitCode::SUCCESS,
+                // A closed pipe (`| head`) is the reader's choice.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+                Err(e) => fail("lightsout", format!("cannot write the moves: {e}"), 1),
+            }
+        }
+    }
 }

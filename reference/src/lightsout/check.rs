@@ -211,6 +211,44 @@ pub fn verify(board: &Board, stdout: &[u8]) -> Verified {
     }
 }
 
+/// Writes a solution's moves, `row:col` a line, row by row, to `out` in
+/// blocks of 64 KiB (no string of the whole answer is ever built: a
+/// 10000 x 10000 answer is hundreds of megabytes).
+pub fn write_moves(solution: &Solution, out: &mut impl std::io::Write) -> std::io::Result<()> {
+    const BLOCK: usize = 1 << 16;
+    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK + 64);
+    let mut digits = itoa::Buffer::new();
+    let mut prefix: Vec<u8> = Vec::with_capacity(24);
+    let mut row = usize::MAX;
+    for cell in solution.moves() {
+        if cell.row != row {
+            row = cell.row;
+            prefix.clear();
+            prefix.extend_from_slice(digits.format(row).as_bytes());
+            prefix.push(b':');
+        }
+        buf.extend_from_slice(&prefix);
+        buf.extend_from_slice(digits.format(cell.col).as_bytes());
+        buf.push(b'\n');
+        if buf.len() >= BLOCK {
+            out.write_all(&buf)?;
+            buf.clear();
+        }
+    }
+    out.write_all(&buf)
+}
+
+/// The note on stderr for a solution not proven minimal (empty when it is).
+pub fn minimality_note(solution: &Solution) -> String {
+    match solution.minimality {
+        Minimality::Proven => String::new(),
+        Minimality::BestFound { nullity } => format!(
+            "note: 2^{nullity} solutions, too many to search; \
+             printing the fewest presses found, not proven minimal\n"
+        ),
+    }
+}
+
 /// The student contract's answer for `board`, from the reference's minimum
 /// solution: moves `r:c` and exit 0, or `No solution` on stderr and exit 1.
 pub fn answer(minimum: Option<&Solution>) -> Answer {
@@ -221,17 +259,11 @@ pub fn answer(minimum: Option<&Solution>) -> Answer {
             exit_code: 1,
         },
         Some(s) => {
-            let stdout = s.moves().map(|c| format!("{c}\n")).collect();
-            let stderr = match s.minimality {
-                Minimality::Proven => String::new(),
-                Minimality::BestFound { nullity } => format!(
-                    "note: 2^{nullity} solutions, too many to search; \
-                     printing the fewest presses found, not proven minimal\n"
-                ),
-            };
+            let mut stdout = Vec::new();
+            write_moves(s, &mut stdout).expect("writing to memory");
             Answer {
-                stdout,
-                stderr,
+                stdout: String::from_utf8(stdout).expect("digits and colons"),
+                stderr: minimality_note(s),
                 exit_code: 0,
             }
         }

@@ -9,7 +9,8 @@ mod solve;
 
 pub use board::{Board, Cell};
 pub use check::{
-    Game, MoveError, MoveErrorKind, Replay, answer, move_error, parse_move, replay, verify,
+    Game, MoveError, MoveErrorKind, Replay, answer, minimality_note, move_error, parse_move,
+    replay, verify, write_moves,
 };
 pub use generate::{rng, scrambled, uniform};
 pub use parse::{
