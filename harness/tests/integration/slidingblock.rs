@@ -95,3 +95,25 @@ fn right_answers_with_two_files_per_case() {
         "slidingblock/hard: 14/14 accepted",
     ));
 }
+
+#[test]
+fn best_moves_are_the_proven_fewest() {
+    // The breadth-first search proves them where it stays under its state
+    // cap: Klotski in 90 straight-line moves, the pennant in 62; the
+    // default search's answers are a little longer for Klotski.
+    let (run, rows) = grade_suite(
+        &workspace().join("suites/slidingblock/hard"),
+        &["--filter", "a"],
+    );
+    run.code(0);
+    let best = |case: &str| {
+        let r = rows.iter().find(|r| r["case"] == case).unwrap();
+        (r["moves"].clone(), r["best_moves"].clone())
+    };
+    assert_eq!(best("klotski+klotski.goal").1, "90");
+    assert_eq!(best("pennant+pennant.goal"), ("62".into(), "62".into()));
+    let klotski: u64 = best("klotski+klotski.goal").0.parse().unwrap();
+    assert!((90..=112).contains(&klotski), "within 1.25x: {klotski}");
+    // The 256x256 tray is past the cap: no best known.
+    assert_eq!(best("random.256x256+random.256x256.goal").1, "");
+}
