@@ -147,17 +147,11 @@ fn board_rows(text: &str, solution: bool) -> Result<(Board, usize), ParseError> 
             if ch == '.' {
                 continue;
             }
-            let i = usize::from(ch as u8 - b'A');
-            if !solution && seen[i] != 0 {
-                return Err(err(
-                    no,
-                    ParseErrorKind::Repeated {
-                        letter: ch,
-                        first_line: seen[i],
-                    },
-                ));
+            if solution {
+                seen[usize::from(ch as u8 - b'A')] = no;
+            } else {
+                first_time(&mut seen, ch, no)?;
             }
-            seen[i] = no;
             board.0[rows][c] = Some(ch as u8);
         }
         rows += 1;
@@ -215,6 +209,23 @@ pub fn parse_exam(text: &str) -> Result<Puzzle, ParseError> {
     Ok(Puzzle { board, words })
 }
 
+/// Records given letter `ch` on line `no`; an error if it was given before
+/// (`seen` holds each letter's first line, 0 for none).
+fn first_time(seen: &mut [usize; 26], ch: char, no: usize) -> Result<(), ParseError> {
+    let i = usize::from(ch as u8 - b'A');
+    if seen[i] != 0 {
+        return Err(err(
+            no,
+            ParseErrorKind::Repeated {
+                letter: ch,
+                first_line: seen[i],
+            },
+        ));
+    }
+    seen[i] = no;
+    Ok(())
+}
+
 /// Parses the newspaper form: three lines of three given letters (the
 /// cells of rows and columns 0, 2 and 4; `.` for none), a blank line, then
 /// the words, one a line (blank lines ignored).
@@ -241,17 +252,7 @@ pub fn parse_newspaper(text: &str) -> Result<Puzzle, ParseError> {
             if !('A'..='Y').contains(&ch) {
                 return Err(err(no, ParseErrorKind::BadCell { found: ch }));
             }
-            let i = usize::from(ch as u8 - b'A');
-            if seen[i] != 0 {
-                return Err(err(
-                    no,
-                    ParseErrorKind::Repeated {
-                        letter: ch,
-                        first_line: seen[i],
-                    },
-                ));
-            }
-            seen[i] = no;
+            first_time(&mut seen, ch, no)?;
             board.0[2 * r][2 * c] = Some(ch as u8);
         }
     }
