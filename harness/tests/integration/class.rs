@@ -518,3 +518,103 @@ fn bad_course_configs_name_the_file_and_line() {
             .stderr(predicates::str::contains(message));
     }
 }
+
+/// A class with hostile submissions: a build that never ends, a program
+/// that rewrites itself for the next case, deletes what it can reach and
+/// signals its parent. The class goes on, the honest submission's points
+/// are whole, the class folder is untouched, every row is written.
+#[test]
+fn hostile_submissions_cannot_hurt_the_class() {
+    use std::os::unix::fs::PermissionsExt;
+    let out = tempfile::tempdir().unwrap();
+    let class = out.path().join("class");
+    let perfect = fixtures("cmu15122").join("perfect");
+    std::fs::create_dir_all(class.join("honest")).unwrap();
+    for f in ["lightsout.c", "Makefile"] {
+        std::fs::copy(perfect.join(f), class.join("honest").join(f)).unwrap();
+    }
+    std::fs::create_dir_all(class.join("hangs")).unwrap();
+    std::fs::write(class.join("hangs/Makefile"), "lightsout:\n\tsleep 1000\n").unwrap();
+    std::fs::create_dir_all(class.join("vandal")).unwrap();
+    let script = "#!/bin/sh\n\
+        echo 'exit 0' > \"$0\" 2>/dev/null\n\
+        rm -rf \"$(dirname \"$0\")\"/* ../* 2>/dev/null\n\
+        kill -9 $PPID 2>/dev/null\n\
+        kill -9 -1 2>/dev/null\n\
+        exit 1\n";
+    std::fs::write(class.join("vandal/run.sh"), script).unwrap();
+    std::fs::write(
+        class.join("vandal/Makefile"),
+        "lightsout: run.sh\n\tcp run.sh lightsout\n\tchmod 755 lightsout\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        class.join("vandal/run.sh"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    let before = std::fs::read(class.join("vandal/run.sh")).unwrap();
+    // The 15-122 course with a 3 s build limit.
+    let text = std::fs::read_to_string(workspace().join("courses/cmu15122-lightsout.toml"))
+        .unwrap()
+        .replace("time_limit = \"120s\"", "time_limit = \"3s\"")
+        .replace(
+            "\"../suites/lightsout/easy\"",
+            &format!(
+                "{:?}",
+                workspace()
+                    .join("suites/lightsout/easy")
+                    .display()
+                    .to_string()
+            ),
+        );
+    let course = out.path().join("course.toml");
+    std::fs::write(&course, text).unwrap();
+    harness()
+        .current_dir(out.path())
+        .args(["grade", "--course"])
+        .arg(&course)
+        .arg("--submissions")
+        .arg(&class)
+        .args([
+            "--summary",
+            "summary.csv",
+            "--jobs",
+            "2",
+            "--uid-base",
+            "65400",
+        ])
+        .args(["--time-limit", "5s"])
+        .assert()
+        .code(1);
+    let summary = std::fs::read_to_string(out.path().join("summary.csv")).unwrap();
+    assert_eq!(
+        points(&summary),
+        [
+            "submission,boards,usage errors exit 1,total,max,built",
+            "hangs,0,0,0,20,no",
+            "honest,19,1,20,20,yes",
+            // It says "no solution" on every board: right on the 7
+            // unsolvable ones, whatever else it tried.
+            "vandal,7,0,7,20,yes",
+        ]
+    );
+    let rows = read_scorecard(&out.path().join("scorecard.csv"));
+    let hangs = rows.iter().find(|r| r["candidate"] == "hangs").unwrap();
+    assert_eq!(hangs["verdict"], "compile-error");
+    assert!(
+        hangs["detail"].starts_with("the build ran out of its limits (3s)"),
+        "{}",
+        hangs["detail"]
+    );
+    assert_eq!(
+        rows.iter().filter(|r| r["candidate"] == "vandal").count(),
+        1 + 19 + 13
+    );
+    assert_eq!(
+        std::fs::read(class.join("vandal/run.sh")).unwrap(),
+        before,
+        "the class folder untouched"
+    );
+    assert!(class.join("honest/lightsout.c").is_file());
+}
