@@ -21,9 +21,10 @@ struct Args {
     /// Breadth-first: a solution with the fewest moves (slower, more memory).
     #[arg(long)]
     optimal: bool,
-    /// Give up after this many distinct states (exit 1, said on stderr).
-    #[arg(long, default_value_t = SolveOptions::default().max_states)]
-    max_states: usize,
+    /// Give up after this many distinct states (exit 1, said on stderr);
+    /// default 40000000, or 250000000 with --optimal.
+    #[arg(long)]
+    max_states: Option<usize>,
     /// Read the course's older block format, `height width row col`.
     #[arg(long)]
     old_format: bool,
@@ -57,10 +58,14 @@ fn main() -> ExitCode {
         Err(e) => return fail("sbp-solver", e, 4),
     };
     let start = Instant::now();
-    let options = SolveOptions {
-        optimal: args.optimal,
-        max_states: args.max_states,
+    let mut options = if args.optimal {
+        SolveOptions::optimal()
+    } else {
+        SolveOptions::default()
     };
+    if let Some(max) = args.max_states {
+        options.max_states = max;
+    }
     let report = solve(&tray, &goal, &options);
     if args.stats {
         eprintln!(

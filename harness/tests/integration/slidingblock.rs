@@ -22,6 +22,26 @@ fn the_cs61bl_corpus_with_the_reference_is_all_accepted() {
     let unsolvable = rows.iter().filter(|r| r["exit_code"] == "1").count();
     assert_eq!(unsolvable, 17);
     assert!(rows.iter().all(|r| r["family"] == "slidingblock"));
+    // Every solved case has its proven fewest moves from the shipped table
+    // (suites/slidingblock/optimal.csv, found by the puzzle's fingerprint),
+    // and the reference's default search stays within 1.25x of them on
+    // every hard case.
+    let row = |case: &str| rows.iter().find(|r| r["case"] == case).unwrap();
+    assert_eq!(row("pandemonium+pandemonium.goal")["best_moves"], "88");
+    assert_eq!(row("c71+71.goal")["best_moves"], "87");
+    assert_eq!(row("dads+dads.goal")["best_moves"], "61");
+    for r in &rows {
+        if r["exit_code"] != "0" {
+            assert_eq!(r["best_moves"], "", "{}", r["case"]);
+            continue;
+        }
+        let moves: u64 = r["moves"].parse().unwrap();
+        let best: u64 = r["best_moves"].parse().unwrap();
+        assert!(moves >= best, "{}: {moves} < {best}", r["case"]);
+        if r["suite"] == "cs61bl-slidingblock/hard" {
+            assert!(moves * 4 <= best * 5, "{}: {moves} vs {best}", r["case"]);
+        }
+    }
 }
 
 #[test]

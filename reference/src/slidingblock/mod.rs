@@ -3,8 +3,10 @@
 //! that size may fill one), and moves that slide one block in a straight
 //! line through empty cells.
 
+mod best;
 mod check;
 mod generate;
+mod layered;
 mod parse;
 mod solve;
 mod tray;
@@ -12,6 +14,9 @@ mod tray;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
+pub use best::{
+    BestKnown, Known, TABLE_HEADER, TableError, best_known, fingerprint, format_table, parse_table,
+};
 pub use check::{
     Board, CheckerReport, MoveError, MoveErrorKind, answer, replay, run_checker, verify,
 };
@@ -20,7 +25,9 @@ pub use parse::{
     Format, MoveLineError, ParseError, ParseErrorKind, PuzzleFileError, convert, format_blocks,
     format_tray, parse_goal, parse_moves, parse_tray, read_file, read_puzzle,
 };
-pub use solve::{Outcome, SolveOptions, SolveReport, solve};
+pub use solve::{
+    OPTIMAL_MAX_STATES, OptimalMethod, Outcome, SolveOptions, SolveReport, optimal_method, solve,
+};
 pub use tray::{Block, Goal, MAX_SIDE, Move, Shape, Tray, rotated, rotated_goal};
 
 use crate::family::{Answer, Family, LoadError, Statuses, Verified};
@@ -67,10 +74,14 @@ impl Family for SlidingBlock {
         })
     }
 
-    /// The proven fewest moves, when a breadth-first search of at most
+    /// The proven fewest moves: from the shipped best-known tables (by the
+    /// puzzle's fingerprint), else when a breadth-first search of at most
     /// [`BEST_MOVES_STATES`] states finds them (once per puzzle).
     fn best_moves(p: &Puzzle) -> Option<u64> {
         *p.fewest.get_or_init(|| {
+            if let Some(row) = best_known(&p.tray, &p.goal) {
+                return row.known.fewest();
+            }
             let options = SolveOptions {
                 optimal: true,
                 max_states: BEST_MOVES_STATES,

@@ -16,6 +16,7 @@ use std::hash::BuildHasher;
 
 use hashbrown::HashTable;
 
+use super::layered::Compact;
 use super::tray::{Goal, Move, Shape, Tray};
 
 /// How to search.
@@ -25,6 +26,21 @@ pub struct SolveOptions {
     pub optimal: bool,
     /// Stop (and say so) after this many distinct states.
     pub max_states: usize,
+}
+
+/// The default state cap of the breadth-first search (`optimal`): about
+/// 2 GB of layers at 8 bytes a state where states have compact codes (the
+/// hardest CS61BL puzzle, pandemonium, stores 72 M).
+pub const OPTIMAL_MAX_STATES: usize = 250_000_000;
+
+impl SolveOptions {
+    /// Breadth-first with the default cap, [`OPTIMAL_MAX_STATES`].
+    pub fn optimal() -> Self {
+        Self {
+            optimal: true,
+            max_states: OPTIMAL_MAX_STATES,
+        }
+    }
 }
 
 impl Default for SolveOptions {
@@ -56,13 +72,51 @@ pub struct SolveReport {
     pub states: usize,
 }
 
+/// Which breadth-first search `solve` runs with `optimal` set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptimalMethod {
+    /// None: a goal position is of a shape the tray lacks, or two overlap,
+    /// or a shape has more goal positions than blocks; no solution.
+    GoalCannotFit,
+    /// Layer by layer over 64-bit codes, on every core (trays of at most
+    /// 64 cells whose states fit in 64 bits).
+    Layered,
+    /// One state at a time through a hash table of byte keys (the rest).
+    HashTable,
+}
+
+/// The breadth-first search `solve` runs on this puzzle with `optimal`.
+pub fn optimal_method(tray: &Tray, goal: &Goal) -> OptimalMethod {
+    if Space::new(tray, goal).is_none() {
+        OptimalMethod::GoalCannotFit
+    } else if Compact::new(tray, goal).is_some() {
+        OptimalMethod::Layered
+    } else {
+        OptimalMethod::HashTable
+    }
+}
+
+/// The default search first tries the layered breadth-first search over
+/// this many states (a few tens of milliseconds): small spaces get their
+/// shortest answer at once.
+pub const FIRST_BREADTH_FIRST_STATES: usize = 150_000;
+
 /// Solves `tray` for `goal` (both valid: see `parse::read_puzzle`).
 ///
-/// The default search is a portfolio of weighted-A* runs, greedier first:
-/// each gets a state budget and the next starts over if it runs out; an
-/// exhausted search is a proof of no solution whatever its weight.
+/// The default search first runs the breadth-first search over compact
+/// codes within [`FIRST_BREADTH_FIRST_STATES`] (where the tray has them),
+/// then a portfolio of weighted-A* runs, greedier first: each gets a state
+/// budget and the next starts over if it runs out; an exhausted search is
+/// a proof of no solution whatever its weight.
 pub fn solve(tray: &Tray, goal: &Goal, options: &SolveOptions) -> SolveReport {
     let max = options.max_states.max(1);
+    // Compact codes first (cheap to rule out): they need a feasible goal.
+    let compact = Compact::new(tray, goal).filter(|_| Space::new(tray, goal).is_some());
+    if options.optimal
+        && let Some(compact) = &compact
+    {
+        return compact.run(max);
+    }
     let plan: &[(Option<u32>, usize)] = if options.optimal {
         &[(None, usize::MAX)]
     } else {
@@ -73,6 +127,14 @@ pub fn solve(tray: &Tray, goal: &Goal, options: &SolveOptions) -> SolveReport {
         ]
     };
     let mut spent = 0;
+    if let Some(compact) = &compact {
+        let allowed = FIRST_BREADTH_FIRST_STATES.min(max);
+        let report = compact.run(allowed);
+        if report.outcome != Outcome::GaveUp || allowed >= max {
+            return report;
+        }
+        spent = allowed;
+    }
     for &(weight, budget) in plan {
         let Some(space) = Space::new(tray, goal) else {
             return SolveReport {
@@ -667,6 +729,67 @@ mod tests {
             solve(&t, &g, &SolveOptions::default()).outcome,
             Outcome::Solved(vec![Move::new(0, 1, 0, 2)])
         );
+    }
+
+    /// The layered search over compact codes and the hash-table
+    /// breadth-first search agree on the fewest moves, on solvable and
+    /// unsolvable random puzzles, and both answers replay to the goal.
+    #[test]
+    fn layered_and_hash_breadth_first_agree() {
+        use crate::lightsout::rng;
+        use crate::slidingblock::generate::{Recipe, random_puzzle};
+        use crate::slidingblock::layered::Compact;
+        let recipes = [
+            (4, 4, 8, 2),
+            (5, 4, 10, 2),
+            (3, 5, 9, 3),
+            (6, 3, 12, 2),
+            (4, 6, 9, 3),
+        ];
+        let (mut compared, mut unsolvable) = (0, 0);
+        for (h, w, blocks, max_side) in recipes {
+            for seed in 0..40 {
+                let recipe = Recipe {
+                    height: h,
+                    width: w,
+                    blocks,
+                    max_side,
+                    walk: 60,
+                    goal_blocks: 1 + (seed as usize % 3),
+                };
+                let (t, g) = random_puzzle(&recipe, &mut rng(seed));
+                // Every other seed, a goal from another layout: often unreachable.
+                let g = if seed % 2 == 1 {
+                    let (other, _) = random_puzzle(&recipe, &mut rng(seed + 1000));
+                    Goal {
+                        blocks: other.blocks.into_iter().take(2).collect(),
+                    }
+                } else {
+                    g
+                };
+                let Some(space) = Space::new(&t, &g) else {
+                    continue;
+                };
+                let Some(compact) = Compact::new(&t, &g) else {
+                    continue;
+                };
+                let layered = compact.run(usize::MAX);
+                let hashed = Search::new(space, None, usize::MAX).run(&t);
+                match (&layered.outcome, &hashed.outcome) {
+                    (Outcome::Solved(a), Outcome::Solved(b)) => {
+                        assert_eq!(a.len(), b.len(), "{h}x{w} seed {seed}");
+                        assert!(solves(&t, &g, a), "{h}x{w} seed {seed}");
+                    }
+                    (Outcome::NoSolution, Outcome::NoSolution) => {
+                        assert_eq!(layered.states, hashed.states, "{h}x{w} seed {seed}");
+                        unsolvable += 1;
+                    }
+                    other => panic!("{h}x{w} seed {seed}: {other:?}"),
+                }
+                compared += 1;
+            }
+        }
+        assert!(compared > 150 && unsolvable > 10, "{compared} {unsolvable}");
     }
 
     #[test]

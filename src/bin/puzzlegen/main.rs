@@ -56,6 +56,21 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         seed: u64,
     },
+    /// Prove the fewest moves of every sliding-block case in LISTINGs
+    /// (CS61BL format) by breadth-first search and write the best-known
+    /// table (`suites/slidingblock/optimal.csv` is this for the CS61BL easy
+    /// and hard suites; `puzzlegen suites` writes the bundled suites' own).
+    Optimal {
+        /// CS61BL listings (`initial config file, goal file, comments`).
+        #[arg(required = true)]
+        listings: Vec<PathBuf>,
+        /// Write the table here instead of standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// The breadth-first search's state cap per case.
+        #[arg(long, default_value_t = slidingblock_suites::OPTIMAL_TABLE_STATES)]
+        max_states: usize,
+    },
     /// Print one seeded Lights Out board in the 15-122 file format.
     Board {
         /// Width (columns).
@@ -94,6 +109,18 @@ fn main() -> ExitCode {
             let boards = vec![(width, height, Uniform); count];
             write_level(&dir, seed, &boards).map(|()| ExitCode::SUCCESS)
         }
+        Command::Optimal {
+            listings,
+            out,
+            max_states,
+        } => slidingblock_suites::optimal_table(&listings, max_states).and_then(|table| {
+            match out {
+                Some(path) => std::fs::write(&path, table)
+                    .with_context(|| format!("cannot write {}", path.display()))?,
+                None => print!("{table}"),
+            }
+            Ok(ExitCode::SUCCESS)
+        }),
         Command::Board {
             width,
             height,

@@ -11,8 +11,9 @@ use std::path::Path;
 use anyhow::{Context, bail};
 use reference::lightsout::rng;
 use reference::slidingblock::{
-    Format, Goal, Outcome, Recipe, SolveOptions, Tray, format_blocks, format_tray, parse_goal,
-    parse_tray, random_puzzle, rotated, rotated_goal, solve,
+    BestKnown, Format, Goal, Known, OptimalMethod, Outcome, Recipe, SolveOptions, Tray,
+    fingerprint, format_blocks, format_table, format_tray, optimal_method, parse_goal, parse_tray,
+    random_puzzle, read_puzzle, rotated, rotated_goal, solve,
 };
 
 /// Klotski (Huarong Dao, "across the pass"): the 2x2 to the bottom middle.
@@ -226,6 +227,15 @@ pub fn write(dir: &Path) -> anyhow::Result<()> {
             writeln!(listing, "{name},{name}.goal,{expect}: {comment}")?;
         }
         fs::write(folder.join(format!("{level}.csv")), listing)?;
+        let suite = format!("slidingblock/{level}");
+        let rows: Vec<BestKnown> = puzzles
+            .iter()
+            .map(|(name, tray, goal, _)| {
+                let goal_file = format!("{name}.goal");
+                optimal_row(&suite, name, &goal_file, tray, goal, OPTIMAL_TABLE_STATES)
+            })
+            .collect();
+        fs::write(folder.join("optimal.csv"), format_table(&rows))?;
         println!(
             "wrote {} ({} puzzles: {solvable} solvable, {unsolvable} unsolvable)",
             folder.display(),
@@ -233,4 +243,122 @@ pub fn write(dir: &Path) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// The state cap of the best-known tables' breadth-first searches.
+pub const OPTIMAL_TABLE_STATES: usize = reference::slidingblock::OPTIMAL_MAX_STATES;
+
+/// The hash-table search (trays over 64 cells) costs ~50 bytes a state and
+/// its trays are wide (a 256 x 256 tray's block slides up to 255 cells):
+/// it stops at a million, which every CS61BL case stays well under.
+const HASH_TABLE_STATES: usize = 1_000_000;
+
+/// Proves the fewest moves of one puzzle (or that there are none) with the
+/// breadth-first search, and says how.
+pub fn optimal_row(
+    suite: &str,
+    init: &str,
+    goal_file: &str,
+    tray: &Tray,
+    goal: &Goal,
+    max_states: usize,
+) -> BestKnown {
+    let method = optimal_method(tray, goal);
+    let cap = match method {
+        OptimalMethod::HashTable => max_states.min(HASH_TABLE_STATES),
+        OptimalMethod::Layered | OptimalMethod::GoalCannotFit => max_states,
+    };
+    let options = SolveOptions {
+        optimal: true,
+        max_states: cap,
+    };
+    let report = solve(tray, goal, &options);
+    let search = match method {
+        OptimalMethod::Layered => "layered breadth-first",
+        OptimalMethod::HashTable => "hash-table breadth-first",
+        OptimalMethod::GoalCannotFit => "",
+    };
+    let (known, proof) = match report.outcome {
+        _ if method == OptimalMethod::GoalCannotFit => (
+            Known::NoSolution,
+            "the goal cannot fit the tray's blocks".to_string(),
+        ),
+        Outcome::Solved(moves) if moves.is_empty() => {
+            (Known::Fewest(0), "the start meets the goal".to_string())
+        }
+        Outcome::Solved(moves) => (
+            Known::Fewest(moves.len() as u64),
+            format!("{search}: every shorter depth seen in full"),
+        ),
+        Outcome::NoSolution => (
+            Known::NoSolution,
+            format!("{search}: every reachable state seen"),
+        ),
+        Outcome::GaveUp => {
+            let found = match solve(tray, goal, &SolveOptions::default()).outcome {
+                Outcome::Solved(m) => format!("; the default search finds {} moves", m.len()),
+                Outcome::NoSolution | Outcome::GaveUp => String::new(),
+            };
+            (
+                Known::Unproven,
+                format!("{search}: gave up at {cap} states{found}"),
+            )
+        }
+    };
+    BestKnown {
+        suite: suite.to_string(),
+        init: init.to_string(),
+        goal: goal_file.to_string(),
+        fingerprint: fingerprint(tray, goal),
+        known,
+        states: report.states as u64,
+        proof,
+    }
+}
+
+/// The best-known table of every case of CS61BL-format `listings`
+/// (`initial config file, goal file, comments`); a case is named by its
+/// listing's folder and name (`cs61bl-slidingblock/hard`). Prints each row
+/// as it is proven.
+pub fn optimal_table(listings: &[std::path::PathBuf], max_states: usize) -> anyhow::Result<String> {
+    let mut rows = Vec::new();
+    for listing in listings {
+        let folder = reference::file::listing_dir(listing);
+        let suite = format!(
+            "{}/{}",
+            listing
+                .parent()
+                .and_then(|p| p.canonicalize().ok())
+                .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .unwrap_or_default(),
+            listing.file_stem().unwrap_or_default().to_string_lossy()
+        );
+        let mut reader = csv::ReaderBuilder::new()
+            .trim(csv::Trim::All)
+            .flexible(true)
+            .from_path(listing)
+            .with_context(|| format!("cannot read {}", listing.display()))?;
+        for (i, record) in reader.records().enumerate() {
+            let line = i + 2;
+            let record = record.with_context(|| format!("{}: line {line}", listing.display()))?;
+            let (Some(init), Some(goal)) = (record.get(0), record.get(1)) else {
+                bail!(
+                    "{}: line {line}: expected init and goal files",
+                    listing.display()
+                );
+            };
+            let (tray, g) = read_puzzle(&folder.join(init), &folder.join(goal), Format::Corners)
+                .with_context(|| format!("{}: line {line}", listing.display()))?;
+            let started = std::time::Instant::now();
+            let row = optimal_row(&suite, init, goal, &tray, &g, max_states);
+            eprintln!(
+                "{suite} {init} {goal}: {:?} ({} states, {:.2} s)",
+                row.known,
+                row.states,
+                started.elapsed().as_secs_f64()
+            );
+            rows.push(row);
+        }
+    }
+    Ok(format_table(&rows))
 }
