@@ -64,6 +64,7 @@ fn main() -> ExitCode {
 
 /// `harness grade`: discover, run every case in parallel, report.
 fn grade_command(args: &GradeArgs) -> anyhow::Result<ExitCode> {
+    reference::slidingblock::set_best_moves_states(args.best_moves_states);
     if let Some(course) = &args.course {
         return class_command(args, course);
     }

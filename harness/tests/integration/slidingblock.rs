@@ -137,3 +137,38 @@ fn best_moves_are_the_proven_fewest() {
     // The 256x256 tray is past the cap: no best known.
     assert_eq!(best("random.256x256+random.256x256.goal").1, "");
 }
+
+#[test]
+fn best_moves_come_from_the_tables_or_a_search_within_its_cap() {
+    // A puzzle in no best-known table: the search finds its 1 move unless
+    // `--best-moves-states 0` leaves only the tables.
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("mine");
+    std::fs::create_dir(&suite).unwrap();
+    std::fs::write(
+        suite.join("mine.csv"),
+        "initial config file, goal file, comments\nt,t.goal,\n",
+    )
+    .unwrap();
+    std::fs::write(suite.join("t"), "2 3\n0 0 0 0\n0 1 0 1\n1 0 1 0\n").unwrap();
+    std::fs::write(suite.join("t.goal"), "1 2 1 2\n").unwrap();
+    let best = |args: &[&str]| {
+        let (run, rows) = grade_suite(&suite, args);
+        run.code(0);
+        rows[0]["best_moves"].clone()
+    };
+    assert_eq!(best(&[]), "1");
+    assert_eq!(best(&["--best-moves-states", "0"]), "");
+    // Klotski is in the bundled table: 90 even with no search at all.
+    let (run, rows) = grade_suite(
+        &workspace().join("suites/slidingblock/hard"),
+        &[
+            "--filter",
+            "klotski+klotski.goal",
+            "--best-moves-states",
+            "0",
+        ],
+    );
+    run.code(0);
+    assert_eq!(rows[0]["best_moves"], "90");
+}

@@ -4,6 +4,7 @@
 mod board;
 mod check;
 mod generate;
+mod minimum;
 mod parse;
 mod solve;
 

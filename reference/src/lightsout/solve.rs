@@ -18,10 +18,14 @@
 //! so that one 5x5 board takes well under a microsecond.
 
 use super::board::{Board, Cell, spread_row, xor_into};
+use super::minimum::{MAX_TRANSFORM_WORK, minimum_combination, transform_work};
 use crate::gf2::{Poly, gcd_with_inverse};
 
-/// The largest null space searched exhaustively for a minimum-press solution.
-pub const MAX_EXHAUSTIVE_NULLITY: usize = 30;
+/// The largest null space searched exhaustively for a minimum-press
+/// solution on every board of up to 12 million cells (200 x 200 and far
+/// beyond): 2^34 solutions by Walsh-Hadamard transform, about 26 s on two
+/// cores. Smaller boards may go further.
+pub const MAX_EXHAUSTIVE_NULLITY: usize = 34;
 
 /// The most word operations spent on an exhaustive minimum search (2^k
 /// candidates of `words` each); past it the search is local and not proven.
@@ -453,13 +457,29 @@ impl Chase {
     fn minimize(&self, p: Board) -> Solution {
         let k = self.nullity;
         let words = p.words().len() as u64;
-        let exhaustive = k <= MAX_EXHAUSTIVE_NULLITY
-            && (1u64 << k).saturating_mul(words) <= MAX_MINIMIZE_WORK
-            && (k as u64).saturating_mul(words) <= MAX_BASIS_WORDS;
-        if exhaustive {
+        let cells = self.width * self.height;
+        let basis_fits = (k as u64).saturating_mul(words) <= MAX_BASIS_WORDS;
+        let walk = 1u64
+            .checked_shl(k as u32)
+            .map_or(u64::MAX, |n| n.saturating_mul(words));
+        if basis_fits && walk <= MAX_MINIMIZE_WORK {
             let basis: Vec<Board> = (0..k).map(|i| self.quiet_pattern(i)).collect();
             return Solution {
                 presses: minimize_board(p, &basis),
+                minimality: Minimality::Proven,
+            };
+        }
+        if basis_fits && transform_work(k, cells) <= MAX_TRANSFORM_WORK {
+            let basis: Vec<Board> = (0..k).map(|i| self.quiet_pattern(i)).collect();
+            let c = minimum_combination(&p, &basis);
+            let mut presses = p;
+            for (i, q) in basis.iter().enumerate() {
+                if c >> i & 1 == 1 {
+                    presses.xor_with(q);
+                }
+            }
+            return Solution {
+                presses,
                 minimality: Minimality::Proven,
             };
         }
@@ -504,6 +524,12 @@ fn minimize_board(p: Board, basis: &[Board]) -> Board {
         }
     }
     best
+}
+
+/// [`minimize_board`], for the transform search's tests.
+#[cfg(test)]
+pub(super) fn minimize_board_for_tests(p: Board, basis: &[Board]) -> Board {
+    minimize_board(p, basis)
 }
 
 /// q_n: q_0 = 1, q_1 = y, q_{k+1} = y q_k + q_{k-1}.
@@ -625,6 +651,71 @@ mod tests {
                 Some(p) => assert!(solved_by(&b, &p), "{n}"),
                 None => assert!(solver.nullity() > 0),
             }
+        }
+    }
+
+    /// The hardest boards of the nullity-2 sizes: the most presses any
+    /// solvable board needs, as published in wmboyles/LightsOut-Math
+    /// (`code/min_clicks_answers.txt`, proven for these sizes). With quiet
+    /// patterns `q1`, `q2`, a press pattern has 4 solutions' worth of
+    /// weights set by how many of its presses fall where only `q1`, only
+    /// `q2` or both are on; the board of the best such pattern must need
+    /// exactly the published count, and our minimum must find it.
+    #[test]
+    fn hardest_boards_of_nullity_two_need_the_published_presses() {
+        for (n, published) in [(5, 15), (17, 199), (41, 1191), (53, 1999), (77, 4239)] {
+            let solver = Solver::new(n, n);
+            let q = solver.quiet_patterns();
+            assert_eq!(q.len(), 2, "{n}x{n}");
+            let class = |cell: Cell| (q[0].get(cell), q[1].get(cell));
+            let cells: Vec<Cell> = (0..n)
+                .flat_map(|row| (0..n).map(move |col| Cell { row, col }))
+                .collect();
+            let count = |c: (bool, bool)| cells.iter().filter(|&&x| class(x) == c).count();
+            let (none, a, b, both) = (
+                count((false, false)),
+                count((true, false)),
+                count((false, true)),
+                count((true, true)),
+            );
+            // (i, j, k) presses among only-q1, only-q2 and both cells.
+            let mut best = (0, 0, 0, 0);
+            for i in 0..=a {
+                for j in 0..=b {
+                    let grow = (i + j).min(a - i + b - j);
+                    let shrink = (a - i + j).min(i + b - j);
+                    let centre = (both + shrink).saturating_sub(grow) / 2;
+                    for k in [centre, centre + 1] {
+                        let k = k.min(both);
+                        let worst = (grow + k).min(shrink + both - k);
+                        if none + worst > best.0 {
+                            best = (none + worst, i, j, k);
+                        }
+                    }
+                }
+            }
+            assert_eq!(best.0, published, "{n}x{n}: the hardest board's presses");
+            let (mut i, mut j, mut k) = (best.1, best.2, best.3);
+            let presses = Board::from_fn(n, n, |cell| {
+                let take = |left: &mut usize| {
+                    let t = *left > 0;
+                    *left = left.saturating_sub(1);
+                    t
+                };
+                match class(cell) {
+                    (false, false) => true,
+                    (true, false) => take(&mut i),
+                    (false, true) => take(&mut j),
+                    (true, true) => take(&mut k),
+                }
+            });
+            let mut lights = Board::new(n, n);
+            lights.apply_presses(&presses);
+            let minimum = solver
+                .solve_minimum(&lights)
+                .expect("solvable by construction");
+            assert_eq!(minimum.minimality, Minimality::Proven);
+            assert_eq!(minimum.press_count(), published, "{n}x{n}");
         }
     }
 

@@ -13,6 +13,7 @@ mod tray;
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub use best::{
     BestKnown, Known, TABLE_HEADER, TableError, best_known, fingerprint, format_table, parse_table,
@@ -44,10 +45,20 @@ pub struct Puzzle {
     fewest: OnceLock<Option<u64>>,
 }
 
-/// The most states the breadth-first search may store to find a puzzle's
-/// fewest moves for a scorecard's `best_moves` (about 0.3 s and 55 MB);
-/// beyond, `best_moves` stays empty.
+/// The default of the most states the breadth-first search may store to
+/// find a puzzle's fewest moves for a scorecard's `best_moves`, when the
+/// best-known tables do not have it (about 0.3 s); beyond, `best_moves`
+/// stays empty. [`set_best_moves_states`] changes it for the process.
 pub const BEST_MOVES_STATES: usize = 1_000_000;
+
+static BEST_MOVES_CAP: AtomicUsize = AtomicUsize::new(BEST_MOVES_STATES);
+
+/// Lets the `best_moves` search store up to `states` states (the harness's
+/// `--best-moves-states`: 0 for the tables only; 250,000,000 proves even
+/// pandemonium, in ~20 s and ~2 GB per puzzle). For the whole process.
+pub fn set_best_moves_states(states: usize) {
+    BEST_MOVES_CAP.store(states, Ordering::Relaxed);
+}
 
 impl Puzzle {
     fn report(&self) -> &SolveReport {
@@ -76,15 +87,20 @@ impl Family for SlidingBlock {
 
     /// The proven fewest moves: from the shipped best-known tables (by the
     /// puzzle's fingerprint), else when a breadth-first search of at most
-    /// [`BEST_MOVES_STATES`] states finds them (once per puzzle).
+    /// [`BEST_MOVES_STATES`] states (or [`set_best_moves_states`]) finds
+    /// them (once per puzzle).
     fn best_moves(p: &Puzzle) -> Option<u64> {
         *p.fewest.get_or_init(|| {
             if let Some(row) = best_known(&p.tray, &p.goal) {
                 return row.known.fewest();
             }
+            let cap = BEST_MOVES_CAP.load(Ordering::Relaxed);
+            if cap == 0 {
+                return None;
+            }
             let options = SolveOptions {
                 optimal: true,
-                max_states: BEST_MOVES_STATES,
+                max_states: cap,
             };
             match solve(&p.tray, &p.goal, &options).outcome {
                 Outcome::Solved(moves) => Some(moves.len() as u64),
