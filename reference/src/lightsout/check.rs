@@ -216,26 +216,47 @@ pub fn verify(board: &Board, stdout: &[u8]) -> Verified {
 /// 10000 x 10000 answer is hundreds of megabytes).
 pub fn write_moves(solution: &Solution, out: &mut impl std::io::Write) -> std::io::Result<()> {
     const BLOCK: usize = 1 << 16;
-    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK + 64);
-    let mut digits = itoa::Buffer::new();
-    let mut prefix: Vec<u8> = Vec::with_capacity(24);
+    /// A short text in fixed-size storage, copied whole, advanced by `len`.
+    #[derive(Clone, Copy)]
+    struct Piece {
+        bytes: [u8; 24],
+        len: usize,
+    }
+    fn piece(n: usize, end: u8) -> Piece {
+        let mut digits = itoa::Buffer::new();
+        let text = digits.format(n).as_bytes();
+        let mut bytes = [0u8; 24];
+        bytes[..text.len()].copy_from_slice(text);
+        bytes[text.len()] = end;
+        Piece {
+            bytes,
+            len: text.len() + 1,
+        }
+    }
+    // Every column's `c\n` once; the row's `r:` once a row.
+    let columns: Vec<Piece> = (0..solution.presses.width())
+        .map(|c| piece(c, b'\n'))
+        .collect();
+    let mut buf = vec![0u8; BLOCK + 2 * 24];
+    let mut at = 0;
     let mut row = usize::MAX;
+    let mut prefix = piece(0, b':');
     for cell in solution.moves() {
         if cell.row != row {
             row = cell.row;
-            prefix.clear();
-            prefix.extend_from_slice(digits.format(row).as_bytes());
-            prefix.push(b':');
+            prefix = piece(row, b':');
         }
-        buf.extend_from_slice(&prefix);
-        buf.extend_from_slice(digits.format(cell.col).as_bytes());
-        buf.push(b'\n');
-        if buf.len() >= BLOCK {
-            out.write_all(&buf)?;
-            buf.clear();
+        buf[at..at + 24].copy_from_slice(&prefix.bytes);
+        at += prefix.len;
+        let col = &columns[cell.col];
+        buf[at..at + 24].copy_from_slice(&col.bytes);
+        at += col.len;
+        if at >= BLOCK {
+            out.write_all(&buf[..at])?;
+            at = 0;
         }
     }
-    out.write_all(&buf)
+    out.write_all(&buf[..at])
 }
 
 /// The note on stderr for a solution not proven minimal (empty when it is).

@@ -17,6 +17,8 @@
 //! Boards of at most 64 cells use a precomputed dense elimination instead,
 //! so that one 5x5 board takes well under a microsecond.
 
+use rayon::prelude::*;
+
 use super::board::{Board, Cell, spread_row, xor_into};
 use super::minimum::{MAX_TRANSFORM_WORK, minimum_combination, transform_work};
 use crate::gf2::{Poly, gcd_with_inverse};
@@ -30,6 +32,13 @@ pub const MAX_EXHAUSTIVE_NULLITY: usize = 34;
 /// The most word operations spent on an exhaustive minimum search (2^k
 /// candidates of `words` each); past it the search is local and not proven.
 const MAX_MINIMIZE_WORK: u64 = 1 << 31;
+
+/// Board words the local improvement past the exhaustive searches may chase
+/// (one pattern's chase costs the board's words): about 0.1 s. Boards up to
+/// 2000 x 2000 reach a local optimum well within it; an 8000 x 8000 board
+/// (nullity 80) gets part of one pass, the rest of its 2^80 solutions being
+/// out of reach anyway.
+const MAX_LOCAL_WORK: u64 = 1 << 25;
 
 /// Words of quiet patterns kept in memory at once for an exhaustive search.
 const MAX_BASIS_WORDS: u64 = 1 << 24;
@@ -373,9 +382,14 @@ impl Chase {
 
     /// The i-th quiet pattern of the basis `y^i * q / d`.
     fn quiet_pattern(&self, i: usize) -> Board {
+        self.chase(None, &self.quiet_first_row(i))
+    }
+
+    /// The first row of the i-th quiet pattern.
+    fn quiet_first_row(&self, i: usize) -> Vec<u64> {
         let mut g = Poly::zero();
         g.add_shifted(&self.kernel, i);
-        self.chase(None, &self.poly_to_vector(&g))
+        self.poly_to_vector(&g)
     }
 
     /// The full press pattern that chases `lights` down from first-row presses `x`.
@@ -484,16 +498,33 @@ impl Chase {
             };
         }
         // Local improvement: apply any quiet pattern that lowers the count,
-        // until none does. Each applied pattern strictly lowers it, so this ends.
+        // until none does or the work budget is spent. Each applied pattern
+        // strictly lowers it, so this ends. Patterns are chased row by row
+        // from their first rows (k short vectors), never stored whole:
+        // applying pattern q changes the count by |q| - 2 |best & q|.
+        let firsts: Vec<Vec<u64>> = (0..k)
+            .into_par_iter()
+            .map(|i| self.quiet_first_row(i))
+            .collect();
+        let mut budget = MAX_LOCAL_WORK;
         let mut best = p;
         let mut improved = true;
-        while improved {
+        'search: while improved {
             improved = false;
-            for i in 0..k {
-                let mut candidate = best.clone();
-                candidate.xor_with(&self.quiet_pattern(i));
-                if candidate.count_on() < best.count_on() {
-                    best = candidate;
+            for first in &firsts {
+                let Some(left) = budget.checked_sub(words) else {
+                    break 'search;
+                };
+                budget = left;
+                let (mut weight, mut overlap) = (0u64, 0u64);
+                self.run(None, first, |r, row| {
+                    for (&q, &b) in row.iter().zip(best.row(r)) {
+                        weight += u64::from(q.count_ones());
+                        overlap += u64::from((q & b).count_ones());
+                    }
+                });
+                if weight < 2 * overlap {
+                    self.run(None, first, |r, row| xor_into(best.row_mut(r), row));
                     improved = true;
                 }
             }

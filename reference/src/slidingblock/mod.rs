@@ -27,7 +27,8 @@ pub use parse::{
     format_tray, parse_goal, parse_moves, parse_tray, read_file, read_puzzle,
 };
 pub use solve::{
-    OPTIMAL_MAX_STATES, OptimalMethod, Outcome, SolveOptions, SolveReport, optimal_method, solve,
+    FIRST_BREADTH_FIRST_STATES, OPTIMAL_MAX_STATES, OptimalMethod, Outcome, SolveOptions,
+    SolveReport, optimal_method, solve,
 };
 pub use tray::{Block, Goal, MAX_SIDE, Move, Shape, Tray, rotated, rotated_goal};
 
