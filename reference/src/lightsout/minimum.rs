@@ -21,12 +21,13 @@ use rayon::prelude::*;
 
 use super::board::{Board, Cell};
 
-/// Bits of `c` resolved by one transform (a table of 2^20 `i32`, 4 MiB).
-const TRANSFORM_BITS: usize = 20;
+/// Bits of `c` resolved by one transform (a table of 2^18 `i32`, 1 MiB:
+/// it stays in a core's cache; 16 to 20 measured within 10% of each other).
+const TRANSFORM_BITS: usize = 18;
 
-/// The additions the transform search may spend: about 40 s on two cores
-/// of the project's machine (nullity 32 on any board up to 200 x 200).
-pub(super) const MAX_TRANSFORM_WORK: u64 = 1 << 39;
+/// The additions the transform search may spend: about 60 s on two cores
+/// of the project's machine, where 170 x 170 (nullity 36) took 55.6 s.
+pub(super) const MAX_TRANSFORM_WORK: u64 = 5 << 38;
 
 /// The additions the transform search needs for a null space of dimension
 /// `k` on a board of `cells` cells.
@@ -88,54 +89,115 @@ fn search(p: &Board, basis: &[Board], table_bits: usize) -> u64 {
 fn best_of(gathered: &[(u64, i32)], k: usize, b: usize) -> u64 {
     let low_bits = k - b;
     let low_mask = (1u64 << low_bits) - 1;
+    // (largest F, its c): larger F first, then the smaller c.
+    let better = |x: (i32, u64), y: (i32, u64)| match x.0.cmp(&y.0) {
+        std::cmp::Ordering::Greater => x,
+        std::cmp::Ordering::Less => y,
+        std::cmp::Ordering::Equal => (x.0, x.1.min(y.1)),
+    };
     let best = (0..1u64 << low_bits)
         .into_par_iter()
-        .map_init(
-            || vec![0i32; 1 << b],
-            |table, a| {
+        .fold(
+            || (vec![0i32; 1 << b], (i32::MIN, u64::MAX)),
+            |(mut table, best), a| {
                 table.fill(0i32);
                 for &(v, s) in gathered {
                     let odd = (v & low_mask & a).count_ones() & 1 == 1;
                     let at = &mut table[(v >> low_bits) as usize];
                     *at += if odd { -s } else { s };
                 }
-                transform(table);
-                // Largest F; among equals the smallest high part.
-                let (high, &value) = table
+                transform(&mut table);
+                // The largest value first (a plain scan), its first place
+                // only when it can matter.
+                let top = largest(&table);
+                if top < best.0 {
+                    return (table, best);
+                }
+                let high = table
                     .iter()
-                    .enumerate()
-                    .max_by(|x, y| x.1.cmp(y.1).then(y.0.cmp(&x.0)))
-                    .expect("the table is not empty");
-                (value, a | (high as u64) << low_bits)
+                    .position(|&x| x == top)
+                    .expect("the maximum is there");
+                let found = (top, a | (high as u64) << low_bits);
+                (table, better(best, found))
             },
         )
-        .reduce(
-            || (i32::MIN, u64::MAX),
-            |x, y| match x.0.cmp(&y.0) {
-                std::cmp::Ordering::Greater => x,
-                std::cmp::Ordering::Less => y,
-                std::cmp::Ordering::Equal => (x.0, x.1.min(y.1)),
-            },
-        );
+        .map(|(_, best)| best)
+        .reduce(|| (i32::MIN, u64::MAX), better);
     best.1
 }
 
+/// The largest entry, eight lanes at a time (so the compiler uses vectors).
+fn largest(table: &[i32]) -> i32 {
+    let mut lanes = [i32::MIN; 8];
+    let chunks = table.chunks_exact(8);
+    let rest = chunks.remainder().iter().copied().max().unwrap_or(i32::MIN);
+    for chunk in chunks {
+        for (m, &x) in lanes.iter_mut().zip(chunk) {
+            *m = (*m).max(x);
+        }
+    }
+    lanes.into_iter().fold(rest, i32::max)
+}
+
 /// In-place Walsh-Hadamard transform (unnormalised): the first levels
-/// within cache-sized blocks, then the rest across them.
+/// within cache-sized blocks, then the rest across them; two levels a pass
+/// where it can.
 fn transform(a: &mut [i32]) {
     let n = a.len();
     let block = n.min(1 << 12);
     for chunk in a.chunks_mut(block) {
         let mut h = 1;
-        while h < block {
-            butterflies(chunk, h);
-            h *= 2;
+        if block >= 8 {
+            // The three smallest levels at once, eight entries at a time.
+            for eight in chunk.chunks_exact_mut(8) {
+                let mut x: [i32; 8] = eight.try_into().expect("eight entries");
+                for h in [1, 2, 4] {
+                    for i in 0..8 {
+                        if i & h == 0 {
+                            let (u, v) = (x[i], x[i + h]);
+                            x[i] = u + v;
+                            x[i + h] = u - v;
+                        }
+                    }
+                }
+                eight.copy_from_slice(&x);
+            }
+            h = 8;
         }
+        levels(chunk, h, block);
     }
-    let mut h = block;
-    while h < n {
+    levels(a, block, n);
+}
+
+/// The levels from `h` up to (not including) `end`, two at a time.
+fn levels(a: &mut [i32], mut h: usize, end: usize) {
+    while 4 * h <= end {
+        two_levels(a, h);
+        h *= 4;
+    }
+    if h < end {
         butterflies(a, h);
-        h *= 2;
+    }
+}
+
+/// Levels `h` and `2h` in one pass: quadruples `h` apart.
+fn two_levels(a: &mut [i32], h: usize) {
+    for group in a.chunks_exact_mut(4 * h) {
+        let (ab, cd) = group.split_at_mut(2 * h);
+        let (a0, b0) = ab.split_at_mut(h);
+        let (c0, d0) = cd.split_at_mut(h);
+        for (((w, x), y), z) in a0
+            .iter_mut()
+            .zip(b0.iter_mut())
+            .zip(c0.iter_mut())
+            .zip(d0.iter_mut())
+        {
+            let (p, q, r, t) = (*w + *x, *w - *x, *y + *z, *y - *z);
+            *w = p + r;
+            *x = q + t;
+            *y = p - r;
+            *z = q - t;
+        }
     }
 }
 
@@ -190,8 +252,12 @@ mod tests {
 
     #[test]
     fn the_transform_matches_its_definition() {
-        let f = [3, -1, 0, 2, 5, -4, 1, 1];
-        let mut a = f;
+        // 2^13 entries: the eight-wide kernel, paired levels, a single
+        // level, and a level across the 4096-entry blocks.
+        let f: Vec<i32> = (0..1 << 13)
+            .map(|i: i32| (i * 7919 + 13) % 11 - 5)
+            .collect();
+        let mut a = f.clone();
         transform(&mut a);
         for (c, &got) in a.iter().enumerate() {
             let want: i32 = f

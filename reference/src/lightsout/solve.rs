@@ -24,10 +24,10 @@ use super::minimum::{MAX_TRANSFORM_WORK, minimum_combination, transform_work};
 use crate::gf2::{Poly, gcd_with_inverse};
 
 /// The largest null space searched exhaustively for a minimum-press
-/// solution on every board of up to 12 million cells (200 x 200 and far
-/// beyond): 2^34 solutions by Walsh-Hadamard transform, about 26 s on two
-/// cores. Smaller boards may go further.
-pub const MAX_EXHAUSTIVE_NULLITY: usize = 34;
+/// solution on every board of up to 500,000 cells (200 x 200 and beyond):
+/// 2^36 solutions by Walsh-Hadamard transform, about 56 s on two cores.
+/// Nullity 34 is searched on boards of up to 16 million cells (~10 s).
+pub const MAX_EXHAUSTIVE_NULLITY: usize = 36;
 
 /// The most word operations spent on an exhaustive minimum search (2^k
 /// candidates of `words` each); past it the search is local and not proven.
