@@ -234,12 +234,7 @@ mod tests {
                 // Whole tables, and tables of 8 entries (the rest walked).
                 for bits in [TRANSFORM_BITS, 3] {
                     let c = search(&p, &basis, bits);
-                    let mut found = p.clone();
-                    for (i, q) in basis.iter().enumerate() {
-                        if c >> i & 1 == 1 {
-                            found.xor_with(q);
-                        }
-                    }
+                    let found = super::super::solve::combine(p.clone(), &basis, c);
                     let name = format!("{n}x{n} seed {seed} bits {bits}");
                     assert_eq!(found.count_on(), walked.count_on(), "{name}");
                     let mut lights = board.clone();

@@ -476,22 +476,15 @@ impl Chase {
         let walk = 1u64
             .checked_shl(k as u32)
             .map_or(u64::MAX, |n| n.saturating_mul(words));
-        if basis_fits && walk <= MAX_MINIMIZE_WORK {
+        let transform = transform_work(k, cells) <= MAX_TRANSFORM_WORK;
+        if basis_fits && (walk <= MAX_MINIMIZE_WORK || transform) {
             let basis: Vec<Board> = (0..k).map(|i| self.quiet_pattern(i)).collect();
-            return Solution {
-                presses: minimize_board(p, &basis),
-                minimality: Minimality::Proven,
+            let presses = if walk <= MAX_MINIMIZE_WORK {
+                minimize_board(p, &basis)
+            } else {
+                let code = minimum_combination(&p, &basis);
+                combine(p, &basis, code)
             };
-        }
-        if basis_fits && transform_work(k, cells) <= MAX_TRANSFORM_WORK {
-            let basis: Vec<Board> = (0..k).map(|i| self.quiet_pattern(i)).collect();
-            let c = minimum_combination(&p, &basis);
-            let mut presses = p;
-            for (i, q) in basis.iter().enumerate() {
-                if c >> i & 1 == 1 {
-                    presses.xor_with(q);
-                }
-            }
             return Solution {
                 presses,
                 minimality: Minimality::Proven,
@@ -548,13 +541,17 @@ fn minimize_board(p: Board, basis: &[Board]) -> Board {
             best_code = step ^ (step >> 1);
         }
     }
-    let mut best = p;
+    combine(p, basis, best_code)
+}
+
+/// `p` plus the patterns `basis[i]` for the bits `i` set in `code`.
+pub(super) fn combine(mut p: Board, basis: &[Board], code: u64) -> Board {
     for (i, pattern) in basis.iter().enumerate() {
-        if best_code >> i & 1 == 1 {
-            best.xor_with(pattern);
+        if code >> i & 1 == 1 {
+            p.xor_with(pattern);
         }
     }
-    best
+    p
 }
 
 /// [`minimize_board`], for the transform search's tests.
