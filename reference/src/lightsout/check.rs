@@ -212,20 +212,22 @@ pub fn verify(board: &Board, stdout: &[u8]) -> Verified {
 }
 
 /// Writes a solution's moves, `row:col` a line, row by row, to `out` in
-/// blocks of 64 KiB (no string of the whole answer is ever built: a
+/// blocks of about 64 KiB (no string of the whole answer is ever built: a
 /// 10000 x 10000 answer is hundreds of megabytes).
 pub fn write_moves(solution: &Solution, out: &mut impl std::io::Write) -> std::io::Result<()> {
     const BLOCK: usize = 1 << 16;
-    /// A short text in fixed-size storage, copied whole, advanced by `len`.
+    /// A number and its end byte in fixed-size storage, copied whole (one
+    /// 16-byte store), advanced by `len`. A side is at most 10^9 cells, so
+    /// at most 10 digits and the end byte.
     #[derive(Clone, Copy)]
     struct Piece {
-        bytes: [u8; 24],
+        bytes: [u8; 16],
         len: usize,
     }
     fn piece(n: usize, end: u8) -> Piece {
         let mut digits = itoa::Buffer::new();
         let text = digits.format(n).as_bytes();
-        let mut bytes = [0u8; 24];
+        let mut bytes = [0u8; 16];
         bytes[..text.len()].copy_from_slice(text);
         bytes[text.len()] = end;
         Piece {
@@ -233,27 +235,27 @@ pub fn write_moves(solution: &Solution, out: &mut impl std::io::Write) -> std::i
             len: text.len() + 1,
         }
     }
+    let presses = &solution.presses;
     // Every column's `c\n` once; the row's `r:` once a row.
-    let columns: Vec<Piece> = (0..solution.presses.width())
-        .map(|c| piece(c, b'\n'))
-        .collect();
-    let mut buf = vec![0u8; BLOCK + 2 * 24];
+    let columns: Vec<Piece> = (0..presses.width()).map(|c| piece(c, b'\n')).collect();
+    let mut buf = vec![0u8; BLOCK + 2 * 16];
     let mut at = 0;
-    let mut row = usize::MAX;
-    let mut prefix = piece(0, b':');
-    for cell in solution.moves() {
-        if cell.row != row {
-            row = cell.row;
-            prefix = piece(row, b':');
-        }
-        buf[at..at + 24].copy_from_slice(&prefix.bytes);
-        at += prefix.len;
-        let col = &columns[cell.col];
-        buf[at..at + 24].copy_from_slice(&col.bytes);
-        at += col.len;
-        if at >= BLOCK {
-            out.write_all(&buf[..at])?;
-            at = 0;
+    for r in 0..presses.height() {
+        let prefix = piece(r, b':');
+        for (w, &word) in presses.row(r).iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let col = &columns[w * 64 + bits.trailing_zeros() as usize];
+                bits &= bits - 1;
+                buf[at..at + 16].copy_from_slice(&prefix.bytes);
+                at += prefix.len;
+                buf[at..at + 16].copy_from_slice(&col.bytes);
+                at += col.len;
+            }
+            if at >= BLOCK - 64 * 32 {
+                out.write_all(&buf[..at])?;
+                at = 0;
+            }
         }
     }
     out.write_all(&buf[..at])
