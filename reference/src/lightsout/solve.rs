@@ -747,6 +747,27 @@ mod tests {
         }
     }
 
+    /// The fewest presses for the all-on N x N board, N = 1 to 54, as
+    /// published in OEIS A075464 (Weisstein, Reid, Alekseyev, Du: exhaustive
+    /// searches, proven). Sizes with a null space of dimension up to 32
+    /// (39 x 39) are among them.
+    #[test]
+    fn all_on_boards_need_the_published_presses() {
+        const A075464: [usize; 54] = [
+            1, 4, 5, 4, 15, 28, 33, 40, 25, 44, 55, 72, 105, 56, 117, 104, 147, 188, 141, 224, 245,
+            276, 231, 270, 353, 356, 405, 416, 345, 376, 553, 428, 469, 520, 563, 600, 761, 772,
+            561, 696, 891, 940, 953, 772, 1069, 1188, 971, 1096, 1165, 1220, 1317, 1256, 1487,
+            1400,
+        ];
+        for (i, published) in A075464.into_iter().enumerate() {
+            let n = i + 1;
+            let minimum = solve_minimum(&Board::all_on(n, n)).expect("all-on boards are solvable");
+            assert_eq!(minimum.minimality, Minimality::Proven, "{n}x{n}");
+            assert_eq!(minimum.press_count(), published, "{n}x{n}");
+            assert!(solved_by(&Board::all_on(n, n), &minimum.presses), "{n}x{n}");
+        }
+    }
+
     #[test]
     fn chase_and_dense_agree_on_minimum() {
         let b = board(&["#0#0#0#", "0##0#0#", "##0000#", "0#0##0#"]);
