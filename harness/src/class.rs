@@ -814,6 +814,14 @@ pub fn run_class(
         }
         on_event(event);
     };
+    crate::grade::prepare(
+        items.iter().filter_map(|w| match w {
+            Work::Case(j) => Some(j),
+            Work::Battery { .. } => None,
+        }),
+        settings,
+        cancel,
+    );
     crate::schedule::pool(
         &items,
         settings.jobs,

@@ -195,6 +195,7 @@ pub fn time_entries(
         .iter()
         .map(|_| std::sync::Mutex::new(Vec::new()))
         .collect();
+    crate::grade::prepare(cases.iter().map(|c| &c.job), settings, cancel);
     let next = AtomicUsize::new(0);
     let whos: Vec<Option<Arc<Who>>> = entries
         .iter()

@@ -71,6 +71,36 @@ pub fn grade(
     row
 }
 
+/// Loads every job's puzzle before any candidate runs, on `settings.jobs`
+/// threads, so that the reference's own work never shares the machine with
+/// a timed candidate: a Lights Out minimum may take a minute of every core,
+/// a sliding-block best-moves search up to a second. Jobs that share a
+/// puzzle (a class's submissions, a contest's entries) load it once. Stops
+/// early when a stop is requested; a job not loaded here loads in [`grade`]
+/// as before. Never fails: a puzzle that cannot be loaded is its rows'
+/// `harness-error`, as always.
+pub fn prepare<'a>(jobs: impl IntoIterator<Item = &'a Job>, settings: &Settings, cancel: &Cancel) {
+    let mut seen = std::collections::HashSet::new();
+    let todo: Vec<&Job> = jobs
+        .into_iter()
+        .filter(|j| j.files.is_ok() && seen.insert(Arc::as_ptr(&j.loaded)))
+        .collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..settings.jobs.clamp(1, todo.len().max(1)) {
+            scope.spawn(|| {
+                while !cancel.is_requested() {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    let Some(job) = todo.get(i) else { break };
+                    if let Ok(files) = &job.files {
+                        job.loaded.get_or_init(|| load(job, files, settings));
+                    }
+                }
+            });
+        }
+    });
+}
+
 /// Where `--keep-output DIR` keeps a row's stdout and stderr:
 /// `DIR/<candidate>/<suite>/<case>.stdout` and `.stderr`, every path part
 /// made safe (no `..`, no separators of its own).

@@ -38,6 +38,7 @@ pub fn schedule(
         kept: kept.len(),
         isolation: executor.describe(),
     });
+    crate::grade::prepare(jobs, settings, cancel);
     pool(
         jobs,
         settings.jobs,
@@ -276,6 +277,43 @@ pub(crate) mod tests {
         );
         assert_eq!(summary.stopped, Some(StopReason::Interrupted));
         assert!(!summary.all_accepted());
+    }
+
+    #[test]
+    fn every_puzzle_is_loaded_before_the_first_candidate_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut jobs = jobs(dir.path(), 6);
+        // A puzzle that cannot be loaded is prepared too (as its error).
+        std::fs::write(dir.path().join("bad.txt"), "3x2\n#OX\n").unwrap();
+        jobs[4].files = Ok(vec![dir.path().join("bad.txt")]);
+        let loaded: Vec<_> = jobs
+            .iter()
+            .map(|j| std::sync::Arc::clone(&j.loaded))
+            .collect();
+        let mut fake = FakeExecutor::new(|_| Script::exit(0, "1:0\n"));
+        let checked = std::sync::Arc::new(AtomicUsize::new(0));
+        let count = std::sync::Arc::clone(&checked);
+        fake.on_run = Some(Box::new(move |_: &Cancel| {
+            assert!(
+                loaded.iter().all(|l| l.get().is_some()),
+                "a run before loading"
+            );
+            count.fetch_add(1, Ordering::SeqCst);
+        }));
+        let (summary, events) = run(2, &jobs, &fake, &Cancel::new());
+        assert_eq!(
+            checked.load(Ordering::SeqCst),
+            5,
+            "the bad puzzle runs nothing"
+        );
+        assert_eq!((summary.accepted(), summary.total()), (5, 6));
+        let bad = rows(&events).into_iter().find(|r| r.case == "c04").unwrap();
+        assert_eq!(bad.verdict, Verdict::HarnessError);
+        assert!(
+            bad.detail.starts_with("cannot load puzzle: "),
+            "{}",
+            bad.detail
+        );
     }
 
     #[test]
