@@ -153,6 +153,10 @@ pub fn is_root() -> bool {
     rustix::process::geteuid().is_root()
 }
 
+/// The folder, inside a run's folder, that finished scratch folders are
+/// moved to before they are removed.
+const TRASH: &str = "retired";
+
 /// The run's own folder: one scratch folder per case below it. Mode 0711:
 /// a candidate can reach its own scratch by path but not list the others.
 pub struct RunDir {
@@ -183,7 +187,30 @@ impl RunDir {
             .prefix("puzzlegrade-run-")
             .tempdir_in(base)?;
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o711))?;
+        let trash = dir.path().join(TRASH);
+        std::fs::create_dir(&trash)?;
+        std::fs::set_permissions(&trash, std::fs::Permissions::from_mode(0o700))?;
         Ok(Self { dir })
+    }
+
+    /// Takes a finished case's scratch folder out of every candidate's
+    /// reach at once, by moving it into the run's own 0700 folder, before
+    /// it is removed in the background: the next case on the same job slot
+    /// runs as the same user and must not find the last one's files.
+    /// Where the move fails, the folder is given to the harness's user.
+    pub fn retire(&self, mut scratch: Scratch) -> Scratch {
+        let Some(name) = scratch.path.file_name() else {
+            return scratch;
+        };
+        let target = self.dir.path().join(TRASH).join(name);
+        if std::fs::rename(&scratch.path, &target).is_ok() {
+            scratch.path = target;
+        } else {
+            let me = (rustix::process::geteuid(), rustix::process::getegid());
+            let _ =
+                std::os::unix::fs::chown(&scratch.path, Some(me.0.as_raw()), Some(me.1.as_raw()));
+        }
+        scratch
     }
 
     /// The folder.
@@ -313,6 +340,28 @@ mod tests {
         assert_eq!(names, ["PATH", "HOME", "TMPDIR", "JAVA_OPTS", "LANG"]);
         assert_eq!(env[1].1, "/s");
         assert_eq!(env[4].1, "C");
+    }
+
+    /// A finished case's folder leaves the candidates' reach before the
+    /// janitor removes it: the next case on the slot runs as the same user.
+    #[test]
+    fn a_retired_scratch_folder_is_out_of_reach_at_once() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let run = RunDir::new(&std::env::temp_dir()).unwrap();
+        let me = rustix::process::geteuid().as_raw();
+        let scratch = run.scratch(7, Some((me, me))).unwrap();
+        std::fs::write(scratch.path().join("answer"), "secret").unwrap();
+        let old = scratch.path().to_owned();
+        let retired = run.retire(scratch);
+        assert!(!old.exists(), "the case's path is gone at once");
+        assert_eq!(retired.path(), run.path().join(TRASH).join("case-7"));
+        let trash = std::fs::metadata(run.path().join(TRASH)).unwrap();
+        assert_eq!(trash.permissions().mode() & 0o777, 0o700);
+        assert_eq!(trash.uid(), me, "the harness's own folder");
+        assert!(retired.path().join("answer").exists());
+        let path = retired.path().to_owned();
+        drop(retired);
+        assert!(!path.exists(), "and removed when dropped");
     }
 
     #[test]

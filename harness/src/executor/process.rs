@@ -285,7 +285,8 @@ impl Isolated {
             // bubblewrap reports a child killed by signal N as 128 + N.
             result.ending = Ending::Signaled(code - 128);
         }
-        self.janitor.clear(Leftover::Scratch(scratch));
+        self.janitor
+            .clear(Leftover::Scratch(self.run_dir.retire(scratch)));
         if let Some(cg) = cgroup {
             let usage = cg.usage();
             self.janitor.clear(Leftover::Cgroup(cg));
