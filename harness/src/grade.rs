@@ -73,11 +73,11 @@ pub fn grade(
 
 /// Loads every job's puzzle before any candidate runs, on `settings.jobs`
 /// threads, so that the reference's own work never shares the machine with
-/// a timed candidate: a Lights Out minimum may take a minute of every core,
-/// a sliding-block best-moves search up to a second. Jobs that share a
-/// puzzle (a class's submissions, a contest's entries) load it once. Stops
-/// early when a stop is requested; a job not loaded here loads in [`grade`]
-/// as before. Never fails: a puzzle that cannot be loaded is its rows'
+/// a timed candidate: a Lights Out minimum may take most of a minute of
+/// every core, a sliding-block best-moves search up to a second. Jobs that
+/// share a puzzle (a class's submissions, a contest's entries) load it
+/// once. Stops early when a stop is requested; a job not loaded here loads
+/// in [`grade`] as before. Never fails: a puzzle that cannot be loaded is its rows'
 /// `harness-error`, as always.
 pub fn prepare<'a>(jobs: impl IntoIterator<Item = &'a Job>, settings: &Settings, cancel: &Cancel) {
     let mut seen = std::collections::HashSet::new();

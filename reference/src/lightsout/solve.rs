@@ -25,9 +25,10 @@ use crate::gf2::{Poly, gcd_with_inverse};
 
 /// The largest null space searched exhaustively for a minimum-press
 /// solution on every board of up to 500,000 cells (200 x 200 and beyond):
-/// 2^36 solutions by Walsh-Hadamard transform, about 56 s on two cores.
-/// Nullity 34 is searched on boards of up to 16 million cells (~10 s).
-pub const MAX_EXHAUSTIVE_NULLITY: usize = 36;
+/// 2^37 solutions by Walsh-Hadamard transform, about 45 s on two cores
+/// (nullity 36 on 170 x 170: 22 s). Nullity 34 is searched on boards of up
+/// to 12 million cells.
+pub const MAX_EXHAUSTIVE_NULLITY: usize = 37;
 
 /// The most word operations spent on an exhaustive minimum search (2^k
 /// candidates of `words` each); past it the search is local and not proven.
