@@ -36,7 +36,7 @@ use super::board::{Board, Cell};
 const TRANSFORM_BITS: usize = 18;
 
 /// The work the transform search may spend, in the units of
-/// [`transform_work`]: about 45 s on two cores of the project's machine
+/// [`transform_work`]: an estimated 45 s on two cores of the project's machine
 /// for nullity 37 on a 200 x 200 board (170 x 170, nullity 36: 22 s).
 pub(super) const MAX_TRANSFORM_WORK: u64 = 5 << 39;
 

@@ -25,7 +25,7 @@ use crate::gf2::{Poly, gcd_with_inverse};
 
 /// The largest null space searched exhaustively for a minimum-press
 /// solution on every board of up to 500,000 cells (200 x 200 and beyond):
-/// 2^37 solutions by Walsh-Hadamard transform, about 45 s on two cores
+/// 2^37 solutions by Walsh-Hadamard transform, an estimated 45 s on two cores
 /// (nullity 36 on 170 x 170: 22 s). Nullity 34 is searched on boards of up
 /// to 12 million cells.
 pub const MAX_EXHAUSTIVE_NULLITY: usize = 37;
