@@ -130,11 +130,7 @@ const LANE_FLIPS: [[bool; LANES]; LANES] = {
 /// [`best_of`] with the lowest [`LANE_BITS`] bits of `c` in the lanes of
 /// tables of 2^`b` rows; `k - b` must be at least [`LANE_BITS`].
 fn best_of_lanes(gathered: &[(u64, i32)], k: usize, b: usize) -> u64 {
-    let total: i64 = gathered
-        .iter()
-        .map(|&(_, s)| i64::from(s.unsigned_abs()))
-        .sum();
-    if total <= i64::from(i16::MAX) {
+    if fits_in_i16(gathered) {
         best_of_lanes_in::<i16>(gathered, k, b)
     } else {
         best_of_lanes_in::<i32>(gathered, k, b)
@@ -217,16 +213,22 @@ fn largest<T: Entry>(table: &[T]) -> T {
     lanes.into_iter().fold(rest, Ord::max)
 }
 
+/// Whether every transform value fits in an `i16`: each is a signed sum of
+/// some of the gathered signs, so at most the sum of their sizes.
+fn fits_in_i16(gathered: &[(u64, i32)]) -> bool {
+    let total: i64 = gathered
+        .iter()
+        .map(|&(_, s)| i64::from(s.unsigned_abs()))
+        .sum();
+    total <= i64::from(i16::MAX)
+}
+
 /// The best `c` over tables of 2^`b` entries: of `i16` when every value
 /// fits (each is a signed sum of some of the signs, so at most the number of
 /// cells in size), which halves the memory traffic and doubles the vector
 /// lanes; else of `i32`.
 fn best_of(gathered: &[(u64, i32)], k: usize, b: usize) -> u64 {
-    let total: i64 = gathered
-        .iter()
-        .map(|&(_, s)| i64::from(s.unsigned_abs()))
-        .sum();
-    if total <= i64::from(i16::MAX) {
+    if fits_in_i16(gathered) {
         best_of_in::<i16>(gathered, k, b)
     } else {
         best_of_in::<i32>(gathered, k, b)
