@@ -248,23 +248,16 @@ trait Entry:
 {
     const ZERO: Self;
     const MIN: Self;
-    fn abs(self) -> Self;
 }
 
 impl Entry for i16 {
     const ZERO: Self = 0;
     const MIN: Self = i16::MIN;
-    fn abs(self) -> Self {
-        i16::abs(self)
-    }
 }
 
 impl Entry for i32 {
     const ZERO: Self = 0;
     const MIN: Self = i32::MIN;
-    fn abs(self) -> Self {
-        i32::abs(self)
-    }
 }
 
 fn best_of_in<T: Entry>(gathered: &[(u64, i32)], k: usize, b: usize) -> u64 {
@@ -308,50 +301,18 @@ fn best_of_in<T: Entry>(gathered: &[(u64, i32)], k: usize, b: usize) -> u64 {
 }
 
 /// The largest value of the table's transform and its first place, or
-/// `None` when it is below `floor`. The last level is not computed: its
-/// outputs are `u + v` (place `i`) and `u - v` (place `i + half`) for each
-/// pair, so their larger is `u + |v|`.
+/// `None` when it is below `floor`.
 fn largest_transformed<T: Entry>(table: &mut [T], floor: T) -> Option<(T, usize)> {
-    if table.len() == 1 {
-        return (table[0] >= floor).then_some((table[0], 0));
-    }
-    let half = table.len() / 2;
-    let (x, y) = table.split_at_mut(half);
-    transform(x);
-    transform(y);
-    let top = largest_pair(x, y);
+    transform(table);
+    let top = largest(table);
     if top < floor {
         return None;
     }
-    if let Some(i) = x.iter().zip(y.iter()).position(|(&u, &v)| u + v == top) {
-        return Some((top, i));
-    }
-    let i = x
+    let at = table
         .iter()
-        .zip(y.iter())
-        .position(|(&u, &v)| u - v == top)
+        .position(|&x| x == top)
         .expect("the maximum is there");
-    Some((top, half + i))
-}
-
-/// The largest `u + |v|` over the pairs, sixteen lanes at a time (so the
-/// compiler uses vectors).
-fn largest_pair<T: Entry>(x: &[T], y: &[T]) -> T {
-    let mut lanes = [T::MIN; 16];
-    let (xs, ys) = (x.chunks_exact(16), y.chunks_exact(16));
-    let rest = xs
-        .remainder()
-        .iter()
-        .zip(ys.remainder())
-        .map(|(&u, &v)| u + v.abs())
-        .max()
-        .unwrap_or(T::MIN);
-    for (cx, cy) in xs.zip(ys) {
-        for ((m, &u), &v) in lanes.iter_mut().zip(cx).zip(cy) {
-            *m = (*m).max(u + v.abs());
-        }
-    }
-    lanes.into_iter().fold(rest, Ord::max)
+    Some((top, at))
 }
 
 /// In-place Walsh-Hadamard transform (unnormalised): the first levels
@@ -462,7 +423,7 @@ mod tests {
     }
 
     /// The 16-bit and 32-bit tables, split or whole, one `a` a table or
-    /// sixteen in lanes, find the `c` of the definition (the last level folded into the maximum), ties included:
+    /// sixteen in lanes, find the `c` of the definition, ties included:
     /// the smallest `c` of the largest `F`.
     #[test]
     fn both_table_widths_agree() {
