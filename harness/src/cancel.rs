@@ -3,7 +3,19 @@
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use crate::event::StopReason;
+use serde::Serialize;
+
+/// Why a run stopped early.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StopReason {
+    /// SIGINT (Ctrl-C).
+    Interrupted,
+    /// SIGTERM.
+    Terminated,
+    /// A report could not be written (say, a full disk).
+    ReportFailed,
+}
 
 /// How hard to stop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -21,14 +21,16 @@ use anyhow::{Context, bail};
 use serde::Serialize;
 
 use crate::cancel::Cancel;
-use crate::config::{Candidate, Settings};
 use crate::conform;
 use crate::course::rubric::{Score, round, show};
 use crate::course::{Course, FormatFile, PartKind, Paths, fill_command};
-use crate::discover::{Job, Who, discover};
+use crate::discover::discover;
 use crate::event::{Event, Summary};
 use crate::executor::{Ending, Executor, Limits, Spec};
+use crate::job::Candidate;
+use crate::job::{Job, Who};
 use crate::outcome::{Row, Verdict};
+use crate::settings::Settings;
 
 /// The suite and case of a submission's build row.
 pub const BUILD: &str = "build";

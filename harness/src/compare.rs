@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::outcome::{Row, Verdict};
+use crate::outcome::{Metric, Row, Verdict};
 
 /// The kinds of change, in the order they are reported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -56,16 +56,6 @@ impl Kind {
             Kind::Added => "added",
         }
     }
-}
-
-/// Which time is compared.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Metric {
-    /// Wall-clock time.
-    Wall,
-    /// CPU time.
-    Cpu,
 }
 
 /// When a time difference counts.

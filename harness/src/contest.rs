@@ -16,12 +16,13 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 
 use crate::cancel::Cancel;
-use crate::compare::Metric;
-use crate::config::{Candidate, Settings};
 use crate::conform;
-use crate::discover::{Job, Who};
 use crate::executor::Executor;
+use crate::job::Candidate;
+use crate::job::{Job, Who};
+use crate::outcome::Metric;
 use crate::outcome::{Row, Verdict};
+use crate::settings::Settings;
 
 /// One contest entry.
 #[derive(Debug, Clone)]
@@ -123,7 +124,7 @@ pub struct Plan {
 
 /// What is timed: a Solver on puzzles, or a Checker on the reference's
 /// (long) move lists.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
     /// Puzzle files as arguments, an answer judged by the family.
     Solver,

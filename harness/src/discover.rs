@@ -12,44 +12,7 @@ use anyhow::{Context, bail};
 use reference::family::{Grader, ListingMatch, family_for_listing};
 use reference::file::listing_dir;
 
-/// One case to grade.
-pub struct Job {
-    /// The family that loads and judges it.
-    pub family: &'static dyn Grader,
-    /// The suite name, e.g. `lightsout/easy`.
-    pub suite: String,
-    /// The case name: its files as listed, joined by `+` (a sliding-block
-    /// case is `init+goal`: one tray may be listed with several goals).
-    pub case: String,
-    /// The puzzle files, absolute, or what is wrong with the listing row.
-    pub files: Result<Vec<PathBuf>, String>,
-    /// The suite's root: the listing's folder (symlinks resolved). Puzzle
-    /// files must stay inside it unless `--allow-outside-suite`.
-    pub root: PathBuf,
-    /// The files the candidate gets when they are not `files` (copies in
-    /// another format, made by the harness); `files` are still judged.
-    pub given: Option<Vec<PathBuf>>,
-    /// Who runs this job when it is not the run's candidate (a class run:
-    /// each submission is a candidate of its own).
-    pub who: Option<std::sync::Arc<Who>>,
-    /// The puzzle once checked and loaded (or why it cannot be): shared by
-    /// the copies of a job that every submission of a class runs.
-    pub loaded: Loaded,
-}
-
-/// A job's puzzle, loaded at most once.
-pub type Loaded = std::sync::Arc<
-    std::sync::OnceLock<Result<std::sync::Arc<dyn reference::family::Case>, String>>,
->;
-
-/// A candidate of a class run.
-#[derive(Debug)]
-pub struct Who {
-    /// Its name in the scorecard (the submission id).
-    pub label: String,
-    /// What runs.
-    pub candidate: crate::config::Candidate,
-}
+use crate::job::{Job, Loaded};
 
 /// Finds every listing under `roots` and returns their jobs, in listing
 /// order. `only` keeps one family; `filter` keeps cases whose `suite/case`

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use crate::cancel::StopReason;
 use crate::outcome::{Row, Verdict};
 
 /// One thing that happened in a run. Serialized (`--format json`) as one
@@ -75,18 +76,6 @@ impl SuiteTally {
     pub fn count(&self, verdict: Verdict) -> usize {
         self.verdicts.get(&verdict).copied().unwrap_or(0)
     }
-}
-
-/// Why a run stopped early.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum StopReason {
-    /// SIGINT (Ctrl-C).
-    Interrupted,
-    /// SIGTERM.
-    Terminated,
-    /// A report could not be written (say, a full disk).
-    ReportFailed,
 }
 
 /// Tallies per suite, in suite order, and how the run ended.

@@ -12,10 +12,10 @@ use reference::family::{Case, Check};
 use crate::cancel::Cancel;
 use std::path::{Path, PathBuf};
 
-use crate::config::Settings;
-use crate::discover::Job;
 use crate::executor::{Ending, Executor, LimitHit, Limits, RunResult, Spec, signal_name};
+use crate::job::Job;
 use crate::outcome::{Row, Verdict};
+use crate::settings::Settings;
 
 /// Grades one job with `executor`.
 pub fn grade(
@@ -305,9 +305,9 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::config::Candidate;
     use crate::executor::Capture;
     use crate::executor::fake::{FakeExecutor, Script};
+    use crate::job::Candidate;
 
     const LIMITS: Limits = Limits {
         time: Duration::from_secs(80),

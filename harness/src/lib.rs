@@ -1,64 +1,47 @@
 //! The grading engine behind `harness`: discover suites, run a candidate on
 //! every case in parallel, judge each answer with the `reference` checkers,
 //! and report through one stream of events. Silent: it never prints or
-//! exits; `main.rs` parses arguments and maps results to exit statuses.
-//!
-//! ```no_run
-//! # fn settings() -> harness::config::Settings { unimplemented!() }
-//! let summary = harness::run(&settings(), &mut |event| println!("{event:?}"))?;
-//! # anyhow::Ok(())
-//! ```
+//! exits; the binary (`src/bin/harness/`) parses arguments and maps
+//! results to exit statuses. The modules stand in floors, each using only
+//! those below it: see `README.md` beside this file.
 
+// Ground floor: the nouns, the events and where they go, the executors.
 pub mod cancel;
-pub mod class;
-pub mod cli;
-pub mod compare;
-pub mod config;
-pub mod conform;
-pub mod contest;
-pub mod course;
-pub mod discover;
 pub mod event;
 pub mod executor;
 pub mod export;
-pub mod grade;
-pub mod html;
-pub mod merge;
+pub mod job;
 pub mod outcome;
 pub mod report;
+
+// Engine: settings, discovery, grading one job, the work loop, shards.
+pub mod discover;
+pub mod grade;
 pub mod schedule;
+pub mod settings;
 pub mod shard;
+
+// Top floor: modes and tools.
+pub mod class;
+pub mod compare;
+pub mod conform;
+pub mod contest;
+pub mod course;
+pub mod html;
+pub mod merge;
 pub mod slurm;
 
 use crate::cancel::Cancel;
-use crate::config::Settings;
 use crate::event::{Event, Summary};
-use crate::executor::{Executor, ProcessExecutor};
+use crate::executor::Executor;
 use crate::outcome::Row;
-
-/// Discovers the suites of `settings` and grades every case with real
-/// processes, handing each event to `on_event`.
-pub fn run(settings: &Settings, on_event: &mut dyn FnMut(Event)) -> anyhow::Result<Summary> {
-    let jobs = discover::discover(
-        &settings.suites,
-        settings.family,
-        settings.filter.as_deref(),
-    )?;
-    Ok(run_jobs(
-        settings,
-        jobs,
-        &[],
-        &ProcessExecutor::new(),
-        &Cancel::new(),
-        on_event,
-    ))
-}
+use crate::settings::Settings;
 
 /// Grades `jobs` with `executor`, skipping the cases of `kept` (rows of a
 /// resumed scorecard, which still count in the summary); `cancel` stops it.
 pub fn run_jobs(
     settings: &Settings,
-    mut jobs: Vec<discover::Job>,
+    mut jobs: Vec<job::Job>,
     kept: &[Row],
     executor: &dyn Executor,
     cancel: &Cancel,

@@ -126,6 +126,16 @@ impl Row {
     }
 }
 
+/// Which time is compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Metric {
+    /// Wall-clock time.
+    Wall,
+    /// CPU time.
+    Cpu,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

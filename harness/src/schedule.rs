@@ -10,12 +10,12 @@ use std::sync::mpsc;
 use std::time::Instant;
 
 use crate::cancel::Cancel;
-use crate::config::Settings;
-use crate::discover::Job;
 use crate::event::{Event, Summary};
 use crate::executor::Executor;
 use crate::grade::grade;
+use crate::job::Job;
 use crate::outcome::{Row, Verdict};
+use crate::settings::Settings;
 
 /// Runs `jobs` and reports. `kept` are rows of a resumed scorecard (counted
 /// in the summary, not run).
@@ -145,10 +145,10 @@ pub(crate) mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::config::Candidate;
-    use crate::event::StopReason;
+    use crate::cancel::StopReason;
     use crate::executor::Limits;
     use crate::executor::fake::{FakeExecutor, Script};
+    use crate::job::Candidate;
 
     pub(crate) fn settings(jobs: usize) -> Settings {
         Settings {

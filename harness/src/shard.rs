@@ -116,10 +116,10 @@ pub const SIZE_UNIT: f64 = 16.0 * 1024.0;
 /// scorecard's time, else by one unit a case plus one per [`SIZE_UNIT`]
 /// of puzzle files.
 pub fn jobs(
-    jobs: Vec<crate::discover::Job>,
+    jobs: Vec<crate::job::Job>,
     shard: Shard,
     costs: Option<&Costs>,
-) -> Vec<crate::discover::Job> {
+) -> Vec<crate::job::Job> {
     let items: Vec<(String, f64)> = jobs
         .iter()
         .map(|j| {

@@ -15,13 +15,13 @@ use std::path::{Path, PathBuf};
 use anyhow::bail;
 
 use crate::cancel::Cancel;
-use crate::config::Candidate;
 use crate::event::{Event, Summary};
 use crate::executor::{Ending, Executor, LimitHit, Limits, Spec};
+use crate::job::Candidate;
 use crate::outcome::{Row, Verdict};
 
 /// Which program of the assignment is being checked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
     /// The Checker: puzzle files as arguments, moves on stdin.
     Checker,

@@ -85,35 +85,28 @@ impl Launch {
     }
 }
 
-/// The trampoline's arguments, parsed by clap in `cli`.
-#[derive(Debug, Clone, clap::Args)]
+/// The trampoline's arguments (see [`ExecArgs::parse`]).
+#[derive(Debug, Clone)]
 pub struct ExecArgs {
     /// Where to write why the candidate could not start.
-    #[arg(long)]
     pub error_file: PathBuf,
     /// A `cgroup.procs` file to join.
-    #[arg(long)]
     pub join: Vec<PathBuf>,
     /// NAME=VALUE: core, fsize or nproc.
-    #[arg(long)]
     pub rlimit: Vec<String>,
     /// Run as this uid.
-    #[arg(long)]
     pub uid: Option<u32>,
     /// Run as this gid.
-    #[arg(long)]
     pub gid: Option<u32>,
     /// Run under bubblewrap with this folder writable.
-    #[arg(long)]
     pub bwrap: Option<PathBuf>,
     /// The candidate: program and arguments.
-    #[arg(last = true, required = true)]
     pub argv: Vec<OsString>,
 }
 
 impl ExecArgs {
     /// Parses the trampoline's arguments (as [`Launch::command`] writes
-    /// them) without clap, for `harness-exec`.
+    /// them), for `harness-exec` and `harness __exec`.
     pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Self, String> {
         use lexopt::prelude::*;
         let mut p = lexopt::Parser::from_args(args);

@@ -7,7 +7,8 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::Sink;
-use crate::event::{Event, StopReason, Summary};
+use crate::cancel::StopReason;
+use crate::event::{Event, Summary};
 use crate::outcome::{Row, Verdict};
 
 /// Progress and summaries for people.

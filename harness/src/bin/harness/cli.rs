@@ -1,4 +1,5 @@
-//! The command line, as clap derive structs only; validation is in `config`.
+//! The command line, as clap derive structs only; `options.rs` validates
+//! them into the library's settings.
 
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
@@ -64,9 +65,6 @@ pub enum Command {
         #[arg(long = "remove")]
         run_dir: Option<PathBuf>,
     },
-    /// The trampoline between the harness and a candidate (internal).
-    #[command(name = "__exec", hide = true)]
-    Exec(crate::executor::trampoline::ExecArgs),
 }
 
 /// `--isolation`.
@@ -112,6 +110,24 @@ pub enum Format {
     Human,
     /// Every event as a JSON line on stdout.
     Json,
+}
+
+/// `--role`: which program of the assignment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RoleArg {
+    /// The Checker: puzzle files as arguments, moves on stdin.
+    Checker,
+    /// The Solver: puzzle files as arguments, an answer on stdout.
+    Solver,
+}
+
+/// `--metric`: which time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum MetricArg {
+    /// Wall-clock time.
+    Wall,
+    /// CPU time.
+    Cpu,
 }
 
 /// Options of `harness grade`.
@@ -214,7 +230,7 @@ pub struct GradeArgs {
     /// work (by case; a class by submission), for a cluster or several
     /// machines; `harness merge` joins the shards' scorecards.
     #[arg(long, value_name = "K/N")]
-    pub shard: Option<crate::shard::Shard>,
+    pub shard: Option<harness::shard::Shard>,
     /// A previous scorecard whose times balance the shards (default: the
     /// puzzle files' sizes; a class's submissions evenly).
     #[arg(long, value_name = "FILE", requires = "shard")]
@@ -231,7 +247,7 @@ pub struct GradeArgs {
 pub struct ConformArgs {
     /// Which program: the Checker (moves on stdin) or the Solver.
     #[arg(long, value_enum)]
-    pub role: crate::conform::Role,
+    pub role: RoleArg,
     /// The puzzle family.
     #[arg(long)]
     pub family: String,
@@ -265,14 +281,14 @@ pub struct CompareArgs {
     /// The new scorecard (or leaderboard).
     pub new: PathBuf,
     /// A time change counts when it is more than this (20%, 0.2).
-    #[arg(long, default_value = "20%", value_parser = crate::compare::parse_percent)]
+    #[arg(long, default_value = "20%", value_parser = harness::compare::parse_percent)]
     pub threshold: f64,
     /// ... and at least this much.
     #[arg(long, default_value = "50ms", value_parser = humantime::parse_duration)]
     pub min_delta: Duration,
     /// The time compared.
     #[arg(long, value_enum, default_value = "wall")]
-    pub metric: crate::compare::Metric,
+    pub metric: MetricArg,
     /// Also write the changes as json:PATH.
     #[arg(long = "export", value_name = "json:PATH")]
     pub exports: Vec<String>,
@@ -344,10 +360,10 @@ pub struct ContestArgs {
     pub jobs: NonZeroUsize,
     /// The time ranked on.
     #[arg(long, value_enum, default_value = "cpu")]
-    pub metric: crate::compare::Metric,
+    pub metric: MetricArg,
     /// Time Solvers, or Checkers on the reference's move lists.
     #[arg(long, value_enum, default_value = "solver")]
-    pub role: crate::contest::Role,
+    pub role: RoleArg,
     /// Wall-clock limit per run (an unsolved case counts twice it).
     #[arg(long, default_value = "80s", value_parser = humantime::parse_duration)]
     pub time_limit: Duration,

@@ -1,0 +1,37 @@
+//! `harness compare`: the changes between two scorecards; 1 if any
+//! regressed.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use crate::cli::CompareArgs;
+
+/// Compares, prints the table, writes the exports.
+pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
+    let mut exports = Vec::new();
+    for e in &args.exports {
+        match e.split_once(':') {
+            Some(("json", path)) if !path.is_empty() => {
+                exports.push(std::path::PathBuf::from(path))
+            }
+            _ => anyhow::bail!("--export takes json:PATH, got {e:?}"),
+        }
+    }
+    let base = harness::compare::read(&args.baseline)?;
+    let new = harness::compare::read(&args.new)?;
+    let thresholds = harness::compare::Thresholds {
+        relative: args.threshold,
+        min_delta: args.min_delta,
+        metric: crate::options::metric(args.metric),
+    };
+    let c = harness::compare::compare(&base, &new, &thresholds);
+    for path in &exports {
+        harness::export::write_atomically(path, &serde_json::to_vec_pretty(&c)?)?;
+    }
+    let _ = std::io::stdout().write_all(harness::compare::table(&c).as_bytes());
+    Ok(if c.regressed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

@@ -1,0 +1,55 @@
+//! `harness conform`: the exit-status battery on a Checker or Solver.
+
+use std::process::ExitCode;
+
+use anyhow::Context;
+use harness::executor::Limits;
+use harness::executor::isolate::Isolation;
+use harness::job::Candidate;
+use harness::report::{Mode, Reporter, Scorecard};
+
+use super::{exit_status, report_to, screen, watch_signals};
+use crate::cli::ConformArgs;
+
+/// Runs the family's battery for the role on the candidate.
+pub fn run(args: &ConformArgs) -> anyhow::Result<ExitCode> {
+    let family = reference::family::family(&args.family)
+        .with_context(|| format!("unknown family {:?}", args.family))?;
+    let role = crate::options::role(args.role);
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let (argv, workdir) =
+        harness::settings::resolve_command(&args.candidate, args.workdir.as_deref(), &cwd)?;
+    let candidate = Candidate::Command {
+        argv,
+        workdir,
+        relative: false,
+    };
+    let label = args.name.clone().unwrap_or_else(|| args.candidate.clone());
+    let dir = tempfile::tempdir().context("cannot make the battery's folder")?;
+    let cases = harness::conform::battery(family.name(), role, dir.path())?;
+    let (scorecard, _) = Scorecard::open(&args.scorecard, Mode::Force, Some(&label))?;
+    let screen = screen(args.format, &label);
+    let mut reporter = Reporter::new(vec![screen, Box::new(scorecard)]);
+    let limits = Limits {
+        time: args.time_limit,
+        grace: std::time::Duration::from_secs(1),
+        stdout: 64 << 20,
+        stderr: 1 << 20,
+        memory: 2 << 30,
+        cpu: None,
+    };
+    let cancel = watch_signals()?;
+    let executor = super::executor(&Isolation::default(), 64 << 20)?;
+    let summary = harness::conform::run(
+        family,
+        role,
+        &cases,
+        &candidate,
+        &label,
+        &limits,
+        &executor,
+        &cancel,
+        &mut report_to(&mut reporter, &cancel),
+    );
+    Ok(exit_status(&summary, reporter))
+}

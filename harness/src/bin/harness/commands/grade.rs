@@ -1,0 +1,135 @@
+//! `harness grade`: one candidate on suites, or (`--course`) a class.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use harness::course::Course;
+use harness::export::Exports;
+use harness::report::{Reporter, Scorecard, Sink};
+
+use super::{exit_status, report_to, screen, watch_signals};
+use crate::cli::{Format, GradeArgs, IsolationArg};
+use crate::options::{Outputs, settings};
+
+/// Discovers, runs every case in parallel, reports.
+pub fn run(args: &GradeArgs) -> anyhow::Result<ExitCode> {
+    reference::slidingblock::set_best_moves_states(args.best_moves_states);
+    if let Some(course) = &args.course {
+        return class(args, course);
+    }
+    let settings = settings(args)?;
+    let outputs = Outputs::from_args(args)?;
+    let mut jobs = harness::discover::discover(
+        &settings.suites,
+        settings.family,
+        settings.filter.as_deref(),
+    )?;
+    if let Some(shard) = settings.shard {
+        jobs = harness::shard::jobs(jobs, shard, settings.shard_costs.as_deref());
+    }
+    let (scorecard, kept) =
+        Scorecard::open(&outputs.scorecard, outputs.mode, Some(&settings.label))?;
+    let screen = screen(outputs.format, &settings.label);
+    let mut sinks = vec![screen, Box::new(scorecard) as Box<dyn Sink>];
+    if !outputs.exports.is_empty() {
+        sinks.push(Box::new(Exports::new(
+            &outputs.exports,
+            &settings.label,
+            &kept,
+        )?));
+    }
+    let mut reporter = Reporter::new(sinks);
+    let cancel = watch_signals()?;
+    let executor = super::executor(&settings.isolation, settings.max_puzzle_size)?;
+    let summary = harness::run_jobs(
+        &settings,
+        jobs,
+        &kept,
+        &executor,
+        &cancel,
+        &mut report_to(&mut reporter, &cancel),
+    );
+    Ok(exit_status(&summary, reporter))
+}
+
+/// `--course --submissions`: build and grade every submission, then score
+/// each by the rubric.
+fn class(args: &GradeArgs, course_path: &Path) -> anyhow::Result<ExitCode> {
+    let mut course = Course::load(course_path)?;
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    if !args.suites.is_empty() {
+        let suites: Vec<_> = args.suites.iter().map(|s| cwd.join(s)).collect();
+        for s in &suites {
+            if !s.exists() {
+                anyhow::bail!("suite {} does not exist", s.display());
+            }
+        }
+        course.override_suites(&suites)?;
+    }
+    let mut args = args.clone();
+    args.time_limit = args.time_limit.or(course.file.limits.time_limit);
+    args.cpu_limit = args.cpu_limit.or(course.file.limits.cpu_limit);
+    if args.sandbox.isolation == IsolationArg::None && args.cpu_limit.is_some() {
+        // The course asks for a CPU limit, which needs isolation: say so
+        // rather than drop it.
+        anyhow::bail!(
+            "{} sets a CPU-time limit, which needs isolation: drop --isolation none",
+            course.path.display()
+        );
+    }
+    let settings = settings(&args)?;
+    let outputs = Outputs::from_args(&args)?;
+    let submissions = args.submissions.clone().unwrap_or_default();
+    let (scorecard, kept) = Scorecard::open(&outputs.scorecard, outputs.mode, None)?;
+    let label = course.file.name.clone();
+    let screen = screen(outputs.format, &label);
+    let mut sinks = vec![screen, Box::new(scorecard) as Box<dyn Sink>];
+    let (gradescope, others): (Vec<_>, Vec<_>) = outputs
+        .exports
+        .iter()
+        .cloned()
+        .partition(|(format, _)| format == "gradescope");
+    if !others.is_empty() {
+        sinks.push(Box::new(Exports::new(&others, &label, &kept)?));
+    }
+    let mut reporter = Reporter::new(sinks);
+    let cancel = watch_signals()?;
+    let executor = super::executor(&settings.isolation, settings.max_puzzle_size)?;
+    let result = harness::class::run_class(
+        &course,
+        &settings,
+        &submissions,
+        &kept,
+        &executor,
+        &cancel,
+        &mut report_to(&mut reporter, &cancel),
+    )?;
+    let points = harness::class::points(&course, &result.ids, &result.keys, &result.rows);
+    if let Some(path) = &args.summary {
+        harness::class::write_summary(path, &course, &points)?;
+    }
+    for (_, dir) in &gradescope {
+        harness::class::write_gradescope(dir, &course, &points, &result.rows)?;
+    }
+    if outputs.format == Format::Human {
+        let mut out = std::io::stdout().lock();
+        let width = points.iter().map(|p| p.submission.len()).max().unwrap_or(0);
+        for p in &points {
+            let _ = writeln!(
+                out,
+                "{:width$}  {:>6} / {}  {}",
+                p.submission,
+                harness::course::rubric::show(p.total),
+                harness::course::rubric::show(p.max),
+                if p.built {
+                    format!("{} of {} cases accepted", p.accepted, p.cases)
+                } else {
+                    "did not build".to_string()
+                }
+            );
+        }
+    }
+    Ok(exit_status(&result.summary, reporter))
+}

@@ -1,0 +1,92 @@
+//! One file per subcommand: each wires the library's pieces (settings,
+//! executor, reporter, signals) and returns the exit status; the work
+//! itself is the library's.
+
+pub mod compare;
+pub mod conform;
+pub mod contest;
+pub mod grade;
+pub mod merge;
+pub mod report;
+pub mod slurm;
+pub mod solve;
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context;
+use harness::cancel::{Cancel, StopReason};
+use harness::event::Summary;
+use harness::executor::ProcessExecutor;
+use harness::executor::isolate::Isolation;
+use harness::report::{JsonLines, Reporter, Sink, Terminal};
+use signal_hook::consts::{SIGINT, SIGTERM};
+
+use crate::cli::Format;
+
+/// What the terminal shows: progress and summaries, or JSON lines.
+pub fn screen(format: Format, label: &str) -> Box<dyn Sink> {
+    match format {
+        Format::Human => Box::new(Terminal::new(label)),
+        Format::Json => Box::new(JsonLines),
+    }
+}
+
+/// The process executor with the guard and `isolation`.
+pub fn executor(isolation: &Isolation, max_file: u64) -> anyhow::Result<ProcessExecutor> {
+    let exe = std::env::current_exe().context("cannot locate the harness executable")?;
+    ProcessExecutor::supervised(&exe, isolation, max_file)
+        .context("cannot set up the candidates' isolation")
+}
+
+/// 0 all accepted, 1 not, 2 a report failed, 130 / 143 after a signal.
+pub fn exit_status(summary: &Summary, reporter: Reporter) -> ExitCode {
+    if let Some(e) = reporter.into_error() {
+        eprintln!("harness: {e:#}");
+        return ExitCode::from(2);
+    }
+    match summary.stopped {
+        Some(reason) => stopped(reason),
+        None if summary.all_accepted() => ExitCode::SUCCESS,
+        None => ExitCode::from(1),
+    }
+}
+
+/// The exit status of a run stopped for `reason`.
+pub fn stopped(reason: StopReason) -> ExitCode {
+    ExitCode::from(match reason {
+        StopReason::Interrupted => 130,
+        StopReason::Terminated => 143,
+        StopReason::ReportFailed => 2,
+    })
+}
+
+/// A stop token that SIGINT and SIGTERM set (a second signal: at once).
+pub fn watch_signals() -> anyhow::Result<Arc<Cancel>> {
+    let cancel = Arc::new(Cancel::new());
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])
+        .context("cannot watch SIGINT and SIGTERM")?;
+    let token = Arc::clone(&cancel);
+    std::thread::spawn(move || {
+        for signal in signals.forever() {
+            token.request(if signal == SIGTERM {
+                StopReason::Terminated
+            } else {
+                StopReason::Interrupted
+            });
+        }
+    });
+    Ok(cancel)
+}
+
+/// Hands each event to `reporter`; a sink that fails stops the run at once.
+pub fn report_to<'a>(
+    reporter: &'a mut Reporter,
+    cancel: &'a Cancel,
+) -> impl FnMut(harness::event::Event) + 'a {
+    move |event| {
+        if !reporter.event(&event) {
+            cancel.request_now(StopReason::ReportFailed);
+        }
+    }
+}

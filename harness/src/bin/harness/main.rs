@@ -1,0 +1,64 @@
+//! `harness`: grades puzzle-solving programs on suites. This file parses
+//! the command line, dispatches to a command and maps its result to the
+//! exit status: 0 all accepted, 1 some case not accepted (or a regression,
+//! or rows missing from a merge), 2 usage or setup error (or a report that
+//! could not be written), 130 after SIGINT, 143 after SIGTERM.
+
+mod cli;
+mod commands;
+mod options;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use clap::error::ErrorKind;
+
+use cli::{Cli, Command};
+
+fn main() -> ExitCode {
+    // The trampoline runs before every case: parsed by hand, at once.
+    let mut args = std::env::args_os().skip(1);
+    if args.next().is_some_and(|a| a == "__exec") {
+        use harness::executor::trampoline::{ExecArgs, FAILED, main};
+        return match ExecArgs::parse(args) {
+            Ok(exec) => main(&exec),
+            Err(e) => {
+                eprintln!("harness __exec: {e}");
+                ExitCode::from(FAILED as u8)
+            }
+        };
+    }
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return match e.kind() {
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => ExitCode::SUCCESS,
+                _ => ExitCode::from(2),
+            };
+        }
+    };
+    let result = match cli.command {
+        Command::Grade(args) => commands::grade::run(&args),
+        Command::Conform(args) => commands::conform::run(&args),
+        Command::Compare(args) => commands::compare::run(&args),
+        Command::Merge(args) => commands::merge::run(&args),
+        Command::Slurm(args) => commands::slurm::run(&args),
+        Command::Report(args) => commands::report::run(&args),
+        Command::Contest(args) => commands::contest::run(&args),
+        Command::Solve { family, files } => commands::solve::run(&family, &files),
+        Command::Guard {
+            slots,
+            cgroups,
+            run_dir,
+        } => {
+            let cleanup = harness::executor::guard::Cleanup { cgroups, run_dir };
+            harness::executor::guard::serve(std::io::stdin().lock(), &slots, &cleanup);
+            Ok(ExitCode::SUCCESS)
+        }
+    };
+    result.unwrap_or_else(|e| {
+        eprintln!("harness: {e:#}");
+        ExitCode::from(2)
+    })
+}

@@ -1,0 +1,244 @@
+//! Arguments to settings: the second stage of parsing (ripgrep's
+//! split), where flags are checked against each other and turned into
+//! the library's validated [`Settings`], [`Isolation`] and roles.
+
+use std::num::NonZeroUsize;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use harness::executor::Limits;
+use harness::executor::isolate::{Isolation, RunAs, Sandbox};
+use harness::job::Candidate;
+use harness::report::Mode;
+use harness::settings::{DEFAULT_TIME_LIMIT, MAX_DURATION, MAX_JOBS, Settings, resolve_command};
+use reference::family::family;
+
+use crate::cli::{
+    Format, GradeArgs, IsolationArg, IsolationArgs, MetricArg, OnOff, RoleArg, RunAsArg, SandboxArg,
+};
+
+/// Where a run's results go.
+#[derive(Debug, Clone)]
+pub struct Outputs {
+    /// The CSV scorecard's path.
+    pub scorecard: PathBuf,
+    /// What to do with an existing scorecard.
+    pub mode: Mode,
+    /// Exports: format name and path.
+    pub exports: Vec<(String, PathBuf)>,
+    /// What the terminal shows.
+    pub format: Format,
+}
+
+impl Outputs {
+    /// Validates the output options.
+    pub fn from_args(args: &GradeArgs) -> anyhow::Result<Self> {
+        let mode = if args.resume {
+            Mode::Resume
+        } else if args.rerun_failed {
+            Mode::RerunFailed
+        } else if args.force {
+            Mode::Force
+        } else {
+            Mode::Create
+        };
+        let exports = args
+            .exports
+            .iter()
+            .map(|e| harness::export::parse_target(e))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        Ok(Self {
+            scorecard: args.scorecard.clone(),
+            mode,
+            exports,
+            format: args.format,
+        })
+    }
+}
+
+/// Validates `grade`'s arguments into the run's settings.
+pub fn settings(args: &GradeArgs) -> anyhow::Result<Settings> {
+    let args = args.clone();
+    let isolation = isolation(&args.sandbox, args.jobs)?;
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let family = match &args.family {
+        None => None,
+        Some(name) => Some(family(name).with_context(|| {
+            let known: Vec<&str> = reference::family::FAMILIES
+                .iter()
+                .map(|f| f.name())
+                .collect();
+            format!("unknown family {name:?} (known: {})", known.join(", "))
+        })?),
+    };
+    let time_limit = args.time_limit.unwrap_or(DEFAULT_TIME_LIMIT);
+    if time_limit.is_zero() {
+        bail!("--time-limit must be more than zero");
+    }
+    if args.cpu_limit.is_some_and(|d| d.is_zero()) {
+        bail!("--cpu-limit must be more than zero");
+    }
+    if args.cpu_limit.is_some() && args.sandbox.isolation == IsolationArg::None {
+        bail!(
+            "--cpu-limit needs isolation (it is set as the candidate starts): drop --isolation none"
+        );
+    }
+    for (flag, d) in [
+        ("--time-limit", time_limit),
+        ("--grace", args.grace),
+        ("--cpu-limit", args.cpu_limit.unwrap_or_default()),
+    ] {
+        if d > MAX_DURATION {
+            bail!(
+                "{flag} {} is over the 24 h maximum",
+                humantime::format_duration(d)
+            );
+        }
+    }
+    if let Some(j) = args.jobs
+        && usize::from(j) > MAX_JOBS
+    {
+        bail!("--jobs {j} is over the maximum of {MAX_JOBS}");
+    }
+    let suites = if args.suites.is_empty() && args.course.is_none() {
+        let default = cwd.join("suites");
+        if !default.is_dir() {
+            bail!("no --suite given and no ./suites folder here");
+        }
+        vec![default]
+    } else {
+        args.suites
+    };
+    for s in &suites {
+        if !s.exists() {
+            bail!("suite {} does not exist", s.display());
+        }
+    }
+    let (candidate, label) = match &args.candidate {
+        None if args.course.is_some() => (
+            Candidate::Reference {
+                exe: PathBuf::new(),
+                workdir: cwd.clone(),
+            },
+            "class".to_string(),
+        ),
+        None => {
+            let exe = std::env::current_exe().context("cannot locate the harness executable")?;
+            let workdir = args.workdir.clone().unwrap_or_else(|| cwd.clone());
+            (
+                Candidate::Reference { exe, workdir },
+                "reference".to_string(),
+            )
+        }
+        Some(cmd) => {
+            let (argv, workdir) = resolve_command(cmd, args.workdir.as_deref(), &cwd)?;
+            (
+                Candidate::Command {
+                    argv,
+                    workdir,
+                    relative: false,
+                },
+                cmd.clone(),
+            )
+        }
+    };
+    let label = args.name.unwrap_or(label);
+    let jobs = args
+        .jobs
+        .map(usize::from)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+    Ok(Settings {
+        suites,
+        candidate,
+        label,
+        family,
+        filter: args.filter,
+        jobs,
+        limits: Limits {
+            time: time_limit,
+            grace: args.grace.max(Duration::from_millis(10)),
+            stdout: args.stdout_limit.as_u64(),
+            stderr: args.stderr_limit.as_u64(),
+            memory: args.sandbox.memory_limit.as_u64(),
+            cpu: args.cpu_limit,
+        },
+        allow_outside_suite: args.allow_outside_suite,
+        max_puzzle_size: args.max_puzzle_size.as_u64(),
+        keep_output: args.keep_output.as_ref().map(|d| cwd.join(d)),
+        shard: args.shard,
+        shard_costs: match &args.shard_costs {
+            None => None,
+            Some(p) => Some(std::sync::Arc::new(harness::shard::Costs::from_rows(
+                &harness::compare::read(p)
+                    .with_context(|| format!("--shard-costs {}", p.display()))?,
+            ))),
+        },
+        isolation,
+    })
+}
+
+/// The isolation options, checked (`jobs` slots need a uid each).
+pub fn isolation(args: &IsolationArgs, jobs: Option<NonZeroUsize>) -> anyhow::Result<Isolation> {
+    if args.pids_limit == 0 {
+        bail!("--pids-limit must be at least 1");
+    }
+    if args.memory_limit.as_u64() < (1 << 20) {
+        bail!("--memory-limit must be at least 1MiB");
+    }
+    let slots = jobs.map_or(MAX_JOBS, usize::from) as u64;
+    if u64::from(args.uid_base) == 0 || u64::from(args.uid_base) + slots > u64::from(u32::MAX) {
+        bail!("--uid-base must leave room for a uid per job slot above 0");
+    }
+    let mut env = Vec::new();
+    for pair in &args.env {
+        let Some((name, value)) = pair.split_once('=') else {
+            bail!("--env takes NAME=VALUE, got {pair:?}");
+        };
+        if name.is_empty() {
+            bail!("--env takes NAME=VALUE, got {pair:?}");
+        }
+        env.push((name.into(), value.into()));
+    }
+    Ok(Isolation {
+        enabled: args.isolation == IsolationArg::Full,
+        run_as: match args.run_as {
+            RunAsArg::Auto => RunAs::Auto,
+            RunAsArg::Harness => RunAs::Harness,
+        },
+        uid_base: args.uid_base,
+        cgroups: args.cgroups == OnOff::On,
+        memory_limit: args.memory_limit.as_u64(),
+        pids_limit: args.pids_limit,
+        file_size_limit: args.file_size_limit.as_u64(),
+        sandbox: match args.sandbox {
+            SandboxArg::None => Sandbox::None,
+            SandboxArg::Bwrap => Sandbox::Bwrap,
+        },
+        env,
+    })
+}
+
+/// The library's role.
+pub fn role(role: RoleArg) -> harness::conform::Role {
+    match role {
+        RoleArg::Checker => harness::conform::Role::Checker,
+        RoleArg::Solver => harness::conform::Role::Solver,
+    }
+}
+
+/// The library's metric.
+pub fn metric(metric: MetricArg) -> harness::outcome::Metric {
+    match metric {
+        MetricArg::Wall => harness::outcome::Metric::Wall,
+        MetricArg::Cpu => harness::outcome::Metric::Cpu,
+    }
+}
+
+/// The contest's role.
+pub fn contest_role(role: RoleArg) -> harness::contest::Role {
+    match role {
+        RoleArg::Checker => harness::contest::Role::Checker,
+        RoleArg::Solver => harness::contest::Role::Solver,
+    }
+}

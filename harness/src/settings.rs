@@ -1,0 +1,117 @@
+//! Validated settings for a grading run: what is graded, how each case
+//! runs. The binary builds them from its arguments (`options.rs`); nothing
+//! here knows the command line.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use reference::family::Grader;
+
+use crate::executor::Limits;
+use crate::executor::isolate::Isolation;
+use crate::job::Candidate;
+
+/// The longest time limit or grace accepted.
+pub const MAX_DURATION: Duration = Duration::from_secs(24 * 3600);
+/// The wall-clock limit per case when none is given (the courses' 80 s).
+pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(80);
+/// The most cases at once.
+pub const MAX_JOBS: usize = 1024;
+
+/// Everything a grading run needs.
+pub struct Settings {
+    /// Where to look for listings.
+    pub suites: Vec<PathBuf>,
+    /// What runs.
+    pub candidate: Candidate,
+    /// The candidate's name in the scorecard.
+    pub label: String,
+    /// Only this family, if given.
+    pub family: Option<&'static dyn Grader>,
+    /// Only cases whose `suite/case` contains this.
+    pub filter: Option<String>,
+    /// Cases at once.
+    pub jobs: usize,
+    /// Per-case limits.
+    pub limits: Limits,
+    /// Whether listings may name files outside their suite's folder.
+    pub allow_outside_suite: bool,
+    /// The largest puzzle file read.
+    pub max_puzzle_size: u64,
+    /// Where each case's stdout and stderr are kept, if anywhere.
+    pub keep_output: Option<PathBuf>,
+    /// Only this part of the work.
+    pub shard: Option<crate::shard::Shard>,
+    /// What balances the shards.
+    pub shard_costs: Option<std::sync::Arc<crate::shard::Costs>>,
+    /// How candidates are kept from harming the run.
+    pub isolation: Isolation,
+}
+
+/// Splits the candidate command like a shell, checks that its program
+/// exists, and picks the working directory. A program given as a path is
+/// made absolute, and by default runs in its own folder.
+pub fn resolve_command(
+    cmd: &str,
+    workdir: Option<&Path>,
+    cwd: &Path,
+) -> anyhow::Result<(Vec<String>, PathBuf)> {
+    let mut argv =
+        shell_words::split(cmd).with_context(|| format!("cannot split --candidate {cmd:?}"))?;
+    let Some(program) = argv.first().cloned() else {
+        bail!("--candidate is empty");
+    };
+    let default_dir;
+    if program.contains('/') {
+        let path = cwd.join(&program);
+        if !path.is_file() {
+            bail!("candidate program {program} does not exist");
+        }
+        let path = path
+            .canonicalize()
+            .with_context(|| format!("cannot resolve {program}"))?;
+        default_dir = path.parent().map_or_else(|| cwd.to_owned(), Path::to_owned);
+        argv[0] = path.display().to_string();
+    } else {
+        which::which(&program)
+            .with_context(|| format!("candidate program {program} is not on PATH"))?;
+        default_dir = cwd.to_owned();
+    }
+    let workdir = match workdir {
+        Some(w) => cwd.join(w),
+        None => default_dir,
+    };
+    if !workdir.is_dir() {
+        bail!("working directory {} does not exist", workdir.display());
+    }
+    Ok((argv, workdir))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_split_like_a_shell() {
+        let cwd = std::env::current_dir().unwrap();
+        let (argv, dir) = resolve_command("sh -c 'echo \"a b\"'", None, &cwd).unwrap();
+        assert_eq!(argv, ["sh", "-c", "echo \"a b\""]);
+        assert_eq!(dir, cwd);
+        let err = resolve_command("no-such-program-xyz", None, &cwd).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "candidate program no-such-program-xyz is not on PATH"
+        );
+        let err = resolve_command("./missing/solver", None, &cwd).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "candidate program ./missing/solver does not exist"
+        );
+        assert!(resolve_command("'unclosed", None, &cwd).is_err());
+        assert_eq!(
+            resolve_command("  ", None, &cwd).unwrap_err().to_string(),
+            "--candidate is empty"
+        );
+    }
+}
