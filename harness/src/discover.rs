@@ -9,7 +9,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use reference::family::{Grader, ListingMatch, family_for_listing};
+use reference::families::{ListingMatch, family_for_listing};
+use reference::family::Grader;
 use reference::file::listing_dir;
 
 use crate::job::{Job, Loaded};

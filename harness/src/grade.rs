@@ -329,7 +329,7 @@ mod tests {
             "3x2\n#O#\n#OO\n"
         };
         std::fs::write(&path, text).unwrap();
-        reference::family::family("lightsout")
+        reference::families::family("lightsout")
             .unwrap()
             .load(&[path])
             .unwrap()
@@ -438,7 +438,7 @@ mod tests {
         let path = dir.path().join("b.txt");
         std::fs::write(&path, "3x2\n#OO\n##O\n").unwrap();
         let job = Job {
-            family: reference::family::family("lightsout").unwrap(),
+            family: reference::families::family("lightsout").unwrap(),
             suite: "s".into(),
             case: "b.txt".into(),
             files: Ok(vec![path.clone()]),

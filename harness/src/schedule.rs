@@ -185,7 +185,7 @@ pub(crate) mod tests {
         std::fs::write(&path, "3x2\n#OO\n##O\n").unwrap();
         (0..n)
             .map(|i| Job {
-                family: reference::family::family("lightsout").unwrap(),
+                family: reference::families::family("lightsout").unwrap(),
                 suite: "s".into(),
                 case: format!("c{i:02}"),
                 files: Ok(vec![path.clone()]),

@@ -132,7 +132,7 @@ fn right(files: &[String]) -> ExitCode {
     // formats do not overlap (a Lights Out board is no Gogen board, a tray
     // is no Gogen board file).
     let mut errors = Vec::new();
-    for grader in reference::family::FAMILIES {
+    for grader in reference::families::FAMILIES {
         match grader.load(&files) {
             Ok(case) => {
                 let a = case.answer();
@@ -350,7 +350,7 @@ fn walk(dir: &std::path::Path) -> Vec<PathBuf> {
 
 fn answer_of(files: &[String]) -> Option<reference::family::Answer> {
     let files: Vec<PathBuf> = files.iter().map(PathBuf::from).collect();
-    reference::family::FAMILIES
+    reference::families::FAMILIES
         .iter()
         .find_map(|g| g.load(&files).ok())
         .map(|case| case.answer())

@@ -190,7 +190,7 @@ impl Course {
             .canonicalize()
             .with_context(|| format!("cannot resolve {}", dir.display()))?;
         let err = |what: String| anyhow::anyhow!("{}: {what}", path.display());
-        let family = reference::family::family(&file.family)
+        let family = reference::families::family(&file.family)
             .ok_or_else(|| err(format!("unknown family {:?}", file.family)))?;
         if file.parts.is_empty() {
             return Err(err("no [[part]]: nothing to grade".into()));

@@ -325,7 +325,7 @@ mod tests {
 
     #[test]
     fn judge_covers_the_contract() {
-        use crate::family::family;
+        use crate::families::family;
         let dir = tempfile::tempdir().unwrap();
         let load = |name: &str, text: &str| {
             let path = dir.path().join(name);

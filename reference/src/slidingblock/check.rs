@@ -5,8 +5,8 @@
 use std::fmt;
 use std::path::PathBuf;
 
+use super::outcome::{Outcome, SolveReport};
 use super::parse::{Format, PuzzleFileError, parse_moves, read_puzzle};
-use super::solve::{Outcome, SolveReport};
 use super::tray::{Block, Goal, Move, Tray};
 use crate::family::{Answer, Verified};
 

@@ -74,7 +74,8 @@ pub fn random_puzzle(recipe: &Recipe, rng: &mut ChaCha8Rng) -> (Tray, Goal) {
 mod tests {
     use super::*;
     use crate::lightsout::rng;
-    use crate::slidingblock::solve::{Outcome, SolveOptions, solve};
+    use crate::slidingblock::outcome::Outcome;
+    use crate::slidingblock::solve::{SolveOptions, solve};
 
     #[test]
     fn random_puzzles_are_solvable_and_repeatable() {

@@ -17,7 +17,7 @@
 
 use rayon::prelude::*;
 
-use super::solve::{Outcome, SolveReport};
+use super::outcome::{Outcome, SolveReport};
 use super::tray::{Goal, Move, Shape, Tray};
 
 /// At most this many shapes (symbols 1..=15 in four bits).

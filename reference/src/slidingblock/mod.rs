@@ -7,6 +7,7 @@ mod best;
 mod check;
 mod generate;
 mod layered;
+mod outcome;
 mod parse;
 mod solve;
 mod tray;
@@ -22,13 +23,14 @@ pub use check::{
     Board, CheckerReport, MoveError, MoveErrorKind, answer, replay, run_checker, verify,
 };
 pub use generate::{Recipe, random_puzzle};
+pub use outcome::{Outcome, SolveReport};
 pub use parse::{
     Format, MoveLineError, ParseError, ParseErrorKind, PuzzleFileError, convert, format_blocks,
     format_tray, parse_goal, parse_moves, parse_tray, read_file, read_puzzle,
 };
 pub use solve::{
-    FIRST_BREADTH_FIRST_STATES, OPTIMAL_MAX_STATES, OptimalMethod, Outcome, SolveOptions,
-    SolveReport, optimal_method, solve,
+    FIRST_BREADTH_FIRST_STATES, OPTIMAL_MAX_STATES, OptimalMethod, SolveOptions, optimal_method,
+    solve,
 };
 pub use tray::{Block, Goal, MAX_SIDE, Move, Shape, Tray, rotated, rotated_goal};
 

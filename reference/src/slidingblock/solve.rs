@@ -17,6 +17,7 @@ use std::hash::BuildHasher;
 use hashbrown::HashTable;
 
 use super::layered::Compact;
+use super::outcome::{Outcome, SolveReport};
 use super::tray::{Goal, Move, Shape, Tray};
 
 /// How to search.
@@ -50,26 +51,6 @@ impl Default for SolveOptions {
             max_states: 40_000_000,
         }
     }
-}
-
-/// How a search ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    /// These moves reach the goal.
-    Solved(Vec<Move>),
-    /// Every reachable state was seen: no solution.
-    NoSolution,
-    /// `max_states` reached before an answer.
-    GaveUp,
-}
-
-/// The outcome and the work done.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SolveReport {
-    /// How it ended.
-    pub outcome: Outcome,
-    /// Distinct states stored.
-    pub states: usize,
 }
 
 /// Which breadth-first search `solve` runs with `optimal` set.

@@ -12,7 +12,7 @@ use harness::executor::isolate::{Isolation, RunAs, Sandbox};
 use harness::job::Candidate;
 use harness::report::Mode;
 use harness::settings::{DEFAULT_TIME_LIMIT, MAX_DURATION, MAX_JOBS, Settings, resolve_command};
-use reference::family::family;
+use reference::families::family;
 
 use crate::cli::{
     Format, GradeArgs, IsolationArg, IsolationArgs, MetricArg, OnOff, RoleArg, RunAsArg, SandboxArg,
@@ -65,7 +65,7 @@ pub fn settings(args: &GradeArgs) -> anyhow::Result<Settings> {
     let family = match &args.family {
         None => None,
         Some(name) => Some(family(name).with_context(|| {
-            let known: Vec<&str> = reference::family::FAMILIES
+            let known: Vec<&str> = reference::families::FAMILIES
                 .iter()
                 .map(|f| f.name())
                 .collect();

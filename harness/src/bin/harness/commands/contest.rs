@@ -21,7 +21,8 @@ pub fn run(args: &crate::cli::ContestArgs) -> anyhow::Result<ExitCode> {
     let family = match &args.family {
         None => None,
         Some(name) => Some(
-            reference::family::family(name).with_context(|| format!("unknown family {name:?}"))?,
+            reference::families::family(name)
+                .with_context(|| format!("unknown family {name:?}"))?,
         ),
     };
     let jobs = harness::discover::discover(&args.suites, family, args.filter.as_deref())?;

@@ -55,7 +55,7 @@ pub fn run(args: &crate::cli::MergeArgs) -> anyhow::Result<ExitCode> {
         let family = match &args.family {
             None => None,
             Some(n) => Some(
-                reference::family::family(n).with_context(|| format!("unknown family {n:?}"))?,
+                reference::families::family(n).with_context(|| format!("unknown family {n:?}"))?,
             ),
         };
         let jobs = harness::discover::discover(&args.suites, family, args.filter.as_deref())?;

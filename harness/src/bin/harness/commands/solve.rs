@@ -8,8 +8,8 @@ use anyhow::Context;
 
 /// Solves one puzzle, printing and exiting as a perfect candidate would.
 pub fn run(family: &str, files: &[PathBuf]) -> anyhow::Result<ExitCode> {
-    let grader =
-        reference::family::family(family).with_context(|| format!("unknown family {family:?}"))?;
+    let grader = reference::families::family(family)
+        .with_context(|| format!("unknown family {family:?}"))?;
     let case = match grader.load(files) {
         Ok(c) => c,
         Err(e) => {
