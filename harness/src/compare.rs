@@ -220,7 +220,7 @@ pub fn read(path: &std::path::Path) -> anyhow::Result<Vec<Row>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     if text.starts_with('#') || text.starts_with("rank,entry") {
-        return crate::contest::read_leaderboard(&text)
+        return crate::report::read_leaderboard(&text)
             .with_context(|| format!("leaderboard {}", path.display()));
     }
     crate::report::read_scorecard(path)

@@ -1,6 +1,7 @@
-//! Suites to jobs: find listings under the given paths (walkdir), tell their
-//! family by header, and turn each row into a job. A row whose files are
-//! missing still becomes a job: grading reports it as `harness-error`. A
+//! Suites to cases: find listings under the given paths (walkdir), tell
+//! their family by header, and turn each row into a case. A row whose
+//! files are missing still becomes a case: grading reports it as
+//! `harness-error`. A
 //! folder or listing that cannot be read is an error, never skipped: a
 //! whole suite must not go missing quietly.
 
@@ -13,16 +14,16 @@ use reference::families::{ListingMatch, family_for_listing};
 use reference::family::Grader;
 use reference::file::listing_dir;
 
-use crate::job::{Job, Loaded};
+use crate::job::{Case, Loaded};
 
-/// Finds every listing under `roots` and returns their jobs, in listing
+/// Finds every listing under `roots` and returns their cases, in listing
 /// order. `only` keeps one family; `filter` keeps cases whose `suite/case`
 /// contains it. An error when no listing is found at all.
 pub fn discover(
     roots: &[PathBuf],
     only: Option<&'static dyn Grader>,
     filter: Option<&str>,
-) -> anyhow::Result<Vec<Job>> {
+) -> anyhow::Result<Vec<Case>> {
     let mut listings = Vec::new();
     for root in roots {
         let found = find_listings(root, only)?;
@@ -44,7 +45,7 @@ pub fn discover(
         jobs.extend(found);
     }
     if let Some(f) = filter {
-        jobs.retain(|j| format!("{}/{}", j.suite, j.case).contains(f));
+        jobs.retain(|j| format!("{}/{}", j.suite, j.name).contains(f));
         if jobs.is_empty() {
             bail!("no case matches --filter {f:?}");
         }
@@ -123,7 +124,7 @@ pub fn suite_name(listing: &Path) -> String {
 
 /// The jobs of one listing. Files are looked up in the folder named like the
 /// listing when there is one (`easy.csv` beside `easy/`), else beside it.
-fn read_listing(path: &Path, family: &'static dyn Grader, n: usize) -> anyhow::Result<Vec<Job>> {
+fn read_listing(path: &Path, family: &'static dyn Grader, n: usize) -> anyhow::Result<Vec<Case>> {
     let text = fs::read(path).with_context(|| format!("cannot read listing {}", path.display()))?;
     let base = listing_dir(path);
     let base = base.canonicalize().unwrap_or(base);
@@ -140,14 +141,13 @@ fn read_listing(path: &Path, family: &'static dyn Grader, n: usize) -> anyhow::R
     let mut seen: HashMap<Vec<String>, usize> = HashMap::new();
     for (i, record) in reader.records().enumerate() {
         let line = i + 2;
-        let job = |case: String, files| Job {
+        let job = |name: String, files| Case {
             family,
             suite: suite.clone(),
-            case,
+            name,
             files,
             root: root.clone(),
             given: None,
-            who: None,
             loaded: Loaded::default(),
         };
         let record = match record {

@@ -1,10 +1,19 @@
-//! The unit of work: a [`Job`] is one case for one candidate (who runs,
-//! on which puzzle files, judged by which family), and a [`Candidate`] is
-//! the command that runs. Everything above the ground floor passes these.
+//! The unit of work. A [`Job`] is one thing the work loop runs on a job
+//! slot and turns into one scorecard row: a candidate on a puzzle
+//! ([`Task::Puzzle`]), a candidate on a probe of its exit statuses
+//! ([`Task::Probe`]: conformance batteries, a contest's Checker runs), or a
+//! submission's build ([`Task::Build`]). A [`Case`] is a puzzle found in a
+//! suite, shared by every candidate graded on it.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
-use reference::family::Grader;
+use reference::family::{Grader, Output};
+
+/// The suite and case of a submission's build row.
+pub const BUILD: &str = "build";
 
 /// What runs on each case.
 #[derive(Debug, Clone)]
@@ -55,15 +64,72 @@ impl Candidate {
     }
 }
 
-/// One case to grade.
+/// One job: who, on what, judged by which family, under which row name.
 pub struct Job {
-    /// The family that loads and judges it.
+    /// The candidate's name in the scorecard (a submission id, an entry).
+    pub label: String,
+    /// The family that names the row (and judges a puzzle or probe).
+    pub family: &'static dyn Grader,
+    /// The row's suite, e.g. `lightsout/easy` (a class part's prefixed).
+    pub suite: String,
+    /// The row's case.
+    pub case: String,
+    /// What runs.
+    pub task: Task,
+}
+
+/// What a job runs.
+pub enum Task {
+    /// A candidate on a suite case, judged by the case's family contract.
+    Puzzle {
+        /// What runs.
+        candidate: Arc<Candidate>,
+        /// The case.
+        case: Arc<Case>,
+    },
+    /// A candidate on a probe: its exit status (and output) as expected.
+    Probe {
+        /// What runs.
+        candidate: Arc<Candidate>,
+        /// The probe.
+        probe: Arc<Probe>,
+    },
+    /// A submission copied and built.
+    Build(Arc<Build>),
+}
+
+impl Job {
+    /// A candidate on a suite case, under the case's own suite name.
+    pub fn puzzle(label: &str, candidate: &Arc<Candidate>, case: &Arc<Case>) -> Self {
+        Self {
+            label: label.to_string(),
+            family: case.family,
+            suite: case.suite.clone(),
+            case: case.name.clone(),
+            task: Task::Puzzle {
+                candidate: Arc::clone(candidate),
+                case: Arc::clone(case),
+            },
+        }
+    }
+
+    /// What identifies the job's row within a scorecard.
+    pub fn key(&self) -> (String, String, String) {
+        (self.label.clone(), self.suite.clone(), self.case.clone())
+    }
+}
+
+/// One case of a suite: a puzzle every candidate of a run is graded on.
+#[derive(Clone)]
+pub struct Case {
+    /// The family that loads and judges it (a course part's question, or
+    /// the family of its listing).
     pub family: &'static dyn Grader,
     /// The suite name, e.g. `lightsout/easy`.
     pub suite: String,
     /// The case name: its files as listed, joined by `+` (a sliding-block
     /// case is `init+goal`: one tray may be listed with several goals).
-    pub case: String,
+    pub name: String,
     /// The puzzle files, absolute, or what is wrong with the listing row.
     pub files: Result<Vec<PathBuf>, String>,
     /// The suite's root: the listing's folder (symlinks resolved). Puzzle
@@ -72,24 +138,52 @@ pub struct Job {
     /// The files the candidate gets when they are not `files` (copies in
     /// another format, made by the harness); `files` are still judged.
     pub given: Option<Vec<PathBuf>>,
-    /// Who runs this job when it is not the run's candidate (a class run:
-    /// each submission is a candidate of its own).
-    pub who: Option<std::sync::Arc<Who>>,
     /// The puzzle once checked and loaded (or why it cannot be): shared by
-    /// the copies of a job that every submission of a class runs.
+    /// every candidate graded on the case.
     pub loaded: Loaded,
 }
 
-/// A job's puzzle, loaded at most once.
-pub type Loaded = std::sync::Arc<
-    std::sync::OnceLock<Result<std::sync::Arc<dyn reference::family::Case>, String>>,
->;
+/// A case's puzzle, loaded at most once.
+pub type Loaded = Arc<OnceLock<Result<Arc<dyn reference::family::Case>, String>>>;
 
-/// A candidate of a class run.
+/// One probe of a program's exit statuses: arguments and stdin, the
+/// statuses accepted (more than one where a spec calls a row ambiguous)
+/// and what stdout must be.
+#[derive(Debug, Clone)]
+pub struct Probe {
+    /// The candidate's arguments (paths into the battery folder, or not).
+    pub args: Vec<OsString>,
+    /// The puzzle files, for judging an answer ([`Output::Solves`]).
+    pub puzzle: Vec<PathBuf>,
+    /// What goes on stdin.
+    pub stdin: PathBuf,
+    /// The exit statuses accepted.
+    pub expect: Vec<i32>,
+    /// What stdout must be.
+    pub output: Output,
+}
+
+/// A submission to copy into `dir` and build there.
 #[derive(Debug)]
-pub struct Who {
-    /// Its name in the scorecard (the submission id).
-    pub label: String,
-    /// What runs.
-    pub candidate: Candidate,
+pub struct Build {
+    /// Its files (a folder), or why there are none (a compile error).
+    pub source: Result<PathBuf, String>,
+    /// Where its copy is built, and later runs.
+    pub dir: PathBuf,
+    /// How it is built; `None`: nothing to build.
+    pub recipe: Option<Arc<Recipe>>,
+}
+
+/// How a course builds its submissions.
+#[derive(Debug)]
+pub struct Recipe {
+    /// A shell command run in the copy; `{course}` and `{submission}` are
+    /// replaced by `course_dir` and the copy, quoted for the shell.
+    pub command: String,
+    /// The folder of the course config.
+    pub course_dir: PathBuf,
+    /// Files the submission must hold (a missing one is a compile error).
+    pub require: Vec<String>,
+    /// The build's wall-clock limit.
+    pub time_limit: Duration,
 }

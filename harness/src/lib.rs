@@ -15,6 +15,7 @@ pub mod outcome;
 pub mod report;
 
 // Engine: settings, discovery, grading one job, the work loop, shards.
+pub mod battery;
 pub mod discover;
 pub mod grade;
 pub mod schedule;
@@ -30,30 +31,3 @@ pub mod course;
 pub mod html;
 pub mod merge;
 pub mod slurm;
-
-use crate::cancel::Cancel;
-use crate::event::{Event, Summary};
-use crate::executor::Executor;
-use crate::outcome::Row;
-use crate::settings::Settings;
-
-/// Grades `jobs` with `executor`, skipping the cases of `kept` (rows of a
-/// resumed scorecard, which still count in the summary); `cancel` stops it.
-pub fn run_jobs(
-    settings: &Settings,
-    mut jobs: Vec<job::Job>,
-    kept: &[Row],
-    executor: &dyn Executor,
-    cancel: &Cancel,
-    on_event: &mut dyn FnMut(Event),
-) -> Summary {
-    if !kept.is_empty() {
-        let done: std::collections::HashSet<(String, String, String)> =
-            kept.iter().map(Row::key).collect();
-        jobs.retain(|j| {
-            let label = j.who.as_ref().map_or(&settings.label, |w| &w.label);
-            !done.contains(&(label.clone(), j.suite.clone(), j.case.clone()))
-        });
-    }
-    schedule::schedule(settings, &jobs, kept, executor, cancel, on_event)
-}

@@ -1,30 +1,31 @@
-//! The scheduler: a pool of workers takes jobs in listing order, grades
-//! them and sends past-tense events to the caller's thread, which hands
-//! them to `on_event` in order. A stop request (Ctrl-C, SIGTERM, a failing
-//! reporter) starts no new case, stops the running ones, and gives every
-//! case that did not finish a `cancelled` row: the run always ends with
-//! one row per case.
+//! THE work loop: every run (a candidate on suites, a class's builds and
+//! cases, a conformance battery, a contest's timed runs) is jobs on this
+//! pool. Workers take jobs in order, each on a job slot of its own, and
+//! send past-tense events to the caller's thread, which hands them to
+//! `on_event` in order. A stop request (Ctrl-C, SIGTERM, a failing
+//! reporter) starts no new job, stops the running ones, and gives every
+//! job that did not finish a `cancelled` row: a run always ends with one
+//! row per job (per counted run).
 
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Instant;
 
-use crate::cancel::Cancel;
 use crate::event::{Event, Summary};
-use crate::executor::Executor;
-use crate::grade::grade;
-use crate::job::Job;
+use crate::grade::{grade, prepare};
+use crate::job::{Job, Task};
 use crate::outcome::{Row, Verdict};
-use crate::settings::Settings;
+use crate::settings::Context;
 
-/// Runs `jobs` and reports. `kept` are rows of a resumed scorecard (counted
-/// in the summary, not run).
-pub fn schedule(
-    settings: &Settings,
+/// A whole run: `RunStarted` (titled `title`), every job on the pool,
+/// then `RunFinished` with the summary. `kept` are rows of a resumed
+/// scorecard (counted in the summary, not run).
+pub fn run(
+    ctx: &Context,
+    title: &str,
     jobs: &[Job],
     kept: &[Row],
-    executor: &dyn Executor,
-    cancel: &Cancel,
     on_event: &mut dyn FnMut(Event),
 ) -> Summary {
     let start = Instant::now();
@@ -33,96 +34,107 @@ pub fn schedule(
         summary.add(row);
     }
     on_event(Event::RunStarted {
-        candidate: settings.label.clone(),
+        candidate: title.to_string(),
         cases: jobs.len(),
         kept: kept.len(),
-        isolation: executor.describe(),
+        isolation: ctx.executor.describe(),
     });
-    crate::grade::prepare(jobs, settings, cancel);
-    pool(
-        jobs,
-        settings.jobs,
-        cancel,
-        &mut summary,
-        on_event,
-        |job| (job.suite.clone(), job.case.clone()),
-        |job, slot| grade(job, settings, slot, executor, cancel),
-        |job| {
-            let mut row = Row::new(&settings.label, job.family.name(), &job.suite, &job.case);
-            row.isolation = executor.label();
-            row
-        },
-    );
-    end_run(summary, start, executor, cancel, on_event)
+    pool(ctx, jobs, &mut |event| {
+        count(&mut summary, &event);
+        on_event(event);
+    });
+    end_run(ctx, summary, start, on_event)
 }
 
-/// The worker pool under every run: `workers` threads take `items` in
-/// order, `work` turns one into a row on a job slot, and the events go to
-/// `on_event` on the caller's thread, in order. After a stop request no
-/// item starts; each item no worker took gets the row `not_run` makes,
-/// marked cancelled. Every item ends with exactly one row.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn pool<T: Sync>(
-    items: &[T],
-    workers: usize,
-    cancel: &Cancel,
-    summary: &mut Summary,
-    on_event: &mut dyn FnMut(Event),
-    name: impl Fn(&T) -> (String, String) + Sync,
-    work: impl Fn(&T, usize) -> Row + Sync,
-    not_run: impl Fn(&T) -> Row,
-) {
+/// Adds a finished row's verdict to `summary`.
+pub fn count(summary: &mut Summary, event: &Event) {
+    if let Event::CaseFinished { row } | Event::CaseCancelled { row } = event {
+        summary.add(row);
+    }
+}
+
+/// The jobs whose rows `kept` does not already hold (`--resume`).
+pub fn not_kept(jobs: Vec<Job>, kept: &[Row]) -> Vec<Job> {
+    if kept.is_empty() {
+        return jobs;
+    }
+    let done: HashSet<(String, String, String)> = kept.iter().map(Row::key).collect();
+    jobs.into_iter()
+        .filter(|j| !done.contains(&j.key()))
+        .collect()
+}
+
+/// The pool under every run: the puzzles are loaded first (see
+/// [`prepare`]), then `ctx.options.jobs` workers take `jobs` in order and
+/// run each (its warm-up runs, then its counted runs) on their slot; the
+/// events go to `on_event` on the caller's thread, in order. After a stop
+/// request no job starts; each job no worker took gets a `cancelled` row.
+pub fn pool(ctx: &Context, jobs: &[Job], on_event: &mut dyn FnMut(Event)) {
+    prepare(ctx, jobs);
+    let repeat = ctx.options.repeat;
     let next = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel();
-    let workers = workers.clamp(1, items.len().max(1));
-    let (name, work) = (&name, &work);
+    let workers = ctx.options.jobs.clamp(1, jobs.len().max(1));
     std::thread::scope(|scope| {
         for slot in 0..workers {
             let tx = tx.clone();
             let next = &next;
             scope.spawn(move || {
-                loop {
-                    if cancel.is_requested() {
-                        break;
-                    }
+                while !ctx.cancel.is_requested() {
                     let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(item) = items.get(i) else { break };
-                    let (suite, case) = name(item);
-                    let _ = tx.send(Event::CaseStarted { suite, case });
-                    let _ = tx.send(finished(work(item, slot)));
+                    let Some(job) = jobs.get(i) else { break };
+                    let _ = tx.send(Event::CaseStarted {
+                        suite: job.suite.clone(),
+                        case: job.case.clone(),
+                    });
+                    for run in 0..repeat.warmup + repeat.runs.max(1) {
+                        if run > 0 && ctx.cancel.is_requested() {
+                            break;
+                        }
+                        let row = grade(ctx, job, slot);
+                        if run >= repeat.warmup {
+                            let _ = tx.send(finished(row));
+                        }
+                    }
                 }
             });
         }
         drop(tx);
         for event in rx {
-            match &event {
-                Event::CaseFinished { row } | Event::CaseCancelled { row } => summary.add(row),
-                _ => {}
-            }
             on_event(event);
         }
     });
-    let taken = next.load(Ordering::SeqCst).min(items.len());
-    for item in &items[taken..] {
-        let mut row = not_run(item);
-        row.verdict = Verdict::Cancelled;
-        row.detail = "not run: the grading run was cancelled".into();
-        summary.add(&row);
-        on_event(Event::CaseCancelled { row: Box::new(row) });
+    let taken = next.load(Ordering::SeqCst).min(jobs.len());
+    for job in &jobs[taken..] {
+        on_event(Event::CaseCancelled {
+            row: Box::new(not_run(ctx, job)),
+        });
     }
 }
 
-/// The end of every run (grading or conformance): the executor clears up,
-/// the summary says whether and why the run stopped, `RunFinished` goes out.
-pub(crate) fn end_run(
+/// The `cancelled` row of a job no worker took.
+fn not_run(ctx: &Context, job: &Job) -> Row {
+    let mut row = Row::new(&job.label, job.family.name(), &job.suite, &job.case);
+    row.isolation = ctx.executor.label();
+    row.verdict = Verdict::Cancelled;
+    row.detail = match job.task {
+        Task::Build(_) => "not built: the grading run was cancelled",
+        _ => "not run: the grading run was cancelled",
+    }
+    .into();
+    row
+}
+
+/// The end of every run: the executor clears up, the summary says whether
+/// and why the run stopped, `RunFinished` goes out.
+pub fn end_run(
+    ctx: &Context,
     mut summary: Summary,
     start: Instant,
-    executor: &dyn Executor,
-    cancel: &Cancel,
     on_event: &mut dyn FnMut(Event),
 ) -> Summary {
-    executor.finish();
-    summary.stopped = cancel.reason().filter(|_| cancel.is_requested());
+    ctx.executor.finish();
+    summary.stopped = ctx.cancel.reason().filter(|_| ctx.cancel.is_requested());
     summary.elapsed = start.elapsed();
     on_event(Event::RunFinished {
         summary: summary.clone(),
@@ -131,7 +143,7 @@ pub(crate) fn end_run(
 }
 
 /// The event a finished row goes out in.
-pub(crate) fn finished(row: Row) -> Event {
+fn finished(row: Row) -> Event {
     if row.verdict == Verdict::Cancelled {
         Event::CaseCancelled { row: Box::new(row) }
     } else {
@@ -144,23 +156,17 @@ pub(crate) mod tests {
     use std::path::PathBuf;
     use std::time::Duration;
 
+    use std::sync::Arc;
+
     use super::*;
-    use crate::cancel::StopReason;
+    use crate::cancel::{Cancel, StopReason};
     use crate::executor::Limits;
     use crate::executor::fake::{FakeExecutor, Script};
-    use crate::job::Candidate;
+    use crate::job::{Candidate, Case};
+    use crate::settings::{Repeat, RunOptions};
 
-    pub(crate) fn settings(jobs: usize) -> Settings {
-        Settings {
-            suites: Vec::new(),
-            candidate: Candidate::Command {
-                argv: vec!["solver".into()],
-                workdir: PathBuf::from("/"),
-                relative: false,
-            },
-            label: "alice".into(),
-            family: None,
-            filter: None,
+    pub(crate) fn options(jobs: usize) -> RunOptions {
+        RunOptions {
             jobs,
             limits: Limits {
                 time: Duration::from_secs(80),
@@ -173,26 +179,37 @@ pub(crate) mod tests {
             allow_outside_suite: false,
             max_puzzle_size: 64 << 20,
             keep_output: None,
-            shard: None,
-            shard_costs: None,
             isolation: crate::executor::isolate::Isolation::default(),
+            load: Default::default(),
+            repeat: Repeat::default(),
         }
+    }
+
+    pub(crate) fn solver() -> Arc<Candidate> {
+        Arc::new(Candidate::Command {
+            argv: vec!["solver".into()],
+            workdir: PathBuf::from("/"),
+            relative: false,
+        })
     }
 
     /// `n` Lights Out jobs on the handout's one-press board (answer 1:0).
     fn jobs(dir: &std::path::Path, n: usize) -> Vec<Job> {
         let path = dir.join("b.txt");
         std::fs::write(&path, "3x2\n#OO\n##O\n").unwrap();
+        let who = solver();
         (0..n)
-            .map(|i| Job {
-                family: reference::families::family("lightsout").unwrap(),
-                suite: "s".into(),
-                case: format!("c{i:02}"),
-                files: Ok(vec![path.clone()]),
-                root: dir.to_owned(),
-                given: None,
-                who: None,
-                loaded: Default::default(),
+            .map(|i| {
+                let case = Case {
+                    family: reference::families::family("lightsout").unwrap(),
+                    suite: "s".into(),
+                    name: format!("c{i:02}"),
+                    files: Ok(vec![path.clone()]),
+                    root: dir.to_owned(),
+                    given: None,
+                    loaded: Default::default(),
+                };
+                Job::puzzle("alice", &who, &Arc::new(case))
             })
             .collect()
     }
@@ -204,9 +221,12 @@ pub(crate) mod tests {
         cancel: &Cancel,
     ) -> (Summary, Vec<Event>) {
         let mut events = Vec::new();
-        let s = schedule(&settings(jobs_at_once), jobs, &[], fake, cancel, &mut |e| {
-            events.push(e)
-        });
+        let ctx = Context {
+            options: &options(jobs_at_once),
+            executor: fake,
+            cancel,
+        };
+        let s = super::run(&ctx, "alice", jobs, &[], &mut |e| events.push(e));
         (s, events)
     }
 
@@ -285,11 +305,14 @@ pub(crate) mod tests {
         let mut jobs = jobs(dir.path(), 6);
         // A puzzle that cannot be loaded is prepared too (as its error).
         std::fs::write(dir.path().join("bad.txt"), "3x2\n#OX\n").unwrap();
-        jobs[4].files = Ok(vec![dir.path().join("bad.txt")]);
-        let loaded: Vec<_> = jobs
-            .iter()
-            .map(|j| std::sync::Arc::clone(&j.loaded))
-            .collect();
+        let case = |j: &Job| match &j.task {
+            Task::Puzzle { case, .. } => Arc::clone(case),
+            _ => unreachable!(),
+        };
+        let mut bad = (*case(&jobs[4])).clone();
+        bad.files = Ok(vec![dir.path().join("bad.txt")]);
+        jobs[4] = Job::puzzle("alice", &solver(), &Arc::new(bad));
+        let loaded: Vec<_> = jobs.iter().map(|j| Arc::clone(&case(j).loaded)).collect();
         let mut fake = FakeExecutor::new(|_| Script::exit(0, "1:0\n"));
         let checked = std::sync::Arc::new(AtomicUsize::new(0));
         let count = std::sync::Arc::clone(&checked);
@@ -324,14 +347,12 @@ pub(crate) mod tests {
         let mut kept = Row::new("alice", "lightsout", "s", "old");
         kept.verdict = Verdict::Accepted;
         let mut events = Vec::new();
-        let summary = schedule(
-            &settings(2),
-            &jobs,
-            &[kept],
-            &fake,
-            &Cancel::new(),
-            &mut |e| events.push(e),
-        );
+        let ctx = Context {
+            options: &options(2),
+            executor: &fake,
+            cancel: &Cancel::new(),
+        };
+        let summary = super::run(&ctx, "alice", &jobs, &[kept], &mut |e| events.push(e));
         assert!(matches!(
             events[0],
             Event::RunStarted {

@@ -1,16 +1,16 @@
-//! Validated settings for a grading run: what is graded, how each case
-//! runs. The binary builds them from its arguments (`options.rs`); nothing
+//! Validated settings for a run: what is graded ([`Selection`]), how each
+//! job runs ([`RunOptions`]), and the [`Context`] every job shares. The binary builds them from its arguments (`options.rs`); nothing
 //! here knows the command line.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::{Context, bail};
-use reference::family::Grader;
+use anyhow::{Context as _, bail};
+use reference::family::{Grader, LoadOptions};
 
-use crate::executor::Limits;
+use crate::cancel::Cancel;
 use crate::executor::isolate::Isolation;
-use crate::job::Candidate;
+use crate::executor::{Executor, Limits};
 
 /// The longest time limit or grace accepted.
 pub const MAX_DURATION: Duration = Duration::from_secs(24 * 3600);
@@ -19,19 +19,37 @@ pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(80);
 /// The most cases at once.
 pub const MAX_JOBS: usize = 1024;
 
-/// Everything a grading run needs.
-pub struct Settings {
+/// What every job of a run shares: how jobs run, the executor that runs
+/// them, and the token that stops them.
+#[derive(Clone, Copy)]
+pub struct Context<'a> {
+    /// How jobs run.
+    pub options: &'a RunOptions,
+    /// What runs them.
+    pub executor: &'a dyn Executor,
+    /// Stops them.
+    pub cancel: &'a Cancel,
+}
+
+/// What a run grades: which suites and cases, and which part of them.
+#[derive(Default)]
+pub struct Selection {
     /// Where to look for listings.
     pub suites: Vec<PathBuf>,
-    /// What runs.
-    pub candidate: Candidate,
-    /// The candidate's name in the scorecard.
-    pub label: String,
     /// Only this family, if given.
     pub family: Option<&'static dyn Grader>,
     /// Only cases whose `suite/case` contains this.
     pub filter: Option<String>,
-    /// Cases at once.
+    /// Only this part of the work.
+    pub shard: Option<crate::shard::Shard>,
+    /// What balances the shards.
+    pub shard_costs: Option<std::sync::Arc<crate::shard::Costs>>,
+}
+
+/// How every job of a run is run.
+#[derive(Clone)]
+pub struct RunOptions {
+    /// Jobs at once (job slots).
     pub jobs: usize,
     /// Per-case limits.
     pub limits: Limits,
@@ -41,12 +59,29 @@ pub struct Settings {
     pub max_puzzle_size: u64,
     /// Where each case's stdout and stderr are kept, if anywhere.
     pub keep_output: Option<PathBuf>,
-    /// Only this part of the work.
-    pub shard: Option<crate::shard::Shard>,
-    /// What balances the shards.
-    pub shard_costs: Option<std::sync::Arc<crate::shard::Costs>>,
     /// How candidates are kept from harming the run.
     pub isolation: Isolation,
+    /// What the reference may spend on loading a puzzle (the search for
+    /// its fewest moves).
+    pub load: LoadOptions,
+    /// Runs of each job: uncounted warm-up runs, then counted ones (a
+    /// contest times each case several times; a grading run once).
+    pub repeat: Repeat,
+}
+
+/// Warm-up runs, then counted runs, of each job, back to back on its slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Repeat {
+    /// Runs whose rows are dropped.
+    pub warmup: usize,
+    /// Runs whose rows count (at least one).
+    pub runs: usize,
+}
+
+impl Default for Repeat {
+    fn default() -> Self {
+        Self { warmup: 0, runs: 1 }
+    }
 }
 
 /// Splits the candidate command like a shell, checks that its program

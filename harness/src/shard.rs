@@ -14,6 +14,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::path::PathBuf;
 use std::str::FromStr;
 
 use crate::outcome::Row;
@@ -112,58 +113,38 @@ impl Costs {
 /// times are known.
 pub const SIZE_UNIT: f64 = 16.0 * 1024.0;
 
-/// The jobs of `shard`, in their order: cases balanced by the previous
-/// scorecard's time, else by one unit a case plus one per [`SIZE_UNIT`]
-/// of puzzle files.
-pub fn jobs(
-    jobs: Vec<crate::job::Job>,
-    shard: Shard,
-    costs: Option<&Costs>,
-) -> Vec<crate::job::Job> {
-    let items: Vec<(String, f64)> = jobs
-        .iter()
-        .map(|j| {
-            let known = costs.and_then(|c| c.case.get(&(j.suite.clone(), j.case.clone())).copied());
-            // A case costs a process start, plus more for a bigger puzzle.
-            let cost = known.unwrap_or_else(|| {
-                1.0 + j.files.as_ref().map_or(0.0, |fs| {
-                    fs.iter()
-                        .map(|f| std::fs::metadata(f).map_or(0.0, |m| m.len() as f64))
-                        .sum::<f64>()
-                        / SIZE_UNIT
-                })
-            });
-            (format!("{}/{}", j.suite, j.case), cost)
-        })
-        .collect();
-    let mine = keep(&items, shard);
-    jobs.into_iter()
+/// The items of `shard`, in their order: `key_cost` gives each item's key
+/// (its name, which breaks ties) and expected cost.
+pub fn select<T>(items: Vec<T>, shard: Shard, key_cost: impl Fn(&T) -> (String, f64)) -> Vec<T> {
+    let costs: Vec<(String, f64)> = items.iter().map(key_cost).collect();
+    let mine = keep(&costs, shard);
+    items
+        .into_iter()
         .zip(mine)
-        .filter_map(|(j, k)| k.then_some(j))
+        .filter_map(|(item, k)| k.then_some(item))
         .collect()
 }
 
-/// The submissions of `shard`: each whole (built once), balanced by the
-/// previous scorecard's time per submission, else evenly.
-pub fn submissions(
-    subs: Vec<crate::class::Submission>,
-    shard: Shard,
-    costs: Option<&Costs>,
-) -> Vec<crate::class::Submission> {
-    let items: Vec<(String, f64)> = subs
-        .iter()
-        .map(|s| {
-            let cost = costs
-                .and_then(|c| c.candidate.get(&s.id).copied())
-                .unwrap_or(1.0);
-            (s.id.clone(), cost)
-        })
-        .collect();
-    let mine = keep(&items, shard);
-    subs.into_iter()
-        .zip(mine)
-        .filter_map(|(s, k)| k.then_some(s))
-        .collect()
+/// A case's expected cost: its time in a previous scorecard, else a
+/// process start plus one unit per [`SIZE_UNIT`] of its puzzle files.
+pub fn case_cost(costs: Option<&Costs>, suite: &str, case: &str, files: &[PathBuf]) -> f64 {
+    let known = costs.and_then(|c| c.case.get(&(suite.to_string(), case.to_string())).copied());
+    known.unwrap_or_else(|| {
+        1.0 + files
+            .iter()
+            .map(|f| std::fs::metadata(f).map_or(0.0, |m| m.len() as f64))
+            .sum::<f64>()
+            / SIZE_UNIT
+    })
+}
+
+/// A candidate's expected cost (a class's submission: built once, in the
+/// shard that runs all its cases): its time in a previous scorecard, else
+/// one unit.
+pub fn candidate_cost(costs: Option<&Costs>, candidate: &str) -> f64 {
+    costs
+        .and_then(|c| c.candidate.get(candidate).copied())
+        .unwrap_or(1.0)
 }
 
 /// Whether item `i` of `items` belongs to `shard`.

@@ -67,6 +67,58 @@ pub struct Answer {
     pub exit_code: u8,
 }
 
+/// Which program of an assignment is run: the handouts ask for a Solver,
+/// and some (CS61BL) for a Checker too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// The Checker: puzzle files as arguments, moves on stdin.
+    Checker,
+    /// The Solver: puzzle files as arguments, an answer on stdout.
+    Solver,
+}
+
+impl Role {
+    /// `checker` or `solver`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Checker => "checker",
+            Role::Solver => "solver",
+        }
+    }
+}
+
+/// What a probe's stdout must be, once its exit status is right.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    /// Anything.
+    Any,
+    /// Nothing but white space (a Solver saying "no solution").
+    Empty,
+    /// On exit 0, an answer that solves the probe's puzzle files.
+    Solves,
+}
+
+/// What the reference may spend loading a puzzle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// The most states a search may store to find the puzzle's fewest
+    /// moves (`best_moves`) when no best-known table has them; 0: tables
+    /// only. Families that need no search ignore it.
+    pub best_moves_states: usize,
+}
+
+/// The default of [`LoadOptions::best_moves_states`]: about 0.3 s of
+/// search a puzzle.
+pub const BEST_MOVES_STATES: usize = 1_000_000;
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        Self {
+            best_moves_states: BEST_MOVES_STATES,
+        }
+    }
+}
+
 /// A puzzle family, typed.
 pub trait Family: 'static {
     /// A loaded, ready-to-judge puzzle (with whatever the checker precomputes).
@@ -81,7 +133,7 @@ pub trait Family: 'static {
     /// (no solution).
     const STATUSES: Statuses;
     /// Reads and prepares a puzzle from its files.
-    fn load(files: &[PathBuf]) -> Result<Self::Puzzle, LoadError>;
+    fn load(files: &[PathBuf], options: &LoadOptions) -> Result<Self::Puzzle, LoadError>;
     /// Verifies a candidate's answer (stdout of an exit 0), exactly as the
     /// family's staff checker would.
     fn verify(puzzle: &Self::Puzzle, stdout: &[u8]) -> Verified;
@@ -94,6 +146,13 @@ pub trait Family: 'static {
     }
     /// The reference's own answer.
     fn answer(puzzle: &Self::Puzzle) -> Answer;
+    /// Other formats a candidate may be given the puzzle files in (a
+    /// course's older format), by name; `as-is` is always there.
+    const FORMATS: &'static [&'static str] = &[];
+    /// File `index` of a case (`bytes`), converted to `format`.
+    fn convert(format: &str, _index: usize, _bytes: &[u8]) -> Result<Vec<u8>, String> {
+        Err(format!("{} has no format {format:?}", Self::NAME))
+    }
 }
 
 /// What a family's checker says of an answer.
@@ -197,7 +256,23 @@ pub trait Grader: Send + Sync {
     /// See [`Family::LISTING_FORMS`].
     fn listing_forms(&self) -> &'static [&'static [&'static str]];
     /// Loads one case from its files.
-    fn load(&self, files: &[PathBuf]) -> Result<Box<dyn Case>, LoadError>;
+    fn load_with(
+        &self,
+        files: &[PathBuf],
+        options: &LoadOptions,
+    ) -> Result<Box<dyn Case>, LoadError>;
+    /// Loads one case from its files with the default [`LoadOptions`].
+    fn load(&self, files: &[PathBuf]) -> Result<Box<dyn Case>, LoadError> {
+        self.load_with(files, &LoadOptions::default())
+    }
+    /// See [`Family::FORMATS`].
+    fn formats(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// See [`Family::convert`].
+    fn convert(&self, format: &str, _index: usize, _bytes: &[u8]) -> Result<Vec<u8>, String> {
+        Err(format!("{} has no format {format:?}", self.name()))
+    }
 }
 
 /// One loaded puzzle, ready to judge any number of runs.
@@ -244,7 +319,19 @@ impl<F: Family> Grader for Adapter<F> {
         F::LISTING_FORMS
     }
 
-    fn load(&self, files: &[PathBuf]) -> Result<Box<dyn Case>, LoadError> {
+    fn formats(&self) -> &'static [&'static str] {
+        F::FORMATS
+    }
+
+    fn convert(&self, format: &str, index: usize, bytes: &[u8]) -> Result<Vec<u8>, String> {
+        F::convert(format, index, bytes)
+    }
+
+    fn load_with(
+        &self,
+        files: &[PathBuf],
+        options: &LoadOptions,
+    ) -> Result<Box<dyn Case>, LoadError> {
         if !F::LISTING_FORMS
             .iter()
             .any(|form| form.len() == files.len())
@@ -257,7 +344,7 @@ impl<F: Family> Grader for Adapter<F> {
                 files.len()
             )));
         }
-        Ok(Box::new(Loaded::<F>(F::load(files)?)))
+        Ok(Box::new(Loaded::<F>(F::load(files, options)?)))
     }
 }
 

@@ -5,6 +5,8 @@
 //! questions through an adapter) and the rubric that turns the rows into
 //! points. Paths in a config are relative to the config's folder.
 
+pub mod convert;
+pub mod points;
 pub mod questions;
 pub mod rubric;
 
@@ -15,7 +17,7 @@ use anyhow::{Context, bail};
 use reference::family::Grader;
 use serde::Deserialize;
 
-use crate::conform::Role;
+use reference::family::Role;
 pub use rubric::{Item, Rule};
 
 /// A course config as written.
@@ -89,19 +91,6 @@ pub enum Paths {
     Relative,
 }
 
-/// The block format a sliding-block candidate reads.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum FormatFile {
-    /// The files as they are.
-    #[default]
-    AsIs,
-    /// The course's older `height width row col` block lines (2010-2012):
-    /// the candidate gets converted copies; answers are judged on the
-    /// originals.
-    SizeCorner,
-}
-
 /// `[[part]]`: one thing a submission is graded on.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -122,9 +111,12 @@ pub struct PartFile {
     /// How files are given.
     #[serde(default)]
     pub paths: Paths,
-    /// The file format the candidate reads.
+    /// The format the candidate is given the puzzle files in: `as-is`
+    /// (the default), or another of the family's formats (a course's
+    /// older one): the candidate gets converted copies, answers are judged
+    /// on the originals.
     #[serde(default)]
-    pub format: FormatFile,
+    pub format: Option<String>,
     /// How rows are judged: `contract` (the family's student contract, the
     /// default) or a question (`lightsout:perform_move`, ...; see
     /// [`questions`]).
@@ -157,6 +149,8 @@ pub struct Part {
     pub suites: Vec<PathBuf>,
     /// The case filter.
     pub cases: Option<globset::GlobSet>,
+    /// The family format candidates are given (`None`: as-is).
+    pub format: Option<String>,
 }
 
 /// What a part runs.
@@ -242,12 +236,20 @@ impl Course {
             if matches!(kind, PartKind::Suites(_)) && p.suites.is_empty() {
                 return Err(err(format!("part {:?} names no suites", p.name)));
             }
-            if p.format == FormatFile::SizeCorner && family.name() != "slidingblock" {
-                return Err(err(format!(
-                    "part {:?}: format size-corner is a sliding-block format",
-                    p.name
-                )));
-            }
+            let format = match p.format.as_deref() {
+                None | Some("as-is") => None,
+                Some(f) if family.formats().contains(&f) => Some(f.to_string()),
+                Some(f) => {
+                    let mut known = vec!["as-is"];
+                    known.extend(family.formats());
+                    return Err(err(format!(
+                        "part {:?}: format {f:?} is not one of {}'s ({})",
+                        p.name,
+                        family.name(),
+                        known.join(", ")
+                    )));
+                }
+            };
             let cases = if p.cases.is_empty() {
                 None
             } else {
@@ -270,6 +272,7 @@ impl Course {
                 file: p.clone(),
                 kind,
                 cases,
+                format,
             });
         }
         for item in &file.rubric {

@@ -139,6 +139,20 @@ impl Sink for Exports {
     }
 }
 
+/// `s` as a file name: every character but ASCII letters, digits, `-` and
+/// `_` made `_` (a submission id as a results folder, say).
+pub fn safe_name(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 /// Writes `bytes` to `path` through a temporary file in the same folder.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     use std::io::Write;

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
-use crate::class::Points;
+use crate::course::points::Points;
 use crate::outcome::{Row, Verdict};
 
 /// Everything a report shows.
@@ -57,7 +57,7 @@ pub fn render(input: &Input) -> String {
     let cases: Vec<Row> = input
         .rows
         .iter()
-        .filter(|r| r.suite != crate::class::BUILD)
+        .filter(|r| r.suite != crate::job::BUILD)
         .cloned()
         .collect();
     let page = html! {

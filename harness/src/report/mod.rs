@@ -3,10 +3,12 @@
 //! JSON lines), the CSV scorecard and the exporters.
 
 mod jsonl;
+mod leaderboard;
 mod scorecard;
 mod terminal;
 
 pub use jsonl::JsonLines;
+pub use leaderboard::read_leaderboard;
 pub use scorecard::{Mode, Scorecard, read as read_scorecard};
 pub use terminal::Terminal;
 

@@ -21,7 +21,7 @@ pub use solve::{count_solutions, solutions, solve};
 
 use std::sync::OnceLock;
 
-use crate::family::{Answer, Family, LoadError, Statuses, Verified};
+use crate::family::{Answer, Family, LoadError, LoadOptions, Statuses, Verified};
 
 /// The Gogen family for the harness: one file (exam form) or two (board,
 /// words) per case; the candidate prints the solved board.
@@ -45,7 +45,7 @@ impl Family for Gogen {
     const LISTING_FORMS: &'static [&'static [&'static str]] = &[&["puzzle"], &["board", "words"]];
     const STATUSES: Statuses = Statuses::WithInputErrors;
 
-    fn load(files: &[PathBuf]) -> Result<Graded, LoadError> {
+    fn load(files: &[PathBuf], _options: &LoadOptions) -> Result<Graded, LoadError> {
         Ok(Graded {
             puzzle: read_puzzle(files).map_err(LoadError::new)?,
             solution: OnceLock::new(),

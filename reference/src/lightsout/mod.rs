@@ -22,7 +22,7 @@ pub use solve::{MAX_EXHAUSTIVE_NULLITY, Minimality, Solution, Solver, solve, sol
 
 use std::path::PathBuf;
 
-use crate::family::{Answer, Family, LoadError, Statuses, Verified};
+use crate::family::{Answer, Family, LoadError, LoadOptions, Statuses, Verified};
 
 /// The Lights Out family for the harness: one board file per case; the
 /// candidate prints moves (15-122 contract), judged against the minimum.
@@ -40,7 +40,7 @@ impl Family for LightsOut {
     const LISTING_FORMS: &'static [&'static [&'static str]] = &[&["board"]];
     const STATUSES: Statuses = Statuses::AnswerOrNone;
 
-    fn load(files: &[PathBuf]) -> Result<Graded, LoadError> {
+    fn load(files: &[PathBuf], _options: &LoadOptions) -> Result<Graded, LoadError> {
         let board = read_board(&files[0]).map_err(LoadError::new)?;
         let minimum = solve_minimum(&board);
         Ok(Graded { board, minimum })

@@ -14,7 +14,6 @@ mod tray;
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub use best::{
     BestKnown, Known, TABLE_HEADER, TableError, best_known, fingerprint, format_table, parse_table,
@@ -34,7 +33,7 @@ pub use solve::{
 };
 pub use tray::{Block, Goal, MAX_SIDE, Move, Shape, Tray, rotated, rotated_goal};
 
-use crate::family::{Answer, Family, LoadError, Statuses, Verified};
+use crate::family::{Answer, Family, LoadError, LoadOptions, Statuses, Verified};
 
 /// The sliding-block family for the harness: two files per case (INIT
 /// GOAL); the candidate is a Solver printing moves.
@@ -46,21 +45,8 @@ pub struct Puzzle {
     goal: Goal,
     solved: OnceLock<SolveReport>,
     fewest: OnceLock<Option<u64>>,
-}
-
-/// The default of the most states the breadth-first search may store to
-/// find a puzzle's fewest moves for a scorecard's `best_moves`, when the
-/// best-known tables do not have it (about 0.3 s); beyond, `best_moves`
-/// stays empty. [`set_best_moves_states`] changes it for the process.
-pub const BEST_MOVES_STATES: usize = 1_000_000;
-
-static BEST_MOVES_CAP: AtomicUsize = AtomicUsize::new(BEST_MOVES_STATES);
-
-/// Lets the `best_moves` search store up to `states` states (the harness's
-/// `--best-moves-states`: 0 for the tables only; 250,000,000 proves even
-/// pandemonium, in ~20 s and ~2 GB per puzzle). For the whole process.
-pub fn set_best_moves_states(states: usize) {
-    BEST_MOVES_CAP.store(states, Ordering::Relaxed);
+    /// The most states the search for `fewest` may store.
+    best_moves_states: usize,
 }
 
 impl Puzzle {
@@ -77,7 +63,7 @@ impl Family for SlidingBlock {
         &[&["initial config file", "goal file"]];
     const STATUSES: Statuses = Statuses::WithInputErrors;
 
-    fn load(files: &[PathBuf]) -> Result<Puzzle, LoadError> {
+    fn load(files: &[PathBuf], options: &LoadOptions) -> Result<Puzzle, LoadError> {
         let (tray, goal) =
             read_puzzle(&files[0], &files[1], Format::Corners).map_err(LoadError::new)?;
         Ok(Puzzle {
@@ -85,19 +71,20 @@ impl Family for SlidingBlock {
             goal,
             solved: OnceLock::new(),
             fewest: OnceLock::new(),
+            best_moves_states: options.best_moves_states,
         })
     }
 
     /// The proven fewest moves: from the shipped best-known tables (by the
     /// puzzle's fingerprint), else when a breadth-first search of at most
-    /// [`BEST_MOVES_STATES`] states (or [`set_best_moves_states`]) finds
-    /// them (once per puzzle).
+    /// [`LoadOptions::best_moves_states`] states finds them (once per
+    /// puzzle; 250,000,000 proves even pandemonium, in ~20 s and ~2 GB).
     fn best_moves(p: &Puzzle) -> Option<u64> {
         *p.fewest.get_or_init(|| {
             if let Some(row) = best_known(&p.tray, &p.goal) {
                 return row.known.fewest();
             }
-            let cap = BEST_MOVES_CAP.load(Ordering::Relaxed);
+            let cap = p.best_moves_states;
             if cap == 0 {
                 return None;
             }
@@ -126,5 +113,18 @@ impl Family for SlidingBlock {
 
     fn answer(p: &Puzzle) -> Answer {
         answer(p.report())
+    }
+
+    /// The course's older `height width row col` block lines (2010-2012).
+    const FORMATS: &'static [&'static str] = &["size-corner"];
+
+    /// The tray (file 0) or goal (file 1) in the older format.
+    fn convert(format: &str, index: usize, bytes: &[u8]) -> Result<Vec<u8>, String> {
+        match format {
+            "size-corner" => convert(bytes, index > 0, Format::Corners, Format::SizeCorner)
+                .map(String::into_bytes)
+                .map_err(|e| e.to_string()),
+            other => Err(format!("slidingblock has no format {other:?}")),
+        }
     }
 }

@@ -11,8 +11,11 @@ use harness::executor::Limits;
 use harness::executor::isolate::{Isolation, RunAs, Sandbox};
 use harness::job::Candidate;
 use harness::report::Mode;
-use harness::settings::{DEFAULT_TIME_LIMIT, MAX_DURATION, MAX_JOBS, Settings, resolve_command};
+use harness::settings::{
+    DEFAULT_TIME_LIMIT, MAX_DURATION, MAX_JOBS, Repeat, RunOptions, Selection, resolve_command,
+};
 use reference::families::family;
+use reference::family::{LoadOptions, Role};
 
 use crate::cli::{
     Format, GradeArgs, IsolationArg, IsolationArgs, MetricArg, OnOff, RoleArg, RunAsArg, SandboxArg,
@@ -57,8 +60,19 @@ impl Outputs {
     }
 }
 
-/// Validates `grade`'s arguments into the run's settings.
-pub fn settings(args: &GradeArgs) -> anyhow::Result<Settings> {
+/// `grade`'s arguments, validated: what is graded, how, and (without
+/// `--course`) the candidate and its name.
+pub struct Grade {
+    /// What is graded.
+    pub selection: Selection,
+    /// How each job runs.
+    pub options: RunOptions,
+    /// The candidate and its name in the scorecard; `None` for a class.
+    pub candidate: Option<(Candidate, String)>,
+}
+
+/// Validates `grade`'s arguments.
+pub fn grade(args: &GradeArgs) -> anyhow::Result<Grade> {
     let args = args.clone();
     let isolation = isolation(&args.sandbox, args.jobs)?;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
@@ -115,66 +129,67 @@ pub fn settings(args: &GradeArgs) -> anyhow::Result<Settings> {
             bail!("suite {} does not exist", s.display());
         }
     }
-    let (candidate, label) = match &args.candidate {
-        None if args.course.is_some() => (
-            Candidate::Reference {
-                exe: PathBuf::new(),
-                workdir: cwd.clone(),
-            },
-            "class".to_string(),
-        ),
+    let candidate = match &args.candidate {
+        None if args.course.is_some() => None,
         None => {
             let exe = std::env::current_exe().context("cannot locate the harness executable")?;
             let workdir = args.workdir.clone().unwrap_or_else(|| cwd.clone());
-            (
+            Some((
                 Candidate::Reference { exe, workdir },
                 "reference".to_string(),
-            )
+            ))
         }
         Some(cmd) => {
             let (argv, workdir) = resolve_command(cmd, args.workdir.as_deref(), &cwd)?;
-            (
+            Some((
                 Candidate::Command {
                     argv,
                     workdir,
                     relative: false,
                 },
                 cmd.clone(),
-            )
+            ))
         }
     };
-    let label = args.name.unwrap_or(label);
+    let candidate = candidate.map(|(c, label)| (c, args.name.clone().unwrap_or(label)));
     let jobs = args
         .jobs
         .map(usize::from)
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
-    Ok(Settings {
-        suites,
+    let shard_costs = match &args.shard_costs {
+        None => None,
+        Some(p) => Some(std::sync::Arc::new(harness::shard::Costs::from_rows(
+            &harness::compare::read(p).with_context(|| format!("--shard-costs {}", p.display()))?,
+        ))),
+    };
+    Ok(Grade {
+        selection: Selection {
+            suites,
+            family,
+            filter: args.filter,
+            shard: args.shard,
+            shard_costs,
+        },
+        options: RunOptions {
+            jobs,
+            limits: Limits {
+                time: time_limit,
+                grace: args.grace.max(Duration::from_millis(10)),
+                stdout: args.stdout_limit.as_u64(),
+                stderr: args.stderr_limit.as_u64(),
+                memory: args.sandbox.memory_limit.as_u64(),
+                cpu: args.cpu_limit,
+            },
+            allow_outside_suite: args.allow_outside_suite,
+            max_puzzle_size: args.max_puzzle_size.as_u64(),
+            keep_output: args.keep_output.as_ref().map(|d| cwd.join(d)),
+            isolation,
+            load: LoadOptions {
+                best_moves_states: args.best_moves_states,
+            },
+            repeat: Repeat::default(),
+        },
         candidate,
-        label,
-        family,
-        filter: args.filter,
-        jobs,
-        limits: Limits {
-            time: time_limit,
-            grace: args.grace.max(Duration::from_millis(10)),
-            stdout: args.stdout_limit.as_u64(),
-            stderr: args.stderr_limit.as_u64(),
-            memory: args.sandbox.memory_limit.as_u64(),
-            cpu: args.cpu_limit,
-        },
-        allow_outside_suite: args.allow_outside_suite,
-        max_puzzle_size: args.max_puzzle_size.as_u64(),
-        keep_output: args.keep_output.as_ref().map(|d| cwd.join(d)),
-        shard: args.shard,
-        shard_costs: match &args.shard_costs {
-            None => None,
-            Some(p) => Some(std::sync::Arc::new(harness::shard::Costs::from_rows(
-                &harness::compare::read(p)
-                    .with_context(|| format!("--shard-costs {}", p.display()))?,
-            ))),
-        },
-        isolation,
     })
 }
 
@@ -220,10 +235,10 @@ pub fn isolation(args: &IsolationArgs, jobs: Option<NonZeroUsize>) -> anyhow::Re
 }
 
 /// The library's role.
-pub fn role(role: RoleArg) -> harness::conform::Role {
+pub fn role(role: RoleArg) -> Role {
     match role {
-        RoleArg::Checker => harness::conform::Role::Checker,
-        RoleArg::Solver => harness::conform::Role::Solver,
+        RoleArg::Checker => Role::Checker,
+        RoleArg::Solver => Role::Solver,
     }
 }
 
@@ -232,13 +247,5 @@ pub fn metric(metric: MetricArg) -> harness::outcome::Metric {
     match metric {
         MetricArg::Wall => harness::outcome::Metric::Wall,
         MetricArg::Cpu => harness::outcome::Metric::Cpu,
-    }
-}
-
-/// The contest's role.
-pub fn contest_role(role: RoleArg) -> harness::contest::Role {
-    match role {
-        RoleArg::Checker => harness::contest::Role::Checker,
-        RoleArg::Solver => harness::contest::Role::Solver,
     }
 }

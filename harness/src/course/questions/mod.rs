@@ -15,7 +15,7 @@ mod lightsout;
 
 use std::path::PathBuf;
 
-use reference::family::{Answer, Case, Check, Grader, Judgement, LoadError};
+use reference::family::{Answer, Case, Check, Grader, Judgement, LoadError, LoadOptions};
 
 /// One question: its name (`family:function`) and how a case loads.
 pub struct Question {
@@ -33,7 +33,11 @@ impl Grader for Question {
         self.forms
     }
 
-    fn load(&self, files: &[PathBuf]) -> Result<Box<dyn Case>, LoadError> {
+    fn load_with(
+        &self,
+        files: &[PathBuf],
+        _options: &LoadOptions,
+    ) -> Result<Box<dyn Case>, LoadError> {
         Ok(Box::new((self.load)(files)?))
     }
 }

@@ -2,11 +2,13 @@
 
 use std::process::ExitCode;
 
-use anyhow::Context;
+use anyhow::Context as _;
 use harness::executor::Limits;
 use harness::executor::isolate::Isolation;
 use harness::job::Candidate;
 use harness::report::{Mode, Reporter, Scorecard};
+use harness::settings::{Context, Repeat, RunOptions};
+use reference::family::LoadOptions;
 
 use super::{exit_status, report_to, screen, watch_signals};
 use crate::cli::ConformArgs;
@@ -26,30 +28,36 @@ pub fn run(args: &ConformArgs) -> anyhow::Result<ExitCode> {
     };
     let label = args.name.clone().unwrap_or_else(|| args.candidate.clone());
     let dir = tempfile::tempdir().context("cannot make the battery's folder")?;
-    let cases = harness::conform::battery(family.name(), role, dir.path())?;
+    let jobs = harness::conform::jobs(family, role, candidate, &label, dir.path())?;
     let (scorecard, _) = Scorecard::open(&args.scorecard, Mode::Force, Some(&label))?;
     let screen = screen(args.format, &label);
     let mut reporter = Reporter::new(vec![screen, Box::new(scorecard)]);
-    let limits = Limits {
-        time: args.time_limit,
-        grace: std::time::Duration::from_secs(1),
-        stdout: 64 << 20,
-        stderr: 1 << 20,
-        memory: 2 << 30,
-        cpu: None,
+    // One probe at a time, as the course's scripts ran them.
+    let options = RunOptions {
+        jobs: 1,
+        limits: Limits {
+            time: args.time_limit,
+            grace: std::time::Duration::from_secs(1),
+            stdout: 64 << 20,
+            stderr: 1 << 20,
+            memory: 2 << 30,
+            cpu: None,
+        },
+        allow_outside_suite: false,
+        max_puzzle_size: 64 << 20,
+        keep_output: None,
+        isolation: Isolation::default(),
+        load: LoadOptions::default(),
+        repeat: Repeat::default(),
     };
     let cancel = watch_signals()?;
-    let executor = super::executor(&Isolation::default(), 64 << 20)?;
-    let summary = harness::conform::run(
-        family,
-        role,
-        &cases,
-        &candidate,
-        &label,
-        &limits,
-        &executor,
-        &cancel,
-        &mut report_to(&mut reporter, &cancel),
-    );
+    let executor = super::executor(&options.isolation, options.max_puzzle_size)?;
+    let ctx = Context {
+        options: &options,
+        executor: &executor,
+        cancel: &cancel,
+    };
+    let summary =
+        harness::conform::run(&ctx, &label, &jobs, &mut report_to(&mut reporter, &cancel));
     Ok(exit_status(&summary, reporter))
 }

@@ -3,12 +3,13 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use anyhow::Context;
+use anyhow::Context as _;
 use harness::course::Course;
+use harness::event::Event;
 use harness::executor::Limits;
-use harness::job::Candidate;
 use harness::report::{Mode, Scorecard};
-use harness::settings::Settings;
+use harness::settings::{Context, Repeat, RunOptions};
+use reference::family::LoadOptions;
 
 use super::watch_signals;
 
@@ -25,28 +26,14 @@ pub fn run(args: &crate::cli::ContestArgs) -> anyhow::Result<ExitCode> {
                 .with_context(|| format!("unknown family {name:?}"))?,
         ),
     };
-    let jobs = harness::discover::discover(&args.suites, family, args.filter.as_deref())?;
+    let found = harness::discover::discover(&args.suites, family, args.filter.as_deref())?;
     let moves = tempfile::tempdir().context("cannot make a folder for the move lists")?;
     {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(moves.path(), std::fs::Permissions::from_mode(0o755))?;
     }
-    let cases = contest::cases(jobs, crate::options::contest_role(args.role), moves.path())?;
-    let names: Vec<String> = cases
-        .iter()
-        .map(|c| format!("{}/{}", c.job.suite, c.job.case))
-        .collect();
-    let isolation = crate::options::isolation(&args.sandbox, Some(args.jobs))?;
-    let settings = Settings {
-        suites: args.suites.clone(),
-        candidate: Candidate::Command {
-            argv: Vec::new(),
-            workdir: std::path::PathBuf::from("/"),
-            relative: false,
-        },
-        label: "contest".into(),
-        family,
-        filter: args.filter.clone(),
+    let cases = contest::cases(found, crate::options::role(args.role), moves.path())?;
+    let options = RunOptions {
         jobs: args.jobs.get(),
         limits: Limits {
             time: args.time_limit,
@@ -59,9 +46,12 @@ pub fn run(args: &crate::cli::ContestArgs) -> anyhow::Result<ExitCode> {
         allow_outside_suite: false,
         max_puzzle_size: 64 << 20,
         keep_output: None,
-        shard: None,
-        shard_costs: None,
-        isolation,
+        isolation: crate::options::isolation(&args.sandbox, Some(args.jobs))?,
+        load: LoadOptions::default(),
+        repeat: Repeat {
+            warmup: args.warmup as usize,
+            runs: args.runs as usize,
+        },
     };
     let plan = contest::Plan {
         runs: args.runs as usize,
@@ -69,9 +59,14 @@ pub fn run(args: &crate::cli::ContestArgs) -> anyhow::Result<ExitCode> {
         metric: crate::options::metric(args.metric),
         time_limit: args.time_limit,
     };
-    let mut env = contest::Environment::read(settings.jobs);
+    let mut env = contest::Environment::read(options.jobs);
     let cancel = watch_signals()?;
-    let executor = super::executor(&settings.isolation, settings.max_puzzle_size)?;
+    let executor = super::executor(&options.isolation, options.max_puzzle_size)?;
+    let ctx = Context {
+        options: &options,
+        executor: &executor,
+        cancel: &cancel,
+    };
     // Entries with a `run`, or submissions built as the course does (the
     // builds' folder lives until the contest is over).
     let (entries, _work) = match &args.course {
@@ -79,55 +74,49 @@ pub fn run(args: &crate::cli::ContestArgs) -> anyhow::Result<ExitCode> {
         Some(path) => {
             let course = Course::load(path)?;
             let work = harness::class::work_dir(&executor)?;
-            let subs = harness::class::submissions(&args.entries, &work.path().join("unpacked"))?;
-            let numbered: Vec<(usize, &harness::class::Submission)> =
-                subs.iter().enumerate().collect();
-            let built = harness::class::build_all(
+            let built = harness::class::built_candidates(
+                &Context {
+                    options: &RunOptions {
+                        repeat: Repeat::default(),
+                        ..options.clone()
+                    },
+                    ..ctx
+                },
                 &course,
-                &numbered,
+                &args.entries,
                 work.path(),
-                &settings,
-                &executor,
-                &cancel,
-            );
-            (contest::built_entries(&course, &subs, built)?, Some(work))
+            )?;
+            let entries = built
+                .into_iter()
+                .map(|(name, candidate)| contest::Entry::new(name, candidate))
+                .collect();
+            (entries, Some(work))
         }
     };
     let bar = indicatif::ProgressBar::new((entries.len() * cases.len()) as u64);
-    let rows = contest::time_entries(
-        &entries,
-        &cases,
-        &plan,
-        &settings,
-        &executor,
-        &cancel,
-        &|_, _| bar.inc(1),
-    );
+    let rows = contest::time(&ctx, &entries, &cases, &mut |event| {
+        if matches!(event, Event::CaseStarted { .. }) {
+            bar.inc(1);
+        }
+    });
     bar.finish_and_clear();
-    use harness::executor::Executor;
-    executor.finish();
     env.load.1 = contest::load_average();
     if let Some(reason) = cancel.reason().filter(|_| cancel.is_requested()) {
         eprintln!("harness: the contest was stopped; no leaderboard written");
         return Ok(super::stopped(reason));
     }
-    let mut standings: Vec<contest::Standing> = entries
-        .iter()
-        .zip(&rows)
-        .map(|(e, r)| contest::standing(&e.name, r, &names, &plan))
-        .collect();
-    contest::rank(&mut standings);
+    let standings = contest::standings(&entries, &rows, &cases, &plan);
     let shown = contest::shown_names(&standings, args.anonymize, args.me.as_deref());
-    let board = contest::leaderboard(&standings, &shown, &env, &plan, settings.jobs)?;
+    let board = contest::leaderboard(&standings, &shown, &env, &plan, options.jobs)?;
     harness::export::write_atomically(&args.leaderboard, &board)?;
     if let Some(path) = &args.scorecard {
-        let family = cases.first().map_or("", |c| c.job.family.name());
+        let family = cases.first().map_or("", |c| c.case.family.name());
         let (mut card, _) = Scorecard::open(path, Mode::Force, None)?;
         for row in contest::median_rows(&standings, family) {
             card.append(&row)?;
         }
     }
-    for w in env.warnings(settings.jobs) {
+    for w in env.warnings(options.jobs) {
         eprintln!("warning: {w}");
     }
     let _ = std::io::stdout().write_all(contest::table(&standings, &shown).as_bytes());

@@ -4,51 +4,66 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::Context;
-use harness::course::Course;
+use anyhow::Context as _;
+use std::sync::Arc;
+
+use harness::course::{Course, points};
 use harness::export::Exports;
+use harness::job::Job;
 use harness::report::{Reporter, Scorecard, Sink};
+use harness::settings::Context;
 
 use super::{exit_status, report_to, screen, watch_signals};
 use crate::cli::{Format, GradeArgs, IsolationArg};
-use crate::options::{Outputs, settings};
+use crate::options::{self, Outputs};
 
 /// Discovers, runs every case in parallel, reports.
 pub fn run(args: &GradeArgs) -> anyhow::Result<ExitCode> {
-    reference::slidingblock::set_best_moves_states(args.best_moves_states);
     if let Some(course) = &args.course {
         return class(args, course);
     }
-    let settings = settings(args)?;
+    let grade = options::grade(args)?;
     let outputs = Outputs::from_args(args)?;
-    let mut jobs = harness::discover::discover(
-        &settings.suites,
-        settings.family,
-        settings.filter.as_deref(),
+    let (candidate, label) = grade.candidate.context("no candidate")?;
+    let selection = &grade.selection;
+    let mut cases = harness::discover::discover(
+        &selection.suites,
+        selection.family,
+        selection.filter.as_deref(),
     )?;
-    if let Some(shard) = settings.shard {
-        jobs = harness::shard::jobs(jobs, shard, settings.shard_costs.as_deref());
+    if let Some(shard) = selection.shard {
+        let costs = selection.shard_costs.as_deref();
+        cases = harness::shard::select(cases, shard, |c| {
+            let files = c.files.as_deref().unwrap_or_default();
+            let cost = harness::shard::case_cost(costs, &c.suite, &c.name, files);
+            (format!("{}/{}", c.suite, c.name), cost)
+        });
     }
-    let (scorecard, kept) =
-        Scorecard::open(&outputs.scorecard, outputs.mode, Some(&settings.label))?;
-    let screen = screen(outputs.format, &settings.label);
+    let candidate = Arc::new(candidate);
+    let jobs: Vec<Job> = cases
+        .into_iter()
+        .map(|c| Job::puzzle(&label, &candidate, &Arc::new(c)))
+        .collect();
+    let (scorecard, kept) = Scorecard::open(&outputs.scorecard, outputs.mode, Some(&label))?;
+    let jobs = harness::schedule::not_kept(jobs, &kept);
+    let screen = screen(outputs.format, &label);
     let mut sinks = vec![screen, Box::new(scorecard) as Box<dyn Sink>];
     if !outputs.exports.is_empty() {
-        sinks.push(Box::new(Exports::new(
-            &outputs.exports,
-            &settings.label,
-            &kept,
-        )?));
+        sinks.push(Box::new(Exports::new(&outputs.exports, &label, &kept)?));
     }
     let mut reporter = Reporter::new(sinks);
     let cancel = watch_signals()?;
-    let executor = super::executor(&settings.isolation, settings.max_puzzle_size)?;
-    let summary = harness::run_jobs(
-        &settings,
-        jobs,
+    let executor = super::executor(&grade.options.isolation, grade.options.max_puzzle_size)?;
+    let ctx = Context {
+        options: &grade.options,
+        executor: &executor,
+        cancel: &cancel,
+    };
+    let summary = harness::schedule::run(
+        &ctx,
+        &label,
+        &jobs,
         &kept,
-        &executor,
-        &cancel,
         &mut report_to(&mut reporter, &cancel),
     );
     Ok(exit_status(&summary, reporter))
@@ -79,7 +94,7 @@ fn class(args: &GradeArgs, course_path: &Path) -> anyhow::Result<ExitCode> {
             course.path.display()
         );
     }
-    let settings = settings(&args)?;
+    let grade = options::grade(&args)?;
     let outputs = Outputs::from_args(&args)?;
     let submissions = args.submissions.clone().unwrap_or_default();
     let (scorecard, kept) = Scorecard::open(&outputs.scorecard, outputs.mode, None)?;
@@ -96,22 +111,26 @@ fn class(args: &GradeArgs, course_path: &Path) -> anyhow::Result<ExitCode> {
     }
     let mut reporter = Reporter::new(sinks);
     let cancel = watch_signals()?;
-    let executor = super::executor(&settings.isolation, settings.max_puzzle_size)?;
-    let result = harness::class::run_class(
+    let executor = super::executor(&grade.options.isolation, grade.options.max_puzzle_size)?;
+    let ctx = Context {
+        options: &grade.options,
+        executor: &executor,
+        cancel: &cancel,
+    };
+    let result = harness::class::run(
+        &ctx,
         &course,
-        &settings,
+        &grade.selection,
         &submissions,
         &kept,
-        &executor,
-        &cancel,
         &mut report_to(&mut reporter, &cancel),
     )?;
-    let points = harness::class::points(&course, &result.ids, &result.keys, &result.rows);
+    let points = points::points(&course, &result.ids, &result.keys, &result.rows);
     if let Some(path) = &args.summary {
-        harness::class::write_summary(path, &course, &points)?;
+        points::write_summary(path, &course, &points)?;
     }
     for (_, dir) in &gradescope {
-        harness::class::write_gradescope(dir, &course, &points, &result.rows)?;
+        points::write_gradescope(dir, &course, &points, &result.rows)?;
     }
     if outputs.format == Format::Human {
         let mut out = std::io::stdout().lock();

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use harness::course::Course;
+use harness::course::{Course, points};
 use harness::report::{Mode, Scorecard};
 
 /// Merges the shards' scorecards, naming rows duplicated or missing.
@@ -25,32 +25,10 @@ pub fn run(args: &crate::cli::MergeArgs) -> anyhow::Result<ExitCode> {
         if !args.suites.is_empty() {
             course.override_suites(&args.suites)?;
         }
-        let tmp = tempfile::tempdir().context("cannot make a scratch folder")?;
         let dir = args.submissions.clone().unwrap_or_default();
-        let subs = harness::class::submissions(&dir, &tmp.path().join("unpacked"))?;
-        let plan = harness::class::Plan::new(&course, tmp.path(), args.filter.as_deref())?;
-        let keys = plan.keys(&course);
-        let mut expected = BTreeSet::new();
-        for s in &subs {
-            let build = (
-                s.id.clone(),
-                harness::class::BUILD.to_string(),
-                harness::class::BUILD.to_string(),
-            );
-            let failed = all
-                .iter()
-                .any(|r| r.key() == build && r.verdict == harness::outcome::Verdict::CompileError);
-            expected.insert(build);
-            if !failed {
-                expected.extend(
-                    keys.iter()
-                        .map(|(suite, case)| (s.id.clone(), suite.clone(), case.clone())),
-                );
-            }
-        }
-        let ids = subs.iter().map(|s| s.id.clone()).collect::<Vec<_>>();
-        class = Some((course, ids, keys));
-        Some(expected)
+        let e = harness::class::expected_keys(&course, &dir, args.filter.as_deref(), &all)?;
+        class = Some((course, e.ids, e.keys));
+        Some(e.rows.into_iter().collect())
     } else if !args.suites.is_empty() {
         let family = match &args.family {
             None => None,
@@ -58,14 +36,15 @@ pub fn run(args: &crate::cli::MergeArgs) -> anyhow::Result<ExitCode> {
                 reference::families::family(n).with_context(|| format!("unknown family {n:?}"))?,
             ),
         };
-        let jobs = harness::discover::discover(&args.suites, family, args.filter.as_deref())?;
+        let cases = harness::discover::discover(&args.suites, family, args.filter.as_deref())?;
         let candidates: BTreeSet<String> = all.iter().map(|r| r.candidate.clone()).collect();
         Some(
             candidates
                 .iter()
                 .flat_map(|c| {
-                    jobs.iter()
-                        .map(move |j| (c.clone(), j.suite.clone(), j.case.clone()))
+                    cases
+                        .iter()
+                        .map(move |j| (c.clone(), j.suite.clone(), j.name.clone()))
                 })
                 .collect(),
         )
@@ -85,13 +64,13 @@ pub fn run(args: &crate::cli::MergeArgs) -> anyhow::Result<ExitCode> {
         summary.add(row);
     }
     if let Some((course, ids, keys)) = &class {
-        let points = harness::class::points(course, ids, keys, &merged.rows);
+        let points = points::points(course, ids, keys, &merged.rows);
         if let Some(path) = &args.summary {
-            harness::class::write_summary(path, course, &points)?;
+            points::write_summary(path, course, &points)?;
         }
         for e in &args.exports {
             match e.split_once(':') {
-                Some(("gradescope", dir)) if !dir.is_empty() => harness::class::write_gradescope(
+                Some(("gradescope", dir)) if !dir.is_empty() => points::write_gradescope(
                     std::path::Path::new(dir),
                     course,
                     &points,

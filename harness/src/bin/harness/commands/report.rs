@@ -16,17 +16,17 @@ pub fn run(args: &crate::cli::ReportArgs) -> anyhow::Result<ExitCode> {
         input.sources.push(path.display().to_string());
     }
     if !args.suites.is_empty() {
-        for job in harness::discover::discover(&args.suites, None, None)? {
-            if let Ok(files) = job.files {
+        for case in harness::discover::discover(&args.suites, None, None)? {
+            if let Ok(files) = case.files {
                 input
                     .files
-                    .insert((job.suite.clone(), job.case.clone()), files.clone());
+                    .insert((case.suite.clone(), case.name.clone()), files.clone());
                 // A class run's suites carry their part's name in front.
                 for r in &input.rows {
-                    if r.suite.ends_with(&format!("/{}", job.suite)) {
+                    if r.suite.ends_with(&format!("/{}", case.suite)) {
                         input
                             .files
-                            .insert((r.suite.clone(), job.case.clone()), files.clone());
+                            .insert((r.suite.clone(), case.name.clone()), files.clone());
                     }
                 }
             }
@@ -40,12 +40,12 @@ pub fn run(args: &crate::cli::ReportArgs) -> anyhow::Result<ExitCode> {
         let mut keys: Vec<(String, String)> = input
             .rows
             .iter()
-            .filter(|r| r.suite != harness::class::BUILD)
+            .filter(|r| r.suite != harness::job::BUILD)
             .map(|r| (r.suite.clone(), r.case.clone()))
             .collect();
         keys.sort();
         keys.dedup();
-        let points = harness::class::points(&course, &ids, &keys, &input.rows);
+        let points = harness::course::points::points(&course, &ids, &keys, &input.rows);
         let items = course.file.rubric.iter().map(|i| i.name.clone()).collect();
         input.points = Some((items, points));
     }

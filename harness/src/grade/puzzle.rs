@@ -1,104 +1,59 @@
-//! One case, start to finish: load the puzzle, run the candidate, judge the
-//! output, and fill in a scorecard row. Never fails: whatever happens is a
-//! verdict, and our own failures are `harness-error`.
+//! A candidate on a suite case: load the puzzle (once per case), run the
+//! candidate with the puzzle files, judge the output by the family's
+//! contract, and fill in the row. The whole verdict table is [`fill`].
 
 use std::ffi::OsString;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::Arc;
-use std::time::Duration;
-
-use reference::family::{Case, Check};
-
-use crate::cancel::Cancel;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use crate::executor::{Ending, Executor, LimitHit, Limits, RunResult, Spec, signal_name};
-use crate::job::Job;
+use reference::family::{Case as Puzzle, Check};
+
+use super::{append, millis, panic_text};
+use crate::executor::{Ending, LimitHit, Limits, RunResult, Spec, signal_name};
+use crate::job::{Candidate, Case};
 use crate::outcome::{Row, Verdict};
-use crate::settings::Settings;
+use crate::settings::{Context, RunOptions};
 
-/// Grades one job with `executor`.
-pub fn grade(
-    job: &Job,
-    settings: &Settings,
-    slot: usize,
-    executor: &dyn Executor,
-    cancel: &Cancel,
-) -> Row {
-    let (candidate, label) = match &job.who {
-        Some(who) => (&who.candidate, who.label.as_str()),
-        None => (&settings.candidate, settings.label.as_str()),
-    };
-    let limits = &settings.limits;
-    let mut row = Row::new(label, job.family.name(), &job.suite, &job.case);
-    row.isolation = executor.label();
-    let files = match &job.files {
+/// Grades `candidate` on `case` into `row`.
+pub fn grade(ctx: &Context, row: &mut Row, candidate: &Candidate, case: &Case, slot: usize) {
+    let limits = &ctx.options.limits;
+    let files = match &case.files {
         Ok(f) => f,
         Err(problem) => {
             row.detail = problem.clone();
-            return row;
+            return;
         }
     };
-    // Loaded once per job, shared by every candidate of a class run.
-    let loaded = job.loaded.get_or_init(|| load(job, files, settings));
-    let case = match loaded {
-        Ok(case) => Arc::clone(case),
+    // Loaded once per case, shared by every candidate graded on it.
+    let loaded = case.loaded.get_or_init(|| load(case, files, ctx.options));
+    let puzzle = match loaded {
+        Ok(puzzle) => Arc::clone(puzzle),
         Err(problem) => {
             row.detail = problem.clone();
-            return row;
+            return;
         }
     };
     let argv: Vec<OsString> = candidate
-        .argv(job.family.name())
+        .argv(case.family.name())
         .into_iter()
         .map(Into::into)
         .collect();
     let spec = Spec {
         argv,
-        files: job.given.clone().unwrap_or_else(|| files.clone()),
+        files: case.given.clone().unwrap_or_else(|| files.clone()),
         workdir: candidate.workdir().to_owned(),
         slot,
         stdin: None,
         relative: candidate.relative(),
     };
-    let run = executor.execute(&spec, limits, cancel);
-    fill(&mut row, case.as_ref(), &run, limits);
-    if let Some(dir) = &settings.keep_output
-        && let Err(e) = keep(dir, &row, &run)
+    let run = ctx.executor.execute(&spec, limits, ctx.cancel);
+    fill(row, puzzle.as_ref(), &run, limits);
+    if let Some(dir) = &ctx.options.keep_output
+        && let Err(e) = keep(dir, row, &run)
     {
         append(&mut row.detail, &format!("output not kept: {e}"));
     }
-    row
-}
-
-/// Loads every job's puzzle before any candidate runs, on `settings.jobs`
-/// threads, so that the reference's own work never shares the machine with
-/// a timed candidate: a Lights Out minimum may take most of a minute of
-/// every core, a sliding-block best-moves search up to a second. Jobs that
-/// share a puzzle (a class's submissions, a contest's entries) load it
-/// once. Stops early when a stop is requested; a job not loaded here loads
-/// in [`grade`] as before. Never fails: a puzzle that cannot be loaded is its rows'
-/// `harness-error`, as always.
-pub fn prepare<'a>(jobs: impl IntoIterator<Item = &'a Job>, settings: &Settings, cancel: &Cancel) {
-    let mut seen = std::collections::HashSet::new();
-    let todo: Vec<&Job> = jobs
-        .into_iter()
-        .filter(|j| j.files.is_ok() && seen.insert(Arc::as_ptr(&j.loaded)))
-        .collect();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    std::thread::scope(|scope| {
-        for _ in 0..settings.jobs.clamp(1, todo.len().max(1)) {
-            scope.spawn(|| {
-                while !cancel.is_requested() {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                    let Some(job) = todo.get(i) else { break };
-                    if let Ok(files) = &job.files {
-                        job.loaded.get_or_init(|| load(job, files, settings));
-                    }
-                }
-            });
-        }
-    });
 }
 
 /// Where `--keep-output DIR` keeps a row's stdout and stderr:
@@ -150,10 +105,16 @@ fn keep(dir: &Path, row: &Row, run: &RunResult) -> std::io::Result<()> {
     std::fs::write(err, &run.stderr.bytes)
 }
 
-/// The job's puzzle, checked and loaded, or why it cannot be used.
-fn load(job: &Job, files: &[PathBuf], settings: &Settings) -> Result<Arc<dyn Case>, String> {
-    check_files(files, &job.root, settings)?;
-    match catch_unwind(AssertUnwindSafe(|| job.family.load(files))) {
+/// The case's puzzle, checked and loaded, or why it cannot be used.
+pub(super) fn load(
+    case: &Case,
+    files: &[PathBuf],
+    options: &RunOptions,
+) -> Result<Arc<dyn Puzzle>, String> {
+    check_files(files, &case.root, options)?;
+    match catch_unwind(AssertUnwindSafe(|| {
+        case.family.load_with(files, &options.load)
+    })) {
         Ok(Ok(case)) => Ok(Arc::from(case)),
         Ok(Err(e)) => Err(format!("cannot load puzzle: {e}")),
         Err(panic) => Err(format!("puzzle loader panicked: {}", panic_text(&panic))),
@@ -164,12 +125,12 @@ fn load(job: &Job, files: &[PathBuf], settings: &Settings) -> Result<Arc<dyn Cas
 /// one is refused by the loader), at most `--max-puzzle-size`, and inside
 /// the suite's folder (symlinks resolved) unless `--allow-outside-suite`: a
 /// listing cannot make the harness read `/etc/shadow` as root.
-fn check_files(files: &[PathBuf], root: &Path, settings: &Settings) -> Result<(), String> {
+fn check_files(files: &[PathBuf], root: &Path, options: &RunOptions) -> Result<(), String> {
     for file in files {
         let Ok(real) = file.canonicalize() else {
             continue; // missing: the loader says so, naming the file
         };
-        if !settings.allow_outside_suite && !real.starts_with(root) {
+        if !options.allow_outside_suite && !real.starts_with(root) {
             return Err(format!(
                 "{} is outside the suite folder {} (--allow-outside-suite allows it)",
                 file.display(),
@@ -178,12 +139,12 @@ fn check_files(files: &[PathBuf], root: &Path, settings: &Settings) -> Result<()
         }
         if let Ok(meta) = std::fs::metadata(&real)
             && meta.is_file()
-            && meta.len() > settings.max_puzzle_size
+            && meta.len() > options.max_puzzle_size
         {
             return Err(format!(
                 "{}: larger than --max-puzzle-size ({} bytes)",
                 file.display(),
-                settings.max_puzzle_size
+                options.max_puzzle_size
             ));
         }
     }
@@ -193,7 +154,7 @@ fn check_files(files: &[PathBuf], root: &Path, settings: &Settings) -> Result<()
 /// Turns a run into the row's measurements and verdict: the whole verdict
 /// table. Order matters: our failure first, then a stopped run, then the
 /// limits we enforced, then a death by signal, then the contract.
-pub fn fill(row: &mut Row, case: &dyn Case, run: &RunResult, limits: &Limits) {
+pub fn fill(row: &mut Row, case: &dyn Puzzle, run: &RunResult, limits: &Limits) {
     row.wall_ms = Some(millis(run.wall));
     row.cpu_ms = run.cpu.map(millis);
     row.max_rss_kb = run.max_rss_kb;
@@ -280,34 +241,16 @@ pub fn fill(row: &mut Row, case: &dyn Case, run: &RunResult, limits: &Limits) {
     }
 }
 
-fn append(detail: &mut String, more: &str) {
-    if !detail.is_empty() {
-        detail.push_str("; ");
-    }
-    detail.push_str(more);
-}
-
-/// Milliseconds, rounded to the microsecond.
-fn millis(d: Duration) -> f64 {
-    d.as_micros() as f64 / 1000.0
-}
-
-fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into())
-}
-
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
 
     use super::*;
+    use crate::cancel::Cancel;
     use crate::executor::Capture;
     use crate::executor::fake::{FakeExecutor, Script};
-    use crate::job::Candidate;
+    use crate::job::Job;
+    use crate::schedule::tests::options;
 
     const LIMITS: Limits = Limits {
         time: Duration::from_secs(80),
@@ -320,7 +263,7 @@ mod tests {
 
     /// A Lights Out case: the handout's 3x2-34 (one press, 1:0) or 3x2-32
     /// (unsolvable).
-    fn case(solvable: bool) -> Box<dyn Case> {
+    fn case(solvable: bool) -> Box<dyn Puzzle> {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("b.txt");
         let text = if solvable {
@@ -437,25 +380,34 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("b.txt");
         std::fs::write(&path, "3x2\n#OO\n##O\n").unwrap();
-        let job = Job {
+        let case = Case {
             family: reference::families::family("lightsout").unwrap(),
             suite: "s".into(),
-            case: "b.txt".into(),
+            name: "b.txt".into(),
             files: Ok(vec![path.clone()]),
             root: dir.path().canonicalize().unwrap(),
             given: None,
-            who: None,
             loaded: Default::default(),
         };
-        let mut settings = crate::schedule::tests::settings(1);
-        settings.candidate = Candidate::Command {
+        let solver = Arc::new(Candidate::Command {
             argv: vec!["solver".into(), "-v".into()],
             workdir: PathBuf::from("/w"),
             relative: false,
-        };
-        settings.limits = LIMITS;
+        });
+        let mut options = options(1);
+        options.limits = LIMITS;
         let fake = FakeExecutor::new(|_| Script::exit(0, "1:0\n"));
-        let row = grade(&job, &settings, 3, &fake, &Cancel::new());
+        let cancel = Cancel::new();
+        let grade = |case: &Case, options: &RunOptions, slot| {
+            let ctx = Context {
+                options,
+                executor: &fake,
+                cancel: &cancel,
+            };
+            let job = Job::puzzle("c", &solver, &Arc::new(case.clone()));
+            crate::grade::grade(&ctx, &job, slot)
+        };
+        let row = grade(&case, &options, 3);
         assert_eq!(
             (row.verdict, row.moves, row.best_moves, row.exit_code),
             (Verdict::Accepted, Some(1), Some(1), Some(0))
@@ -471,34 +423,28 @@ mod tests {
         );
         drop(ran);
 
-        // The puzzle was loaded once, for every later grade of the job.
-        assert!(matches!(job.loaded.get(), Some(Ok(_))));
+        // The puzzle was loaded once, for every later grade of the case.
+        assert!(matches!(case.loaded.get(), Some(Ok(_))));
         // A file outside the suite's folder is never read (nor run). (A
-        // fresh job each time: a run's settings never change, so a job's
+        // fresh case each time: a run's options never change, so a case's
         // puzzle is checked and loaded once.)
-        let fresh = |job: &Job| Job {
-            family: job.family,
-            suite: job.suite.clone(),
-            case: job.case.clone(),
-            files: job.files.clone(),
+        let fresh = |case: &Case| Case {
             root: dir.path().join("elsewhere"),
-            given: None,
-            who: None,
             loaded: Default::default(),
+            ..case.clone()
         };
-        let outside = fresh(&job);
-        let row = grade(&outside, &settings, 0, &fake, &Cancel::new());
+        let row = grade(&fresh(&case), &options, 0);
         assert_eq!(row.verdict, Verdict::HarnessError);
         assert!(
             row.detail.contains("is outside the suite folder"),
             "{}",
             row.detail
         );
-        settings.allow_outside_suite = true;
-        let row = grade(&fresh(&job), &settings, 0, &fake, &Cancel::new());
+        options.allow_outside_suite = true;
+        let row = grade(&fresh(&case), &options, 0);
         assert_eq!(row.verdict, Verdict::Accepted);
-        settings.max_puzzle_size = 3;
-        let row = grade(&fresh(&job), &settings, 0, &fake, &Cancel::new());
+        options.max_puzzle_size = 3;
+        let row = grade(&fresh(&case), &options, 0);
         assert!(
             row.detail
                 .ends_with("larger than --max-puzzle-size (3 bytes)"),

@@ -1,0 +1,335 @@
+//! Grading a class: every submission in a folder (subfolders, or `.zip` /
+//! `.tar.gz` archives unpacked first) is copied to a scratch folder, built
+//! there by the course's build command, and run on each part of the course
+//! config; one scorecard holds every row (the candidate column is the
+//! submission id), and the rubric turns each submission's rows into points
+//! ([`crate::course::points`]).
+//!
+//! Builds and cases are jobs of the one work loop, on the same job slots
+//! and under the same isolation as single runs. A submission that cannot
+//! be unpacked or built is one `compile-error` row and none of its cases
+//! run; nothing a submission does stops the class.
+
+mod plan;
+mod submissions;
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::Context as _;
+
+pub use plan::{PartPlan, Plan};
+pub use submissions::{Submission, submissions};
+
+use crate::course::{Course, Paths, fill_command};
+use crate::event::{Event, Summary};
+use crate::job::{BUILD, Build, Candidate, Job, Recipe, Task};
+use crate::outcome::{Row, Verdict};
+use crate::schedule::{count, end_run, pool};
+use crate::settings::{Context, Selection};
+
+/// How a class run ended.
+pub struct ClassResult {
+    /// Tallies over every row.
+    pub summary: Summary,
+    /// Every row, kept ones included, in scorecard order.
+    pub rows: Vec<Row>,
+    /// Every submission's id, sorted.
+    pub ids: Vec<String>,
+    /// Every (suite, case) a built submission gets.
+    pub keys: Vec<(String, String)>,
+}
+
+/// A scratch folder for a class's copies and builds, readable by every
+/// slot's user: beside the cases' scratch folders (tmpfs where cases are
+/// charged to a memory cgroup), as many small files come and go.
+pub fn work_dir(executor: &dyn crate::executor::Executor) -> anyhow::Result<tempfile::TempDir> {
+    use std::os::unix::fs::PermissionsExt;
+    let base = crate::executor::isolate::scratch_base(executor.label().contains("cgroup"));
+    let work = tempfile::Builder::new()
+        .prefix("puzzlegrade-class-")
+        .tempdir_in(&base)
+        .or_else(|_| {
+            tempfile::Builder::new()
+                .prefix("puzzlegrade-class-")
+                .tempdir()
+        })
+        .context("cannot make the class's scratch folder")?;
+    std::fs::set_permissions(work.path(), std::fs::Permissions::from_mode(0o755))?;
+    Ok(work)
+}
+
+/// The build job of submission `sub` (the `n`th), built in `work/sub-n`.
+pub fn build_job(course: &Course, sub: &Submission, work: &Path, n: usize) -> Job {
+    let recipe = course.file.build.as_ref().map(|b| {
+        Arc::new(Recipe {
+            command: b.command.clone(),
+            course_dir: course.dir().to_owned(),
+            require: b.require.clone(),
+            time_limit: b.time_limit,
+        })
+    });
+    Job {
+        label: sub.id.clone(),
+        family: course.family,
+        suite: BUILD.into(),
+        case: BUILD.into(),
+        task: Task::Build(Arc::new(Build {
+            source: sub.source.clone(),
+            dir: work.join(format!("sub-{n}")),
+            recipe,
+        })),
+    }
+}
+
+/// Where a build job builds (and its program then runs).
+fn built_dir(job: &Job) -> Option<&Path> {
+    match &job.task {
+        Task::Build(b) => Some(&b.dir),
+        _ => None,
+    }
+}
+
+/// Each built submission's candidate for `part` of the course (its
+/// command filled in with the built copy), or why there is none.
+pub fn candidates(
+    course: &Course,
+    part: usize,
+    builds: &[Job],
+    rows: &[Row],
+) -> Vec<(String, Result<Candidate, String>)> {
+    let part = &course.parts[part].file;
+    builds
+        .iter()
+        .map(|job| {
+            let row = rows.iter().find(|r| r.candidate == job.label);
+            let candidate = match (row, built_dir(job)) {
+                (Some(r), Some(dir)) if r.verdict == Verdict::Accepted => Ok(Candidate::Command {
+                    argv: fill_command(&part.command, dir, course.dir()),
+                    workdir: dir.to_owned(),
+                    relative: part.paths == Paths::Relative,
+                }),
+                (Some(r), _) => Err(format!("{}: {}", r.verdict, r.detail)),
+                (None, _) => Err("not built: the run was stopped".into()),
+            };
+            (job.label.clone(), candidate)
+        })
+        .collect()
+}
+
+/// Grades every submission in `dir` with `course`; `kept` are rows of a
+/// resumed scorecard. `selection` gives the filter and the shard.
+pub fn run(
+    ctx: &Context,
+    course: &Course,
+    selection: &Selection,
+    dir: &Path,
+    kept: &[Row],
+    on_event: &mut dyn FnMut(Event),
+) -> anyhow::Result<ClassResult> {
+    let start = Instant::now();
+    let work = work_dir(ctx.executor)?;
+    let mut subs = submissions(dir, &work.path().join("unpacked"))?;
+    if let Some(shard) = selection.shard {
+        let costs = selection.shard_costs.as_deref();
+        subs = crate::shard::select(subs, shard, |s| {
+            (s.id.clone(), crate::shard::candidate_cost(costs, &s.id))
+        });
+    }
+    crate::grade::build::allow_everyone(&work.path().join("unpacked"));
+    let plan = Plan::new(course, work.path(), selection.filter.as_deref())?;
+    let keys = plan.keys(course);
+
+    let done: HashSet<(String, String, String)> = kept.iter().map(Row::key).collect();
+    let kept_build = |id: &str| kept.iter().find(|r| r.candidate == id && r.suite == BUILD);
+    let todo = |id: &str, suite: &str, case: &str| {
+        !done.contains(&(id.to_string(), suite.to_string(), case.to_string()))
+    };
+    // A submission needs a build unless its build failed before, or every
+    // row it gets is already kept.
+    let builds: Vec<Job> = subs
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| match kept_build(&s.id) {
+            Some(r) if r.verdict != Verdict::Accepted => false,
+            Some(_) => keys.iter().any(|(suite, case)| todo(&s.id, suite, case)),
+            None => true,
+        })
+        .map(|(n, s)| build_job(course, s, work.path(), n))
+        .collect();
+
+    let mut summary = Summary::default();
+    for row in kept {
+        summary.add(row);
+    }
+    let new_builds = builds.iter().filter(|b| kept_build(&b.label).is_none());
+    let todo_cases: usize = builds
+        .iter()
+        .map(|b| {
+            keys.iter()
+                .filter(|(suite, case)| todo(&b.label, suite, case))
+                .count()
+        })
+        .sum();
+    on_event(Event::RunStarted {
+        candidate: course.file.name.clone(),
+        cases: new_builds.count() + todo_cases,
+        kept: kept.len(),
+        isolation: ctx.executor.describe(),
+    });
+
+    // Builds, on the job slots. A submission built before keeps its old
+    // build row as the record, whatever the new build says.
+    let mut rows: Vec<Row> = kept.to_vec();
+    let mut built: Vec<Row> = Vec::new();
+    pool(ctx, &builds, &mut |event| {
+        if let Event::CaseFinished { row } | Event::CaseCancelled { row } = &event {
+            built.push((**row).clone());
+            if kept_build(&row.candidate).is_some() {
+                return;
+            }
+            rows.push((**row).clone());
+        }
+        count(&mut summary, &event);
+        on_event(event);
+    });
+
+    // Every case of every built submission, a submission's parts in order.
+    let per_part: Vec<_> = (0..course.parts.len())
+        .map(|i| candidates(course, i, &builds, &built))
+        .collect();
+    let mut jobs: Vec<Job> = Vec::new();
+    for (k, _) in builds.iter().enumerate() {
+        for (i, (part, part_plan)) in course.parts.iter().zip(&plan.parts).enumerate() {
+            let (id, Ok(candidate)) = &per_part[i][k] else {
+                continue;
+            };
+            let name = &part.file.name;
+            let candidate = Arc::new(candidate.clone());
+            match part_plan {
+                PartPlan::Cases(cases) => {
+                    for c in cases {
+                        let mut job = Job::puzzle(id, &candidate, c);
+                        job.suite = format!("{name}/{}", c.suite);
+                        if todo(id, &job.suite, &job.case) {
+                            jobs.push(job);
+                        }
+                    }
+                }
+                PartPlan::Battery { probes, role } => {
+                    let suite = format!(
+                        "{name}/{}",
+                        crate::battery::suite_name(course.family.name(), *role)
+                    );
+                    for (case, probe) in probes {
+                        if todo(id, &suite, case) {
+                            jobs.push(Job {
+                                label: id.clone(),
+                                family: course.family,
+                                suite: suite.clone(),
+                                case: case.clone(),
+                                task: Task::Probe {
+                                    candidate: Arc::clone(&candidate),
+                                    probe: Arc::clone(probe),
+                                },
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    pool(ctx, &jobs, &mut |event| {
+        if let Event::CaseFinished { row } | Event::CaseCancelled { row } = &event {
+            rows.push((**row).clone());
+        }
+        count(&mut summary, &event);
+        on_event(event);
+    });
+    let summary = end_run(ctx, summary, start, on_event);
+    Ok(ClassResult {
+        summary,
+        rows,
+        ids: subs.iter().map(|s| s.id.clone()).collect(),
+        keys,
+    })
+}
+
+/// What one run of a class writes, for `harness merge`.
+pub struct Expected {
+    /// Every submission's id, sorted.
+    pub ids: Vec<String>,
+    /// Every (suite, case) a built submission gets.
+    pub keys: Vec<(String, String)>,
+    /// Every (submission, suite, case) row.
+    pub rows: Vec<(String, String, String)>,
+}
+
+/// Every row a run of `course` on the submissions in `dir` writes, given
+/// the rows already written (`rows`: a submission whose build failed gets
+/// its build row only).
+pub fn expected_keys(
+    course: &Course,
+    dir: &Path,
+    filter: Option<&str>,
+    rows: &[Row],
+) -> anyhow::Result<Expected> {
+    let tmp = tempfile::tempdir().context("cannot make a scratch folder")?;
+    let subs = submissions(dir, &tmp.path().join("unpacked"))?;
+    let plan = Plan::new(course, tmp.path(), filter)?;
+    let keys = plan.keys(course);
+    let mut expected = Vec::new();
+    for s in &subs {
+        let build = (s.id.clone(), BUILD.to_string(), BUILD.to_string());
+        let failed = rows
+            .iter()
+            .any(|r| r.key() == build && r.verdict == Verdict::CompileError);
+        expected.push(build);
+        if !failed {
+            expected.extend(
+                keys.iter()
+                    .map(|(suite, case)| (s.id.clone(), suite.clone(), case.clone())),
+            );
+        }
+    }
+    Ok(Expected {
+        ids: subs.iter().map(|s| s.id.clone()).collect(),
+        keys,
+        rows: expected,
+    })
+}
+
+/// Builds every submission in `dir` as `course` does (in `work`), on the
+/// work loop, and returns each one's candidate for the course's first part
+/// judged by the family's contract, or why it has none (a contest's
+/// entries).
+pub fn built_candidates(
+    ctx: &Context,
+    course: &Course,
+    dir: &Path,
+    work: &Path,
+) -> anyhow::Result<Vec<(String, Result<Candidate, String>)>> {
+    let Some(part) = course.parts.iter().position(|p| {
+        matches!(p.kind, crate::course::PartKind::Suites(g) if g.name() == course.family.name())
+    }) else {
+        anyhow::bail!(
+            "{}: no part runs the family's suites: nothing to time",
+            course.path.display()
+        );
+    };
+    let subs = submissions(dir, &work.join("unpacked"))?;
+    let builds: Vec<Job> = subs
+        .iter()
+        .enumerate()
+        .map(|(n, s)| build_job(course, s, work, n))
+        .collect();
+    let mut rows = Vec::new();
+    pool(ctx, &builds, &mut |event| {
+        if let Event::CaseFinished { row } | Event::CaseCancelled { row } = event {
+            rows.push(*row);
+        }
+    });
+    Ok(candidates(course, part, &builds, &rows))
+}

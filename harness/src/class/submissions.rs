@@ -1,0 +1,230 @@
+//! The class folder: one submission per subfolder, `.zip`, `.tar.gz` or
+//! `.tar` (unpacked here, refusing links, paths that leave the folder and
+//! more than [`MAX_UNPACKED`] bytes or [`MAX_ENTRIES`] entries).
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+
+use crate::export::safe_name;
+use crate::grade::build::MAX_UNPACKED;
+
+/// Most entries of an archive.
+const MAX_ENTRIES: usize = 20_000;
+
+/// One submission.
+#[derive(Debug, Clone)]
+pub struct Submission {
+    /// Its id: the folder's name, or the archive's without `.zip` / `.tar.gz`.
+    pub id: String,
+    /// Its files (a folder), or why there are none.
+    pub source: Result<PathBuf, String>,
+}
+
+/// The submissions in `dir`, sorted by id; archives are unpacked into
+/// `unpack_dir`. Hidden entries and other files are skipped.
+pub fn submissions(dir: &Path, unpack_dir: &Path) -> anyhow::Result<Vec<Submission>> {
+    let entries = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read submissions {}", dir.display()))?;
+    let mut out: BTreeMap<String, Submission> = BTreeMap::new();
+    let mut names: Vec<(String, PathBuf)> = Vec::new();
+    for e in entries {
+        let e = e.with_context(|| format!("cannot read submissions {}", dir.display()))?;
+        names.push((e.file_name().to_string_lossy().into_owned(), e.path()));
+    }
+    names.sort();
+    for (name, path) in names {
+        if name.starts_with('.') {
+            continue;
+        }
+        let meta = std::fs::symlink_metadata(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let (id, source) = if meta.is_dir() {
+            (name.clone(), Ok(path.clone()))
+        } else if let Some(stem) = archive_stem(&name) {
+            let target = unpack_dir.join(format!("{}-{}", out.len(), safe_name(stem)));
+            (stem.to_string(), unpack(&path, &target))
+        } else {
+            continue;
+        };
+        if out.contains_key(&id) {
+            let other = format!("{id}+{name}");
+            out.insert(
+                other.clone(),
+                Submission {
+                    id: other,
+                    source: Err(format!(
+                        "{name}: a second submission with the id {id:?} (rename one)"
+                    )),
+                },
+            );
+            continue;
+        }
+        out.insert(id.clone(), Submission { id, source });
+    }
+    if out.is_empty() {
+        bail!(
+            "no submissions in {} (each is a folder, a .zip or a .tar.gz)",
+            dir.display()
+        );
+    }
+    Ok(out.into_values().collect())
+}
+
+fn archive_stem(name: &str) -> Option<&str> {
+    [".zip", ".tar.gz", ".tgz", ".tar"]
+        .iter()
+        .find_map(|ext| name.strip_suffix(ext))
+        .filter(|s| !s.is_empty())
+}
+
+/// Unpacks an archive into `target` (made here), refusing entries outside
+/// it, links, more than [`MAX_UNPACKED`] bytes or [`MAX_ENTRIES`] entries.
+/// Returns the folder holding the submission: `target`, or its one
+/// top-level folder when that is all there is.
+fn unpack(archive: &Path, target: &Path) -> Result<PathBuf, String> {
+    let name = archive
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned();
+    std::fs::create_dir_all(target).map_err(|e| format!("{name}: cannot unpack: {e}"))?;
+    let result = if name.ends_with(".zip") {
+        unzip(archive, target)
+    } else {
+        untar(archive, target, !name.ends_with(".tar"))
+    };
+    result.map_err(|e| format!("{name}: cannot unpack: {e}"))?;
+    let entries: Vec<PathBuf> = std::fs::read_dir(target)
+        .map_err(|e| e.to_string())?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            !p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("__MACOSX"))
+        })
+        .collect();
+    match entries.as_slice() {
+        [only] if only.is_dir() => Ok(only.clone()),
+        _ => Ok(target.to_owned()),
+    }
+}
+
+fn unzip(archive: &Path, target: &Path) -> anyhow::Result<()> {
+    let file = std::fs::File::open(archive)?;
+    let mut zip = zip::ZipArchive::new(file)?;
+    if zip.len() > MAX_ENTRIES {
+        bail!("more than {MAX_ENTRIES} entries");
+    }
+    let mut total = 0u64;
+    for i in 0..zip.len() {
+        let mut entry = zip.by_index(i)?;
+        let name = String::from_utf8_lossy(entry.name_raw()).into_owned();
+        let Some(rel) = entry.enclosed_name() else {
+            bail!("entry {name:?} leaves the folder");
+        };
+        let path = target.join(rel);
+        if entry.is_dir() {
+            std::fs::create_dir_all(&path)?;
+            continue;
+        }
+        if entry.is_symlink() {
+            bail!("entry {name:?} is a link");
+        }
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        let mut out = std::fs::File::create(&path)?;
+        let copied = std::io::copy(&mut (&mut entry).take(MAX_UNPACKED - total + 1), &mut out)?;
+        total += copied;
+        if total > MAX_UNPACKED {
+            bail!("more than {MAX_UNPACKED} bytes unpacked");
+        }
+        if let Some(mode) = entry.unix_mode() {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode & 0o755 | 0o600))?;
+        }
+    }
+    Ok(())
+}
+
+fn untar(archive: &Path, target: &Path, gz: bool) -> anyhow::Result<()> {
+    let file = std::fs::File::open(archive)?;
+    let reader: Box<dyn Read> = if gz {
+        Box::new(flate2::read::GzDecoder::new(file))
+    } else {
+        Box::new(file)
+    };
+    let mut tar = tar::Archive::new(reader.take(MAX_UNPACKED * 2));
+    tar.set_preserve_permissions(false);
+    tar.set_overwrite(true);
+    let mut total = 0u64;
+    for (n, entry) in tar.entries()?.enumerate() {
+        let mut entry = entry?;
+        if n >= MAX_ENTRIES {
+            bail!("more than {MAX_ENTRIES} entries");
+        }
+        let kind = entry.header().entry_type();
+        if !(kind.is_file() || kind.is_dir()) {
+            if kind.is_symlink() || kind.is_hard_link() {
+                bail!("entry {:?} is a link", entry.path()?);
+            }
+            continue;
+        }
+        total += entry.header().size()?;
+        if total > MAX_UNPACKED {
+            bail!("more than {MAX_UNPACKED} bytes unpacked");
+        }
+        // unpack_in refuses paths that leave `target`.
+        if !entry.unpack_in(target)? {
+            bail!("entry {:?} leaves the folder", entry.path()?);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn archive_names() {
+        assert_eq!(archive_stem("alice.zip"), Some("alice"));
+        assert_eq!(archive_stem("bob.tar.gz"), Some("bob"));
+        assert_eq!(archive_stem("c.tgz"), Some("c"));
+        assert_eq!(archive_stem(".zip"), None);
+        assert_eq!(archive_stem("notes.txt"), None);
+        assert_eq!(safe_name("a b/../c"), "a_b____c");
+    }
+
+    #[test]
+    fn submissions_are_folders_and_archives_sorted_by_id() {
+        let dir = tempfile::tempdir().unwrap();
+        let class = dir.path().join("class");
+        std::fs::create_dir_all(class.join("zed")).unwrap();
+        std::fs::create_dir_all(class.join(".git")).unwrap();
+        std::fs::create_dir_all(class.join("amy")).unwrap();
+        std::fs::write(class.join("README"), "x").unwrap();
+        std::fs::write(class.join("bad.zip"), "not a zip").unwrap();
+        let subs = submissions(&class, &dir.path().join("unpacked")).unwrap();
+        let ids: Vec<&str> = subs.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(ids, ["amy", "bad", "zed"]);
+        assert!(
+            subs[1]
+                .source
+                .as_ref()
+                .unwrap_err()
+                .starts_with("bad.zip: cannot unpack: ")
+        );
+        let empty = dir.path().join("empty");
+        std::fs::create_dir(&empty).unwrap();
+        assert!(
+            submissions(&empty, dir.path())
+                .unwrap_err()
+                .to_string()
+                .starts_with("no submissions in")
+        );
+    }
+}

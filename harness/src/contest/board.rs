@@ -1,0 +1,337 @@
+//! What a contest writes: the leaderboard CSV (with the machine it ran
+//! on), the terminal table, and a scorecard of medians.
+
+use super::Plan;
+use super::stats::Standing;
+use crate::outcome::{Metric, Row};
+
+/// What the leaderboard says about the machine.
+#[derive(Debug, Clone, Default)]
+pub struct Environment {
+    /// The CPU model.
+    pub cpu: String,
+    /// Cores used (jobs) and cores present.
+    pub cores: (usize, usize),
+    /// The kernel release.
+    pub kernel: String,
+    /// The frequency governor and turbo state, or why unknown.
+    pub frequency: String,
+    /// One-minute load average before and after.
+    pub load: (f64, f64),
+}
+
+impl Environment {
+    /// Reads what it can of this machine (the load after is filled later).
+    pub fn read(jobs: usize) -> Self {
+        let cpu = std::fs::read_to_string("/proc/cpuinfo")
+            .ok()
+            .and_then(|t| {
+                t.lines()
+                    .find(|l| l.starts_with("model name"))
+                    .and_then(|l| l.split_once(':'))
+                    .map(|(_, v)| v.trim().to_string())
+            })
+            .unwrap_or_else(|| "unknown".into());
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+            .map_or_else(|_| "unknown".into(), |s| s.trim().to_string());
+        let read = |p: &str| {
+            std::fs::read_to_string(p)
+                .ok()
+                .map(|s| s.trim().to_string())
+        };
+        let governor = read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+        let turbo = read("/sys/devices/system/cpu/intel_pstate/no_turbo")
+            .map(|v| {
+                if v == "1" {
+                    "turbo off".to_string()
+                } else {
+                    "turbo on".to_string()
+                }
+            })
+            .or_else(|| {
+                read("/sys/devices/system/cpu/cpufreq/boost").map(|v| {
+                    if v == "1" {
+                        "boost on".to_string()
+                    } else {
+                        "boost off".to_string()
+                    }
+                })
+            });
+        let frequency = match (governor, turbo) {
+            (None, None) => "frequency scaling and turbo cannot be read (a VM?)".into(),
+            (g, t) => format!(
+                "governor {}, {}",
+                g.unwrap_or_else(|| "unknown".into()),
+                t.unwrap_or_else(|| "turbo unknown".into())
+            ),
+        };
+        Self {
+            cpu,
+            cores: (jobs, cores),
+            kernel,
+            frequency,
+            load: (load_average(), f64::NAN),
+        }
+    }
+
+    /// Warnings about the timings' trustworthiness.
+    pub fn warnings(&self, jobs: usize) -> Vec<String> {
+        let mut w = Vec::new();
+        if self.load.0 >= 0.5 {
+            w.push(format!(
+                "the machine was busy before the contest (load {:.2}): timings may be noisy",
+                self.load.0
+            ));
+        }
+        if self.load.1.is_finite() && self.load.1 > jobs as f64 + 1.0 {
+            w.push(format!(
+                "the machine was busy during the contest (load {:.2} after, {jobs} jobs of ours)",
+                self.load.1
+            ));
+        }
+        if jobs > 1 {
+            w.push(format!("timings were taken {jobs} at a time, in parallel"));
+        }
+        w
+    }
+}
+
+/// The one-minute load average.
+pub fn load_average() -> f64 {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|t| t.split_whitespace().next().and_then(|v| v.parse().ok()))
+        .unwrap_or(f64::NAN)
+}
+
+/// The leaderboard CSV: `#` lines with the environment and settings, then
+/// a header and one row per entry, best first (rank, entry, solved, PAR-2
+/// in seconds, noisy cases, then each case's median in seconds or
+/// `unsolved`).
+pub fn leaderboard(
+    standings: &[Standing],
+    names: &[String],
+    env: &Environment,
+    plan: &Plan,
+    jobs: usize,
+) -> anyhow::Result<Vec<u8>> {
+    let mut out = String::new();
+    out.push_str("# puzzlegrade contest leaderboard\n");
+    out.push_str(&format!(
+        "# cpu: {}; cores used: {} of {}; kernel: {}; {}\n",
+        env.cpu, env.cores.0, env.cores.1, env.kernel, env.frequency
+    ));
+    out.push_str(&format!(
+        "# load average before: {:.2}, after: {:.2}\n",
+        env.load.0, env.load.1
+    ));
+    out.push_str(&format!(
+        "# metric: {}; runs: {} after {} warm-up; time limit: {}; PAR-2 counts an unsolved case as {} s\n",
+        match plan.metric {
+            Metric::Cpu => "cpu",
+            Metric::Wall => "wall",
+        },
+        plan.runs,
+        plan.warmup,
+        humantime::format_duration(plan.time_limit),
+        2.0 * plan.time_limit.as_secs_f64()
+    ));
+    for w in env.warnings(jobs) {
+        out.push_str(&format!("# warning: {w}\n"));
+    }
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut header: Vec<String> = ["rank", "entry", "solved", "par2_s", "noisy_cases"]
+        .map(String::from)
+        .to_vec();
+    if let Some(first) = standings.first() {
+        header.extend(first.cases.iter().map(|c| c.case.clone()));
+    }
+    w.write_record(&header)?;
+    for (s, name) in standings.iter().zip(names) {
+        let mut rec = vec![
+            s.rank.to_string(),
+            name.clone(),
+            s.solved.to_string(),
+            format!("{:.6}", s.par2),
+            s.cases.iter().filter(|c| c.noisy).count().to_string(),
+        ];
+        rec.extend(s.cases.iter().map(|c| {
+            if c.solved {
+                format!("{:.6}", c.stats.median)
+            } else {
+                "unsolved".into()
+            }
+        }));
+        w.write_record(&rec)?;
+    }
+    out.push_str(&String::from_utf8(
+        w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?,
+    )?);
+    Ok(out.into_bytes())
+}
+
+/// One scorecard row per entry and case: the majority verdict and the
+/// median times (for `compare` and `report`).
+pub fn median_rows(standings: &[Standing], family: &str) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for s in standings {
+        for c in &s.cases {
+            let (suite, case) = c.case.rsplit_once('/').unwrap_or(("", &c.case));
+            let mut row = Row::new(&s.entry, family, suite, case);
+            row.verdict = c.verdict;
+            row.detail = c.detail.clone();
+            (row.wall_ms, row.cpu_ms) = c.medians_ms;
+            row.max_rss_kb = c.max_rss_kb;
+            row.moves = c.moves;
+            row.best_moves = c.best_moves;
+            rows.push(row);
+        }
+    }
+    rows
+}
+
+/// The terminal table.
+pub fn table(standings: &[Standing], names: &[String]) -> String {
+    let width = names.iter().map(String::len).max().unwrap_or(5).max(5);
+    let mut out = format!(
+        "{:>4}  {:width$}  {:>6}  {:>12}  noisy\n",
+        "rank", "entry", "solved", "PAR-2 (s)"
+    );
+    for (s, name) in standings.iter().zip(names) {
+        out.push_str(&format!(
+            "{:>4}  {:width$}  {:>6}  {:>12.3}  {}\n",
+            s.rank,
+            name,
+            s.solved,
+            s.par2,
+            s.cases.iter().filter(|c| c.noisy).count()
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::super::stats::{rank, shown_names, standing};
+    use super::*;
+    use crate::outcome::Verdict;
+
+    const PLAN: Plan = Plan {
+        runs: 5,
+        warmup: 1,
+        metric: Metric::Cpu,
+        time_limit: Duration::from_secs(10),
+    };
+
+    fn runs(entry: &str, case: &str, secs: &[f64], verdict: Verdict) -> Vec<Row> {
+        secs.iter()
+            .map(|s| {
+                let mut r = Row::new(entry, "slidingblock", "s", case);
+                r.verdict = verdict;
+                r.cpu_ms = Some(s * 1000.0);
+                r.wall_ms = Some(s * 1000.0 + 5.0);
+                r
+            })
+            .collect()
+    }
+
+    #[test]
+    fn ranking_by_solved_then_par2_with_ties_inside_the_noise() {
+        let cases = vec!["s/a".to_string(), "s/b".to_string()];
+        let mut all = Vec::new();
+        // fast: both in 1 s; twin: the same within noise; slow: +0.2 s a
+        // case, outside the noise; half: one unsolved (PAR-2 counts 20 s).
+        let mut fast = runs(
+            "fast",
+            "a",
+            &[1.0, 1.02, 0.98, 1.0, 1.01],
+            Verdict::Accepted,
+        );
+        fast.extend(runs(
+            "fast",
+            "b",
+            &[1.0, 1.0, 1.02, 0.99, 1.0],
+            Verdict::Accepted,
+        ));
+        let mut twin = runs(
+            "twin",
+            "a",
+            &[1.01, 1.0, 0.99, 1.03, 1.0],
+            Verdict::Accepted,
+        );
+        twin.extend(runs(
+            "twin",
+            "b",
+            &[1.0, 1.02, 1.0, 0.98, 1.01],
+            Verdict::Accepted,
+        ));
+        let mut slow = runs("slow", "a", &[1.2, 1.21, 1.19, 1.2, 1.2], Verdict::Accepted);
+        slow.extend(runs(
+            "slow",
+            "b",
+            &[1.2, 1.2, 1.22, 1.2, 1.19],
+            Verdict::Accepted,
+        ));
+        let mut half = runs("half", "a", &[0.1; 5], Verdict::Accepted);
+        half.extend(runs("half", "b", &[10.0; 5], Verdict::TimeLimit));
+        for (name, rows) in [
+            ("fast", fast),
+            ("twin", twin),
+            ("slow", slow),
+            ("half", half),
+        ] {
+            all.push(standing(name, &rows, &cases, &PLAN));
+        }
+        rank(&mut all);
+        let got: Vec<(usize, &str, usize)> = all
+            .iter()
+            .map(|s| (s.rank, s.entry.as_str(), s.solved))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (1, "fast", 2),
+                (1, "twin", 2),
+                (3, "slow", 2),
+                (4, "half", 1)
+            ]
+        );
+        assert!((all[3].par2 - 20.1).abs() < 1e-9, "0.1 s + 2 x 10 s");
+        assert_eq!(all[3].cases[1].verdict, Verdict::TimeLimit);
+        let names = shown_names(&all, true, Some("slow"));
+        assert_eq!(names, ["entry-1", "entry-2", "slow", "entry-4"]);
+
+        let env = Environment {
+            cpu: "Test CPU".into(),
+            cores: (1, 2),
+            kernel: "6.1".into(),
+            frequency: "governor performance, turbo off".into(),
+            load: (0.1, 1.2),
+        };
+        let csv = String::from_utf8(leaderboard(&all, &names, &env, &PLAN, 1).unwrap()).unwrap();
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines[0], "# puzzlegrade contest leaderboard");
+        assert_eq!(lines[4], "rank,entry,solved,par2_s,noisy_cases,s/a,s/b");
+        assert_eq!(lines[8], "4,entry-4,1,20.100000,0,0.100000,unsolved");
+        // compare reads it back: one row per entry and case.
+        let rows = crate::report::read_leaderboard(&csv).unwrap();
+        assert_eq!(rows.len(), 8);
+        assert_eq!(rows[7].verdict, Verdict::TimeLimit);
+        assert_eq!(rows[0].wall_ms, Some(1000.0));
+        assert!(table(&all, &names).contains("   3  slow"));
+    }
+
+    #[test]
+    fn a_busy_machine_is_said() {
+        let env = Environment {
+            load: (1.5, 4.0),
+            ..Environment::default()
+        };
+        let w = env.warnings(2);
+        assert_eq!(w.len(), 3, "{w:?}");
+        assert!(w[0].starts_with("the machine was busy before the contest (load 1.50)"));
+    }
+}

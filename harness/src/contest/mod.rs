@@ -1,0 +1,248 @@
+//! `harness contest`: time every entry on every case several times, after
+//! warm-up runs that do not count, and rank them as the SAT competitions
+//! do: most cases solved, then the smallest PAR-2 score (the sum of the
+//! median times, an unsolved case counting twice the time limit). Entries
+//! whose difference is inside the measured noise share a rank.
+//!
+//! The runs are jobs of the one work loop, repeated (warm-up, then counted
+//! runs) back to back on their slot; the statistics ([`stats`]) and what is
+//! written ([`board`]) are pure functions over the rows.
+
+pub mod board;
+pub mod stats;
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context as _, bail};
+use reference::family::{Output, Role};
+
+pub use board::{Environment, leaderboard, load_average, median_rows, table};
+pub use stats::{CaseResult, Standing, Stats, rank, shown_names, standing};
+
+use crate::event::Event;
+use crate::job::{Candidate, Case, Job, Probe, Task};
+use crate::outcome::{Metric, Row, Verdict};
+use crate::settings::Context;
+
+/// One contest entry.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// Its name (the folder's).
+    pub name: String,
+    /// What runs, or why nothing can.
+    pub candidate: Result<Candidate, String>,
+}
+
+/// The entries of `dir`: each subfolder holding an executable `run`, which
+/// runs in its folder with the case's files appended. A subfolder without
+/// one is still an entry, that solves nothing.
+pub fn entries(dir: &Path) -> anyhow::Result<Vec<Entry>> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut out = Vec::new();
+    let read =
+        std::fs::read_dir(dir).with_context(|| format!("cannot read entries {}", dir.display()))?;
+    for e in read {
+        let e = e.with_context(|| format!("cannot read entries {}", dir.display()))?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') || !e.path().is_dir() {
+            continue;
+        }
+        let folder = e.path().canonicalize().unwrap_or(e.path());
+        let run = folder.join("run");
+        let candidate = match std::fs::metadata(&run) {
+            Ok(m) if m.is_file() && m.permissions().mode() & 0o111 != 0 => Ok(Candidate::Command {
+                argv: vec![run.display().to_string()],
+                workdir: folder,
+                relative: false,
+            }),
+            _ => Err(format!("{name}: no executable `run` in its folder")),
+        };
+        out.push(Entry { name, candidate });
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    if out.is_empty() {
+        bail!(
+            "no entries in {} (each is a folder with an executable run)",
+            dir.display()
+        );
+    }
+    Ok(out)
+}
+
+impl Entry {
+    /// An entry named `name` that runs `candidate` (or, if it cannot be
+    /// run, solves nothing for that reason).
+    pub fn new(name: String, candidate: Result<Candidate, String>) -> Self {
+        Self { name, candidate }
+    }
+}
+
+/// How a contest is run and ranked.
+#[derive(Debug, Clone, Copy)]
+pub struct Plan {
+    /// Counted runs per case.
+    pub runs: usize,
+    /// Runs before them that do not count.
+    pub warmup: usize,
+    /// The time ranked on.
+    pub metric: Metric,
+    /// The time limit (an unsolved case counts twice it in PAR-2).
+    pub time_limit: Duration,
+}
+
+/// One case to time: a suite case, and for a Checker the reference's
+/// moves to give it on stdin.
+pub struct Timed {
+    /// The suite case.
+    pub case: Arc<Case>,
+    /// For a Checker: the moves on stdin.
+    pub stdin: Option<PathBuf>,
+}
+
+impl Timed {
+    /// `suite/case`, as the leaderboard's columns name it.
+    pub fn name(&self) -> String {
+        format!("{}/{}", self.case.suite, self.case.name)
+    }
+}
+
+/// Makes the contest's cases from suite cases; for a Checker, the
+/// reference's answer to each is written into `dir` as its stdin (an
+/// unsolvable case, with no moves to check, is left out).
+pub fn cases(found: Vec<Case>, role: Role, dir: &Path) -> anyhow::Result<Vec<Timed>> {
+    let mut out = Vec::new();
+    for (i, case) in found.into_iter().enumerate() {
+        let stdin = match role {
+            Role::Solver => None,
+            Role::Checker => {
+                if case.family.name() != "slidingblock" {
+                    bail!(
+                        "--role checker times sliding-block Checkers; {} has none",
+                        case.family.name()
+                    );
+                }
+                let files = case.files.clone().map_err(|e| anyhow::anyhow!(e))?;
+                let loaded = case
+                    .family
+                    .load(&files)
+                    .map_err(|e| anyhow::anyhow!("{}/{}: {e}", case.suite, case.name))?;
+                let answer = loaded.answer();
+                if answer.exit_code != 0 {
+                    continue;
+                }
+                let path = dir.join(format!("moves-{i}"));
+                std::fs::write(&path, answer.stdout)?;
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644))?;
+                Some(path)
+            }
+        };
+        out.push(Timed {
+            case: Arc::new(case),
+            stdin,
+        });
+    }
+    Ok(out)
+}
+
+/// The job of `entry` on `timed`: the Solver on the puzzle, or the Checker
+/// on the puzzle with the moves on stdin (exit 0 expected).
+fn job(label: &str, candidate: &Arc<Candidate>, timed: &Timed) -> Job {
+    match &timed.stdin {
+        None => Job::puzzle(label, candidate, &timed.case),
+        Some(stdin) => {
+            let files = timed.case.files.clone().unwrap_or_default();
+            Job {
+                label: label.to_string(),
+                family: timed.case.family,
+                suite: timed.case.suite.clone(),
+                case: timed.case.name.clone(),
+                task: Task::Probe {
+                    candidate: Arc::clone(candidate),
+                    probe: Arc::new(Probe {
+                        args: files
+                            .iter()
+                            .map(|f| OsString::from(f.as_os_str()))
+                            .collect(),
+                        puzzle: files,
+                        stdin: stdin.clone(),
+                        expect: vec![0],
+                        output: Output::Any,
+                    }),
+                },
+            }
+        }
+    }
+}
+
+/// Runs every entry on every case (`ctx.options.repeat` gives the warm-up
+/// and counted runs, back to back on one slot); `on_event` sees every
+/// event. Returns the counted runs' rows per entry, in entry order; an
+/// entry that cannot run gets rows saying why, without running.
+pub fn time(
+    ctx: &Context,
+    entries: &[Entry],
+    cases: &[Timed],
+    on_event: &mut dyn FnMut(&Event),
+) -> Vec<Vec<Row>> {
+    let mut jobs = Vec::new();
+    let mut rows: Vec<Vec<Row>> = vec![Vec::new(); entries.len()];
+    for (e, entry) in entries.iter().enumerate() {
+        match &entry.candidate {
+            Ok(candidate) => {
+                let candidate = Arc::new(candidate.clone());
+                jobs.extend(cases.iter().map(|c| job(&entry.name, &candidate, c)));
+            }
+            Err(why) => {
+                for c in cases {
+                    let mut row = Row::new(
+                        &entry.name,
+                        c.case.family.name(),
+                        &c.case.suite,
+                        &c.case.name,
+                    );
+                    row.verdict = Verdict::RuntimeError;
+                    row.detail = why.clone();
+                    rows[e].extend(std::iter::repeat_n(row, ctx.options.repeat.runs));
+                }
+            }
+        }
+    }
+    let index: HashMap<&str, usize> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.name.as_str(), i))
+        .collect();
+    crate::schedule::pool(ctx, &jobs, &mut |event| {
+        if let Event::CaseFinished { row } = &event
+            && let Some(&e) = index.get(row.candidate.as_str())
+        {
+            rows[e].push((**row).clone());
+        }
+        on_event(&event);
+    });
+    ctx.executor.finish();
+    rows
+}
+
+/// Every entry's standing from its counted runs (`rows`, per entry, in
+/// entry order), ranked best first.
+pub fn standings(
+    entries: &[Entry],
+    rows: &[Vec<Row>],
+    cases: &[Timed],
+    plan: &Plan,
+) -> Vec<Standing> {
+    let names: Vec<String> = cases.iter().map(Timed::name).collect();
+    let mut standings: Vec<Standing> = entries
+        .iter()
+        .zip(rows)
+        .map(|(e, r)| standing(&e.name, r, &names, plan))
+        .collect();
+    rank(&mut standings);
+    standings
+}

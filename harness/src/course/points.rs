@@ -1,0 +1,193 @@
+//! A class's points: the rubric applied to each submission's rows, and
+//! `summary.csv`, one line per submission.
+
+use std::path::Path;
+
+use anyhow::Context;
+use serde::Serialize;
+
+use super::Course;
+use super::rubric::{Rule, Score, round, show};
+use crate::job::BUILD;
+use crate::outcome::{Row, Verdict};
+
+/// One submission's line of `summary.csv`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Points {
+    /// The submission id.
+    pub submission: String,
+    /// Per rubric item, in config order.
+    pub items: Vec<(String, Score)>,
+    /// The sum.
+    pub total: f64,
+    /// The most a submission can get.
+    pub max: f64,
+    /// Whether it built.
+    pub built: bool,
+    /// Cases accepted, and in all (build rows aside).
+    pub accepted: usize,
+    /// Cases run.
+    pub cases: usize,
+}
+
+/// Every submission's points from the scorecard's rows.
+pub fn points(
+    course: &Course,
+    ids: &[String],
+    keys: &[(String, String)],
+    rows: &[Row],
+) -> Vec<Points> {
+    let max = round(
+        course
+            .file
+            .rubric
+            .iter()
+            .map(|i| i.max_over(keys.iter().map(|(s, c)| (s.as_str(), c.as_str()))))
+            .sum(),
+    );
+    ids.iter()
+        .map(|id| {
+            let mine: Vec<&Row> = rows.iter().filter(|r| &r.candidate == id).collect();
+            let built = !mine
+                .iter()
+                .any(|r| r.suite == BUILD && r.verdict == Verdict::CompileError);
+            let cases: Vec<&Row> = mine.iter().copied().filter(|r| r.suite != BUILD).collect();
+            let items: Vec<(String, Score)> = course
+                .file
+                .rubric
+                .iter()
+                .map(|i| (i.name.clone(), i.score(&cases, built)))
+                .collect();
+            Points {
+                submission: id.clone(),
+                total: round(items.iter().map(|(_, s)| s.points).sum()),
+                items,
+                max,
+                built,
+                accepted: cases
+                    .iter()
+                    .filter(|r| r.verdict == Verdict::Accepted)
+                    .count(),
+                cases: cases.len(),
+            }
+        })
+        .collect()
+}
+
+/// `summary.csv`: one row per submission (points per rubric item, total,
+/// the most possible, whether it built, cases accepted of cases run, and
+/// the counts behind each item), written atomically.
+pub fn write_summary(path: &Path, course: &Course, points: &[Points]) -> anyhow::Result<()> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut header = vec!["submission".to_string()];
+    header.extend(course.file.rubric.iter().map(|i| i.name.clone()));
+    header.extend(["total", "max", "built", "accepted", "cases", "counts"].map(String::from));
+    w.write_record(&header)?;
+    for p in points {
+        let mut record = vec![p.submission.clone()];
+        record.extend(p.items.iter().map(|(_, s)| show(s.points)));
+        let counts: Vec<String> = p
+            .items
+            .iter()
+            .zip(&course.file.rubric)
+            .filter(|(_, i)| i.rule != Rule::CompilePenalty)
+            .map(|((name, s), _)| format!("{name} {}/{}", s.passed, s.cases))
+            .collect();
+        record.extend([
+            show(p.total),
+            show(p.max),
+            if p.built { "yes" } else { "no" }.to_string(),
+            p.accepted.to_string(),
+            p.cases.to_string(),
+            counts.join("; "),
+        ]);
+        w.write_record(&record)?;
+    }
+    let bytes = w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
+    crate::export::write_atomically(path, &bytes)
+}
+
+/// Gradescope's `results.json` per submission: `DIR/<id>/results.json`,
+/// one test per rubric item (its points, its maximum, the cases behind it
+/// and the first failures).
+pub fn write_gradescope(
+    dir: &Path,
+    course: &Course,
+    points: &[Points],
+    rows: &[Row],
+) -> anyhow::Result<()> {
+    #[derive(Serialize)]
+    struct Results {
+        score: f64,
+        max_score: f64,
+        output: String,
+        visibility: &'static str,
+        tests: Vec<Test>,
+    }
+    #[derive(Serialize)]
+    struct Test {
+        name: String,
+        score: f64,
+        max_score: f64,
+        output: String,
+        visibility: &'static str,
+    }
+    for p in points {
+        let mine: Vec<&Row> = rows
+            .iter()
+            .filter(|r| r.candidate == p.submission)
+            .collect();
+        let mut tests = Vec::new();
+        for ((name, score), item) in p.items.iter().zip(&course.file.rubric) {
+            let failures: Vec<String> = mine
+                .iter()
+                .filter(|r| item.selects(&r.suite, &r.case) && !item.passes(r))
+                .take(10)
+                .map(|r| format!("{}/{}: {} {}", r.suite, r.case, r.verdict, r.detail))
+                .collect();
+            let output = if item.rule == Rule::CompilePenalty {
+                if p.built {
+                    "it builds".into()
+                } else {
+                    "it does not build".into()
+                }
+            } else {
+                let mut o = format!("{} of {} cases passed", score.passed, score.cases);
+                for f in failures {
+                    o.push('\n');
+                    o.push_str(&f);
+                }
+                o
+            };
+            tests.push(Test {
+                name: name.clone(),
+                score: score.points,
+                max_score: item.max(),
+                output,
+                visibility: "visible",
+            });
+        }
+        let build = mine.iter().find(|r| r.suite == BUILD);
+        let results = Results {
+            score: p.total,
+            max_score: p.max,
+            output: match build {
+                Some(r) if r.verdict != Verdict::Accepted => format!("{}: {}", r.verdict, r.detail),
+                _ => format!(
+                    "{}: {} of {} cases accepted",
+                    course.file.name, p.accepted, p.cases
+                ),
+            },
+            visibility: "visible",
+            tests,
+        };
+        let folder = dir.join(crate::export::safe_name(&p.submission));
+        std::fs::create_dir_all(&folder)
+            .with_context(|| format!("cannot create {}", folder.display()))?;
+        crate::export::write_atomically(
+            &folder.join("results.json"),
+            &serde_json::to_vec_pretty(&results)?,
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,217 @@
+//! A submission's build: its files copied into a scratch folder (regular
+//! files and folders only), given to the slot's user, built there by the
+//! course's command under the build's own time limit, then given back and
+//! made read-only for every case that runs it. A build that fails is a
+//! `compile-error` row naming the compiler's last lines.
+
+use std::ffi::OsString;
+use std::path::Path;
+
+use anyhow::bail;
+
+use super::millis;
+use crate::executor::{Ending, Limits, Spec, signal_name};
+use crate::job::Build;
+use crate::outcome::{Row, Verdict};
+use crate::settings::Context;
+
+/// Largest submission, in bytes (copied or unpacked), and most entries of
+/// an archive: a zip bomb is a compile error, not a full disk.
+pub const MAX_UNPACKED: u64 = 512 << 20;
+
+/// Copies `build`'s submission into its folder and builds it there on
+/// job slot `slot`, into `row` (accepted: it built).
+pub fn grade(ctx: &Context, row: &mut Row, build: &Build, slot: usize) {
+    let failed = |row: &mut Row, why: String| {
+        row.verdict = Verdict::CompileError;
+        row.detail = why;
+    };
+    let source = match &build.source {
+        Ok(s) => s,
+        Err(why) => return failed(row, why.clone()),
+    };
+    let dir = &build.dir;
+    if let Err(e) = copy_tree(source, dir) {
+        return failed(row, format!("cannot copy the submission: {e:#}"));
+    }
+    let Some(b) = &build.recipe else {
+        allow_everyone(dir);
+        row.verdict = Verdict::Accepted;
+        row.detail = "nothing to build".into();
+        return;
+    };
+    let missing: Vec<&str> = b
+        .require
+        .iter()
+        .filter(|f| !dir.join(f).is_file())
+        .map(String::as_str)
+        .collect();
+    if !missing.is_empty() {
+        return failed(row, format!("missing {}", missing.join(", ")));
+    }
+    let owner = ctx.executor.owner(slot);
+    if let Some(o) = owner
+        && let Err(e) = give(dir, o)
+    {
+        row.verdict = Verdict::HarnessError;
+        row.detail = format!("cannot give the copy to uid {}: {e}", o.0);
+        return;
+    }
+    let quote = |p: &Path| shell_words::quote(&p.to_string_lossy()).into_owned();
+    let command = b
+        .command
+        .replace("{course}", &quote(&b.course_dir))
+        .replace("{submission}", &quote(dir));
+    let spec = Spec {
+        argv: vec!["sh".into(), "-c".into(), OsString::from(command)],
+        files: Vec::new(),
+        workdir: dir.clone(),
+        slot,
+        stdin: None,
+        relative: false,
+    };
+    let limits = Limits {
+        time: b.time_limit,
+        cpu: None,
+        stdout: 1 << 20,
+        stderr: 1 << 20,
+        ..ctx.options.limits
+    };
+    let run = ctx.executor.execute(&spec, &limits, ctx.cancel);
+    // Back to the harness's user, read-only for everyone else: a case can
+    // no longer change its program for the next one.
+    if owner.is_some() {
+        let me = (
+            rustix::process::geteuid().as_raw(),
+            rustix::process::getegid().as_raw(),
+        );
+        let _ = give(dir, me);
+    }
+    allow_everyone(dir);
+    row.wall_ms = Some(millis(run.wall));
+    row.cpu_ms = run.cpu.map(millis);
+    row.max_rss_kb = run.max_rss_kb;
+    let tail = || last_lines(&run.stderr.bytes, &run.stdout.bytes);
+    let (verdict, detail) = match (&run.ending, run.limit) {
+        (Ending::Failed(why), _) => (Verdict::HarnessError, why.clone()),
+        _ if run.cancelled => (
+            Verdict::Cancelled,
+            "stopped: the grading run was cancelled".into(),
+        ),
+        (_, Some(_)) => (
+            Verdict::CompileError,
+            format!(
+                "the build ran out of its limits ({}); {}",
+                humantime::format_duration(limits.time),
+                tail()
+            ),
+        ),
+        (Ending::Exited(0), None) => (Verdict::Accepted, String::new()),
+        (Ending::Exited(code), None) => {
+            row.exit_code = Some(*code);
+            (
+                Verdict::CompileError,
+                format!("build exit {code}: {}", tail()),
+            )
+        }
+        (Ending::Signaled(sig), None) => (
+            Verdict::CompileError,
+            format!("build killed by {}: {}", signal_name(*sig), tail()),
+        ),
+    };
+    row.verdict = verdict;
+    row.detail = detail;
+}
+
+/// The compiler's last lines, on one line (` | ` between them).
+fn last_lines(stderr: &[u8], stdout: &[u8]) -> String {
+    let text = if stderr.trim_ascii().is_empty() {
+        stdout
+    } else {
+        stderr
+    };
+    let text = String::from_utf8_lossy(text);
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let tail = &lines[lines.len().saturating_sub(5)..];
+    if tail.is_empty() {
+        "no output".into()
+    } else {
+        tail.join(" | ")
+    }
+}
+
+/// Makes `dir` and everything below readable (and folders enterable) by
+/// every user, writable by none but the owner: the candidates' uids must
+/// read what the harness prepared.
+pub fn allow_everyone(dir: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    for entry in walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+    {
+        let Ok(meta) = entry.path().symlink_metadata() else {
+            continue;
+        };
+        if meta.file_type().is_symlink() {
+            continue;
+        }
+        let mode = if meta.is_dir() || meta.permissions().mode() & 0o111 != 0 {
+            0o755
+        } else {
+            0o644
+        };
+        let _ = std::fs::set_permissions(entry.path(), std::fs::Permissions::from_mode(mode));
+    }
+}
+
+/// Gives `dir` and everything below to `owner` (links themselves, not what
+/// they point to).
+fn give(dir: &Path, owner: (u32, u32)) -> std::io::Result<()> {
+    for entry in walkdir::WalkDir::new(dir).into_iter() {
+        let entry = entry.map_err(std::io::Error::other)?;
+        std::os::unix::fs::lchown(entry.path(), Some(owner.0), Some(owner.1))?;
+    }
+    Ok(())
+}
+
+/// Copies a submission's folder (regular files and folders only; links
+/// are skipped) to `to`.
+fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<()> {
+    let mut total = 0u64;
+    for entry in walkdir::WalkDir::new(from).follow_links(false) {
+        let entry = entry?;
+        let rel = entry.path().strip_prefix(from)?;
+        let target = to.join(rel);
+        let kind = entry.file_type();
+        if kind.is_dir() {
+            std::fs::create_dir_all(&target)?;
+        } else if kind.is_file() {
+            total += entry.metadata()?.len();
+            if total > MAX_UNPACKED {
+                bail!("more than {MAX_UNPACKED} bytes");
+            }
+            std::fs::copy(entry.path(), &target)?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compiler_tails() {
+        let err = b"a.c:1: warning\n\nx\ny\nz\nw\na.c:9: error: oops\n";
+        assert_eq!(
+            last_lines(err, b"out"),
+            "x | y | z | w | a.c:9: error: oops"
+        );
+        assert_eq!(last_lines(b"  \n", b"only stdout\n"), "only stdout");
+        assert_eq!(last_lines(b"", b""), "no output");
+    }
+}
