@@ -9,6 +9,7 @@ pub mod fake;
 pub mod guard;
 pub mod isolate;
 mod process;
+mod stream;
 pub mod trampoline;
 
 use std::ffi::OsString;

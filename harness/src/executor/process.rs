@@ -12,8 +12,7 @@
 //! kill; [`super::guard`] kills them when the run ends.
 
 use std::ffi::OsString;
-use std::io::Read;
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{ChildStderr, ChildStdout, Command, Stdio};
@@ -27,8 +26,9 @@ use wait4::Wait4;
 use super::cgroup::{CaseCgroup, Cgroups};
 use super::guard::{self, Guard};
 use super::isolate::{self, Isolation, Level, RunDir, Sandbox};
+use super::stream::Stream;
 use super::trampoline::Launch;
-use super::{Capture, Ending, Executor, LimitHit, Limits, RunResult, Spec};
+use super::{Ending, Executor, LimitHit, Limits, RunResult, Spec};
 use crate::cancel::{Cancel, Urgency};
 
 /// How long to wait for the pipes to close once the group is dead.
@@ -566,93 +566,5 @@ impl Case {
         if err_ready {
             self.stderr.read(&mut self.buf);
         }
-    }
-}
-
-/// How much of a stream is kept in memory; the rest, up to the cap, goes
-/// to an unnamed temporary file, read back only if the answer is judged.
-/// Ten parallel floods then cost the harness megabytes, not gigabytes.
-const IN_MEMORY: u64 = 1 << 20;
-
-/// One output pipe: read into a capture of at most `cap` bytes, the rest
-/// counted and dropped.
-struct Stream<R> {
-    source: Option<R>,
-    cap: u64,
-    capture: Capture,
-    spill: Option<std::fs::File>,
-    spilled: u64,
-}
-
-impl<R: Read + AsFd> Stream<R> {
-    fn new(source: Option<R>, cap: u64) -> Self {
-        Self {
-            source,
-            cap,
-            capture: Capture::default(),
-            spill: None,
-            spilled: 0,
-        }
-    }
-
-    fn open(&self) -> bool {
-        self.source.is_some()
-    }
-
-    fn over(&self) -> bool {
-        self.capture.total > self.cap
-    }
-
-    /// One read (the pipe said it is ready); end of file closes it.
-    fn read(&mut self, buf: &mut [u8]) {
-        use std::io::Write;
-        let Some(source) = self.source.as_mut() else {
-            return;
-        };
-        let n = match source.read(buf) {
-            Ok(0) | Err(_) => {
-                self.source = None;
-                return;
-            }
-            Ok(n) => n,
-        };
-        let kept = self.capture.bytes.len() as u64 + self.spilled;
-        let room = usize::try_from(self.cap.saturating_sub(kept)).unwrap_or(usize::MAX);
-        let chunk = &buf[..n.min(room)];
-        let memory_room = IN_MEMORY
-            .min(self.cap)
-            .saturating_sub(self.capture.bytes.len() as u64);
-        let to_memory = chunk
-            .len()
-            .min(usize::try_from(memory_room).unwrap_or(usize::MAX));
-        self.capture.bytes.extend_from_slice(&chunk[..to_memory]);
-        let rest = &chunk[to_memory..];
-        if !rest.is_empty() {
-            if self.spill.is_none() {
-                self.spill = tempfile::tempfile().ok();
-            }
-            if let Some(f) = self.spill.as_mut()
-                && f.write_all(rest).is_ok()
-            {
-                self.spilled += rest.len() as u64;
-            }
-        }
-        self.capture.total += n as u64;
-    }
-
-    /// The capture (read back from the spill file unless over the cap); a
-    /// pipe still open (held by a process that left the group) is
-    /// abandoned: closed on our side, noted.
-    fn finish(self) -> Capture {
-        use std::io::Seek;
-        let mut c = self.capture;
-        c.abandoned = self.source.is_some();
-        if c.total <= self.cap
-            && let Some(mut f) = self.spill
-            && f.seek(std::io::SeekFrom::Start(0)).is_ok()
-        {
-            let _ = f.take(self.spilled).read_to_end(&mut c.bytes);
-        }
-        c
     }
 }
