@@ -23,7 +23,7 @@ pub fn jobs(
 ) -> anyhow::Result<Vec<Job>> {
     let suite = crate::battery::suite_name(family.name(), role);
     let candidate = Arc::new(candidate);
-    Ok(crate::battery::battery(family.name(), role, dir)?
+    Ok(crate::battery::battery(family, role, dir)?
         .into_iter()
         .map(|(case, probe)| Job {
             label: label.to_string(),

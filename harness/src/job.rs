@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use reference::family::{Grader, Output};
+use reference::battery::Output;
+use reference::family::Grader;
 
 /// The suite and case of a submission's build row.
 pub const BUILD: &str = "build";

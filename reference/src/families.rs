@@ -149,4 +149,41 @@ mod tests {
             "gogen takes puzzle or board words, got 3 file(s)"
         );
     }
+
+    /// Every family has a battery for each of its roles and none other;
+    /// every battery is well formed (a status per probe, unique names,
+    /// every file it names in its folder) and as long as it was written.
+    #[test]
+    fn batteries_are_well_formed() {
+        use crate::family::Role;
+        let least = |family: &str, role: Role| match (family, role) {
+            ("slidingblock", Role::Checker) => 40,
+            ("slidingblock", Role::Solver) => 10,
+            _ => 8,
+        };
+        for family in FAMILIES {
+            for role in [Role::Checker, Role::Solver] {
+                let battery = family.battery(role);
+                assert_eq!(
+                    battery.is_some(),
+                    family.roles().contains(&role),
+                    "{} {role:?}",
+                    family.name()
+                );
+                let Some(b) = battery else { continue };
+                assert_eq!(b.check(), Ok(()), "{} {role:?}", family.name());
+                assert!(
+                    b.probes.len() >= least(family.name(), role),
+                    "{} {role:?}: {}",
+                    family.name(),
+                    b.probes.len()
+                );
+                assert_eq!(
+                    b,
+                    family.battery(role).unwrap(),
+                    "seeded: the same each time"
+                );
+            }
+        }
+    }
 }

@@ -7,6 +7,8 @@
 use std::marker::PhantomData;
 use std::path::PathBuf;
 
+use crate::battery::Battery;
+
 /// A puzzle file (or set of files) that cannot be used as a test case: our
 /// side of the table, never the candidate's fault.
 #[derive(Debug, thiserror::Error)]
@@ -87,17 +89,6 @@ impl Role {
     }
 }
 
-/// What a probe's stdout must be, once its exit status is right.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Output {
-    /// Anything.
-    Any,
-    /// Nothing but white space (a Solver saying "no solution").
-    Empty,
-    /// On exit 0, an answer that solves the probe's puzzle files.
-    Solves,
-}
-
 /// What the reference may spend loading a puzzle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LoadOptions {
@@ -146,6 +137,12 @@ pub trait Family: 'static {
     }
     /// The reference's own answer.
     fn answer(puzzle: &Self::Puzzle) -> Answer;
+    /// The programs the family's handouts ask for.
+    const ROLES: &'static [Role] = &[Role::Solver];
+    /// The conformance battery of `role`'s program, if the family has one.
+    fn battery(_role: Role) -> Option<Battery> {
+        None
+    }
     /// Other formats a candidate may be given the puzzle files in (a
     /// course's older format), by name; `as-is` is always there.
     const FORMATS: &'static [&'static str] = &[];
@@ -265,6 +262,14 @@ pub trait Grader: Send + Sync {
     fn load(&self, files: &[PathBuf]) -> Result<Box<dyn Case>, LoadError> {
         self.load_with(files, &LoadOptions::default())
     }
+    /// See [`Family::ROLES`].
+    fn roles(&self) -> &'static [Role] {
+        &[Role::Solver]
+    }
+    /// See [`Family::battery`].
+    fn battery(&self, _role: Role) -> Option<Battery> {
+        None
+    }
     /// See [`Family::FORMATS`].
     fn formats(&self) -> &'static [&'static str] {
         &[]
@@ -317,6 +322,14 @@ impl<F: Family> Grader for Adapter<F> {
 
     fn listing_forms(&self) -> &'static [&'static [&'static str]] {
         F::LISTING_FORMS
+    }
+
+    fn roles(&self) -> &'static [Role] {
+        F::ROLES
+    }
+
+    fn battery(&self, role: Role) -> Option<Battery> {
+        F::battery(role)
     }
 
     fn formats(&self) -> &'static [&'static str] {

@@ -2,6 +2,7 @@
 //! families puzzlegrade grades. No processes, no printing: the staff-tool
 //! replicas and the harness turn these results into text and exit statuses.
 
+pub mod battery;
 pub mod families;
 pub mod family;
 pub mod file;

@@ -18,7 +18,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context as _, bail};
-use reference::family::{Output, Role};
+use reference::battery::Output;
+use reference::family::Role;
 
 pub use board::{Environment, leaderboard, load_average, median_rows, table};
 pub use stats::{CaseResult, Standing, Stats, rank, shown_names, standing};
@@ -119,9 +120,9 @@ pub fn cases(found: Vec<Case>, role: Role, dir: &Path) -> anyhow::Result<Vec<Tim
         let stdin = match role {
             Role::Solver => None,
             Role::Checker => {
-                if case.family.name() != "slidingblock" {
+                if !case.family.roles().contains(&Role::Checker) {
                     bail!(
-                        "--role checker times sliding-block Checkers; {} has none",
+                        "--role checker times Checkers on the reference's move lists; {} has no Checker program",
                         case.family.name()
                     );
                 }

@@ -4,7 +4,8 @@
 
 use std::ffi::OsString;
 
-use reference::family::{Check, Grader, Output};
+use reference::battery::Output;
+use reference::family::{Check, Grader};
 
 use super::millis;
 use crate::executor::{Ending, LimitHit, Limits, RunResult, Spec, signal_name};

@@ -184,7 +184,7 @@ fn checkers_are_timed_on_the_reference_move_lists() {
         .assert()
         .code(2)
         .stderr(predicates::str::contains(
-            "--role checker times sliding-block Checkers",
+            "--role checker times Checkers on the reference's move lists; lightsout has no Checker program",
         ));
 }
 

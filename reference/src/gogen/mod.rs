@@ -3,6 +3,7 @@
 
 mod board;
 mod check;
+mod conform;
 mod generate;
 mod parse;
 mod solve;
@@ -21,7 +22,8 @@ pub use solve::{count_solutions, solutions, solve};
 
 use std::sync::OnceLock;
 
-use crate::family::{Answer, Family, LoadError, LoadOptions, Statuses, Verified};
+use crate::battery::Battery;
+use crate::family::{Answer, Family, LoadError, LoadOptions, Role, Statuses, Verified};
 
 /// The Gogen family for the harness: one file (exam form) or two (board,
 /// words) per case; the candidate prints the solved board.
@@ -62,5 +64,14 @@ impl Family for Gogen {
 
     fn answer(p: &Graded) -> Answer {
         answer(p.solution())
+    }
+
+    fn battery(role: Role) -> Option<Battery> {
+        let mut b = Battery::default();
+        match role {
+            Role::Solver => conform::solver(&mut b),
+            Role::Checker => return None,
+        }
+        Some(b)
     }
 }

@@ -3,6 +3,7 @@
 
 mod board;
 mod check;
+mod conform;
 mod generate;
 mod minimum;
 mod parse;
@@ -22,7 +23,8 @@ pub use solve::{MAX_EXHAUSTIVE_NULLITY, Minimality, Solution, Solver, solve, sol
 
 use std::path::PathBuf;
 
-use crate::family::{Answer, Family, LoadError, LoadOptions, Statuses, Verified};
+use crate::battery::Battery;
+use crate::family::{Answer, Family, LoadError, LoadOptions, Role, Statuses, Verified};
 
 /// The Lights Out family for the harness: one board file per case; the
 /// candidate prints moves (15-122 contract), judged against the minimum.
@@ -60,5 +62,14 @@ impl Family for LightsOut {
 
     fn answer(p: &Graded) -> Answer {
         answer(p.minimum.as_ref())
+    }
+
+    fn battery(role: Role) -> Option<Battery> {
+        let mut b = Battery::default();
+        match role {
+            Role::Solver => conform::solver(&mut b),
+            Role::Checker => return None,
+        }
+        Some(b)
     }
 }

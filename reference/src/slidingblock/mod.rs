@@ -5,6 +5,7 @@
 
 mod best;
 mod check;
+mod conform;
 mod generate;
 mod layered;
 mod outcome;
@@ -33,7 +34,8 @@ pub use solve::{
 };
 pub use tray::{Block, Goal, MAX_SIDE, Move, Shape, Tray, rotated, rotated_goal};
 
-use crate::family::{Answer, Family, LoadError, LoadOptions, Statuses, Verified};
+use crate::battery::Battery;
+use crate::family::{Answer, Family, LoadError, LoadOptions, Role, Statuses, Verified};
 
 /// The sliding-block family for the harness: two files per case (INIT
 /// GOAL); the candidate is a Solver printing moves.
@@ -113,6 +115,18 @@ impl Family for SlidingBlock {
 
     fn answer(p: &Puzzle) -> Answer {
         answer(p.report())
+    }
+
+    /// The CS61BL handout asks for a Checker and a Solver.
+    const ROLES: &'static [Role] = &[Role::Checker, Role::Solver];
+
+    fn battery(role: Role) -> Option<Battery> {
+        let mut b = Battery::default();
+        match role {
+            Role::Checker => conform::checker(&mut b),
+            Role::Solver => conform::solver(&mut b),
+        }
+        Some(b)
     }
 
     /// The course's older `height width row col` block lines (2010-2012).

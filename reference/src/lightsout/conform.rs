@@ -3,14 +3,15 @@
 //! error), solvable boards exit 0 with moves that solve them, unsolvable
 //! ones exit 1 with nothing on stdout.
 
-use reference::lightsout::{parse_board, solve_minimum};
+use super::{parse_board, solve_minimum};
 
-use super::{Builder, Output};
+use crate::battery::Battery;
+use crate::battery::Output;
 
 /// The solver battery.
-pub fn solver(b: &mut Builder) -> std::io::Result<()> {
+pub fn solver(b: &mut Battery) {
     let solvable = "3x2\n#OO\n##O\n";
-    let f = b.folder(&[("board", solvable.as_bytes())], b"")?;
+    let f = b.folder(&[("board", solvable.as_bytes())], b"");
     b.case("no arguments", &f, &[], &[], &[1], Output::Empty);
     b.case(
         "two arguments",
@@ -53,7 +54,7 @@ pub fn solver(b: &mut Builder) -> std::io::Result<()> {
             _ => 1,
         };
         let status = &status;
-        let f = b.folder(&[("board", board.as_bytes())], b"")?;
+        let f = b.folder(&[("board", board.as_bytes())], b"");
         let output = if *status == 0 {
             Output::Solves
         } else {
@@ -62,5 +63,4 @@ pub fn solver(b: &mut Builder) -> std::io::Result<()> {
         let puzzle: &[&str] = if *status == 0 { &["board"] } else { &[] };
         b.case(name, &f, &["board"], puzzle, &[*status], output);
     }
-    Ok(())
 }

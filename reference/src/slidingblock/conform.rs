@@ -3,15 +3,13 @@
 //! status), several errors at once, and seeded random move lists judged by
 //! our own checker; the Solver's statuses 0 to 4 and its answers.
 
-use std::path::PathBuf;
-
-use reference::lightsout::rng;
-use reference::slidingblock::{
-    Format, Goal, Outcome, Recipe, SolveOptions, Tray, format_blocks, format_tray, random_puzzle,
-    run_checker, solve,
+use super::{
+    Format, Goal, Outcome, Recipe, SolveOptions, Tray, format_blocks, format_tray, parse_moves,
+    random_puzzle, replay, solve,
 };
-
-use super::{Builder, Output};
+use crate::battery::Output;
+use crate::battery::{Battery, FolderId};
+use crate::lightsout::rng;
 
 /// A 2x3 tray with 1x1 blocks at 0 0 and 1 1.
 const TRAY: &str = "2 3\n0 0 0 0\n1 1 1 1\n";
@@ -19,7 +17,7 @@ const TRAY: &str = "2 3\n0 0 0 0\n1 1 1 1\n";
 const GOAL: &str = "0 2 0 2\n";
 
 /// The Checker battery.
-pub fn checker(b: &mut Builder) -> std::io::Result<()> {
+pub fn checker(b: &mut Battery) {
     // (case, init, goal, stdin, accepted statuses)
     let rows: &[(&str, &str, &str, &str, &[i32])] = &[
         ("valid moves reach the goal", TRAY, GOAL, "0 0 0 2\n", &[0]),
@@ -211,15 +209,15 @@ pub fn checker(b: &mut Builder) -> std::io::Result<()> {
         let f = b.folder(
             &[("init", init.as_bytes()), ("goal", goal.as_bytes())],
             stdin.as_bytes(),
-        )?;
+        );
         b.case(name, &f, &["init", "goal"], &[], expect, Output::Any);
     }
     let f = b.folder(
         &[("init", TRAY.as_bytes()), ("goal", GOAL.as_bytes())],
         b"0 0 0 2\n",
-    )?;
+    );
     usage_cases(b, &f);
-    let f = b.folder(&[("init", TRAY.as_bytes())], b"1 2 3\n")?;
+    let f = b.folder(&[("init", TRAY.as_bytes())], b"1 2 3\n");
     b.case(
         "missing file and a bad stdin line",
         &f,
@@ -228,13 +226,13 @@ pub fn checker(b: &mut Builder) -> std::io::Result<()> {
         &[3],
         Output::Any,
     );
-    random_move_lists(b)
+    random_move_lists(b);
 }
 
 /// Seeded random puzzles: the solution, half of it, one move made
 /// diagonal, and a garbage line inserted; expected statuses are our own
 /// checker's (these are not ambiguous rows).
-fn random_move_lists(b: &mut Builder) -> std::io::Result<()> {
+fn random_move_lists(b: &mut Battery) {
     for seed in 0..6u64 {
         let (init, goal_text, tray, goal) =
             random_files(4 + (seed % 3) as u32, 6, 30, 61_000 + seed);
@@ -268,19 +266,31 @@ fn random_move_lists(b: &mut Builder) -> std::io::Result<()> {
             let f = b.folder(
                 &[("init", init.as_bytes()), ("goal", goal_text.as_bytes())],
                 stdin.as_bytes(),
-            )?;
-            let paths: Vec<PathBuf> = vec![f.join("init"), f.join("goal")];
-            let want = i32::from(run_checker(&paths, stdin.as_bytes(), Format::Corners).status);
+            );
+            let want = checker_status(&tray, &goal, stdin.as_bytes());
             let name = format!("random puzzle {seed}: {what}");
             b.case(&name, &f, &["init", "goal"], &[], &[want], Output::Any);
         }
     }
-    Ok(())
+}
+
+/// What the Checker exits with on valid files: 4 for a malformed move
+/// line, 6 for an impossible move, 1 for the goal not met, else 0 (as
+/// [`super::run_checker`] decides).
+fn checker_status(tray: &Tray, goal: &Goal, stdin: &[u8]) -> i32 {
+    match parse_moves(stdin) {
+        Err(_) => 4,
+        Ok(moves) => match replay(tray, &moves) {
+            Err(_) => 6,
+            Ok(board) if board.unmet(goal).is_none() => 0,
+            Ok(_) => 1,
+        },
+    }
 }
 
 /// The statuses both programs share: 2 for a wrong argument count, 3 for
 /// an argument that is no readable file (missing, or a folder).
-fn usage_cases(b: &mut Builder, f: &std::path::Path) {
+fn usage_cases(b: &mut Battery, f: &FolderId) {
     let cases: &[(&str, &[&str], i32)] = &[
         ("no arguments", &[], 2),
         ("one argument", &["init"], 2),
@@ -318,8 +328,8 @@ fn random_files(
 }
 
 /// The Solver battery: statuses 2 to 4, then answers checked by replay.
-pub fn solver(b: &mut Builder) -> std::io::Result<()> {
-    let f = b.folder(&[("init", TRAY.as_bytes()), ("goal", GOAL.as_bytes())], b"")?;
+pub fn solver(b: &mut Battery) {
+    let f = b.folder(&[("init", TRAY.as_bytes()), ("goal", GOAL.as_bytes())], b"");
     usage_cases(b, &f);
     b.case(
         "solvable: one move",
@@ -340,7 +350,7 @@ pub fn solver(b: &mut Builder) -> std::io::Result<()> {
         ("malformed goal: 5 numbers", TRAY, "0 2 0 2 0\n"),
     ];
     for (name, init, goal) in malformed {
-        let f = b.folder(&[("init", init.as_bytes()), ("goal", goal.as_bytes())], b"")?;
+        let f = b.folder(&[("init", init.as_bytes()), ("goal", goal.as_bytes())], b"");
         b.case(name, &f, &["init", "goal"], &[], &[4], Output::Any);
     }
     // Unsolvable: a 1x2 block that must go down, a 1x1 block that can only
@@ -358,7 +368,7 @@ pub fn solver(b: &mut Builder) -> std::io::Result<()> {
         ),
     ];
     for (name, init, goal) in unsolvable {
-        let f = b.folder(&[("init", init.as_bytes()), ("goal", goal.as_bytes())], b"")?;
+        let f = b.folder(&[("init", init.as_bytes()), ("goal", goal.as_bytes())], b"");
         b.case(name, &f, &["init", "goal"], &[], &[1], Output::Empty);
     }
     for seed in 0..3u64 {
@@ -366,7 +376,7 @@ pub fn solver(b: &mut Builder) -> std::io::Result<()> {
         let f = b.folder(
             &[("init", init.as_bytes()), ("goal", goal_text.as_bytes())],
             b"",
-        )?;
+        );
         let name = format!("solvable: random puzzle {seed}");
         b.case(
             &name,
@@ -377,5 +387,4 @@ pub fn solver(b: &mut Builder) -> std::io::Result<()> {
             Output::Solves,
         );
     }
-    Ok(())
 }
