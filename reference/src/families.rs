@@ -15,6 +15,25 @@ pub fn family(name: &str) -> Option<&'static dyn Grader> {
     FAMILIES.iter().copied().find(|f| f.name() == name)
 }
 
+/// The function-level question called `name` (`family:function`), from
+/// the family's own list.
+pub fn question(name: &str) -> Option<&'static dyn Grader> {
+    FAMILIES
+        .iter()
+        .flat_map(|f| f.questions())
+        .copied()
+        .find(|q| q.name() == name)
+}
+
+/// Every question's name, family by family.
+pub fn question_names() -> Vec<&'static str> {
+    FAMILIES
+        .iter()
+        .flat_map(|f| f.questions())
+        .map(|q| q.name())
+        .collect()
+}
+
 /// What a listing header says about its family.
 #[derive(Clone, Copy)]
 pub enum ListingMatch {
@@ -183,6 +202,25 @@ mod tests {
                     family.battery(role).unwrap(),
                     "seeded: the same each time"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn question_names_are_unique_and_known() {
+        let names = question_names();
+        let set: std::collections::HashSet<_> = names.iter().collect();
+        assert_eq!(set.len(), names.len());
+        assert_eq!(names.len(), 18);
+        assert!(question("lightsout:perform_move").is_some());
+        assert!(question("gogen:update").is_some());
+        assert!(
+            question("lightsout:find_solution").is_none(),
+            "a contract part"
+        );
+        for family in FAMILIES {
+            for q in family.questions() {
+                assert!(q.name().starts_with(&format!("{}:", family.name())));
             }
         }
     }

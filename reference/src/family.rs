@@ -8,6 +8,7 @@ use std::marker::PhantomData;
 use std::path::PathBuf;
 
 use crate::battery::Battery;
+use crate::replay::Replay;
 
 /// A puzzle file (or set of files) that cannot be used as a test case: our
 /// side of the table, never the candidate's fault.
@@ -143,6 +144,14 @@ pub trait Family: 'static {
     fn battery(_role: Role) -> Option<Battery> {
         None
     }
+    /// The replay of an answer (`stdout`) on the puzzle `files`, frame by
+    /// frame, for families whose answers are moves.
+    fn replay(_files: &[PathBuf], _stdout: &[u8]) -> Option<Replay> {
+        None
+    }
+    /// The family's function-level questions (see [`crate::questions`]):
+    /// graders of their own, named `family:function`.
+    const QUESTIONS: &'static [&'static dyn Grader] = &[];
     /// Other formats a candidate may be given the puzzle files in (a
     /// course's older format), by name; `as-is` is always there.
     const FORMATS: &'static [&'static str] = &[];
@@ -270,6 +279,14 @@ pub trait Grader: Send + Sync {
     fn battery(&self, _role: Role) -> Option<Battery> {
         None
     }
+    /// See [`Family::replay`].
+    fn replay(&self, _files: &[PathBuf], _stdout: &[u8]) -> Option<Replay> {
+        None
+    }
+    /// See [`Family::QUESTIONS`].
+    fn questions(&self) -> &'static [&'static dyn Grader] {
+        &[]
+    }
     /// See [`Family::FORMATS`].
     fn formats(&self) -> &'static [&'static str] {
         &[]
@@ -330,6 +347,14 @@ impl<F: Family> Grader for Adapter<F> {
 
     fn battery(&self, role: Role) -> Option<Battery> {
         F::battery(role)
+    }
+
+    fn replay(&self, files: &[PathBuf], stdout: &[u8]) -> Option<Replay> {
+        F::replay(files, stdout)
+    }
+
+    fn questions(&self) -> &'static [&'static dyn Grader] {
+        F::QUESTIONS
     }
 
     fn formats(&self) -> &'static [&'static str] {

@@ -9,4 +9,6 @@ pub mod file;
 pub mod gf2;
 pub mod gogen;
 pub mod lightsout;
+pub mod questions;
+pub mod replay;
 pub mod slidingblock;

@@ -7,7 +7,6 @@
 
 pub mod convert;
 pub mod points;
-pub mod questions;
 pub mod rubric;
 
 use std::path::{Path, PathBuf};
@@ -118,8 +117,8 @@ pub struct PartFile {
     #[serde(default)]
     pub format: Option<String>,
     /// How rows are judged: `contract` (the family's student contract, the
-    /// default) or a question (`lightsout:perform_move`, ...; see
-    /// [`questions`]).
+    /// default) or a question (`family:function`; see
+    /// [`reference::questions`]).
     #[serde(default)]
     pub judge: Option<String>,
     /// An exit-status battery instead of suites: `checker` or `solver`.
@@ -225,13 +224,15 @@ impl Course {
                 }),
                 (None, None) => PartKind::Suites(family),
                 (None, Some(j)) if j == "contract" => PartKind::Suites(family),
-                (None, Some(j)) => PartKind::Suites(questions::grader(j).ok_or_else(|| {
-                    err(format!(
-                        "part {:?}: unknown judge {j:?} (known: contract, {})",
-                        p.name,
-                        questions::names().join(", ")
-                    ))
-                })?),
+                (None, Some(j)) => {
+                    PartKind::Suites(reference::families::question(j).ok_or_else(|| {
+                        err(format!(
+                            "part {:?}: unknown judge {j:?} (known: contract, {})",
+                            p.name,
+                            reference::families::question_names().join(", ")
+                        ))
+                    })?)
+                }
             };
             if matches!(kind, PartKind::Suites(_)) && p.suites.is_empty() {
                 return Err(err(format!("part {:?} names no suites", p.name)));

@@ -2,15 +2,16 @@
 //! network: inline CSS, SVG and a little script): a summary per candidate
 //! and suite, the points of a class run, a cactus plot, a per-case bar
 //! chart, a sortable per-case table, and step-by-step replays of wrong
-//! Lights Out and sliding-block answers (from `grade --keep-output`).
-
-pub mod replay;
+//! answers (from `grade --keep-output`, for families whose answers are
+//! moves: the family draws the frames, the page shows any frame).
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
 use std::path::PathBuf;
 
 use maud::{DOCTYPE, Markup, PreEscaped, html};
+
+use reference::replay::Replay;
 
 use crate::course::points::Points;
 use crate::outcome::{Row, Verdict};
@@ -386,7 +387,8 @@ fn replays(input: &Input) -> Markup {
         let Ok(stdout) = std::fs::read(&out) else {
             continue;
         };
-        if let Some(rep) = replay::replay(&r.family, files, &stdout) {
+        let family = reference::families::family(&r.family);
+        if let Some(rep) = family.and_then(|f| f.replay(files, &stdout)) {
             found.push((r, rep));
         }
     }
@@ -413,7 +415,7 @@ fn replays(input: &Input) -> Markup {
 }
 
 /// JSON safe inside a `<script>` element.
-fn json_for_script(rep: &replay::Replay) -> String {
+fn json_for_script(rep: &Replay) -> String {
     serde_json::to_string(rep)
         .unwrap_or_else(|_| "{}".into())
         .replace('<', "\\u003c")
@@ -484,18 +486,15 @@ document.querySelectorAll('section.replay').forEach(function (sec) {
   function draw(k) {
     var f = data.frames[k], last = k === data.frames.length - 1;
     cells.forEach(function (c) { c.className = ''; c.style.background = ''; });
-    if (data.family === 'lightsout') {
-      f.cells.forEach(function (line, r) {
-        for (var c = 0; c < line.length; c++) if (line[c] === '#') cells[r * cols + c].className = (last && !data.illegal) ? 'left' : 'on';
-      });
-    } else {
-      data.goal.forEach(function (b) {
-        for (var r = b[0]; r <= b[2]; r++) for (var c = b[1]; c <= b[3]; c++) cells[r * cols + c].classList.add('goal');
-      });
-      f.blocks.forEach(function (b, n) {
-        for (var r = b[0]; r <= b[2]; r++) for (var c = b[1]; c <= b[3]; c++) cells[r * cols + c].style.background = COLOURS[n % COLOURS.length];
-      });
-    }
+    f.cells.forEach(function (line, r) {
+      for (var c = 0; c < line.length; c++) if (line[c] === '#') cells[r * cols + c].className = (last && !data.illegal) ? 'left' : 'on';
+    });
+    data.goal.forEach(function (b) {
+      for (var r = b[0]; r <= b[2]; r++) for (var c = b[1]; c <= b[3]; c++) cells[r * cols + c].classList.add('goal');
+    });
+    f.blocks.forEach(function (b, n) {
+      for (var r = b[0]; r <= b[2]; r++) for (var c = b[1]; c <= b[3]; c++) cells[r * cols + c].style.background = COLOURS[n % COLOURS.length];
+    });
     f.marked.forEach(function (m) { cells[m[0] * cols + m[1]].classList.add('marked'); });
     label.textContent = 'move ' + k + ' of ' + (data.frames.length - 1) + (k ? ': ' + f.step : '');
   }

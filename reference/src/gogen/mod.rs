@@ -6,6 +6,7 @@ mod check;
 mod conform;
 mod generate;
 mod parse;
+mod questions;
 mod solve;
 
 use std::path::PathBuf;
@@ -65,6 +66,9 @@ impl Family for Gogen {
     fn answer(p: &Graded) -> Answer {
         answer(p.solution())
     }
+
+    /// The functions the handouts ask for, judged by transcript.
+    const QUESTIONS: &'static [&'static dyn crate::family::Grader] = questions::QUESTIONS;
 
     fn battery(role: Role) -> Option<Battery> {
         let mut b = Battery::default();

@@ -7,6 +7,8 @@ mod conform;
 mod generate;
 mod minimum;
 mod parse;
+mod questions;
+mod replay;
 mod solve;
 
 pub use board::{Board, Cell};
@@ -63,6 +65,16 @@ impl Family for LightsOut {
     fn answer(p: &Graded) -> Answer {
         answer(p.minimum.as_ref())
     }
+
+    fn replay(files: &[PathBuf], stdout: &[u8]) -> Option<crate::replay::Replay> {
+        match files {
+            [board] => replay::replay_answer(board, stdout),
+            _ => None,
+        }
+    }
+
+    /// The functions the handouts ask for, judged by transcript.
+    const QUESTIONS: &'static [&'static dyn crate::family::Grader] = questions::QUESTIONS;
 
     fn battery(role: Role) -> Option<Battery> {
         let mut b = Battery::default();

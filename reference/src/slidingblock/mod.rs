@@ -10,6 +10,7 @@ mod generate;
 mod layered;
 mod outcome;
 mod parse;
+mod replay;
 mod solve;
 mod tray;
 
@@ -119,6 +120,13 @@ impl Family for SlidingBlock {
 
     /// The CS61BL handout asks for a Checker and a Solver.
     const ROLES: &'static [Role] = &[Role::Checker, Role::Solver];
+
+    fn replay(files: &[PathBuf], stdout: &[u8]) -> Option<crate::replay::Replay> {
+        match files {
+            [init, goal] => replay::replay_answer(init, goal, stdout),
+            _ => None,
+        }
+    }
 
     fn battery(role: Role) -> Option<Battery> {
         let mut b = Battery::default();

@@ -1,27 +1,28 @@
 //! Function-level questions: assignments where students write functions,
 //! not programs (CIS 521's `LightsOutPuzzle`, 15-110's Ruby functions, the
 //! Imperial exam's C functions). An adapter (`adapters/`) calls the
-//! student's function on a case's puzzle and prints a *transcript*; the
-//! judge here computes the transcript a correct function gives, with the
-//! reference model, and compares line by line. The transcripts of each
-//! question are documented in `docs/adapters.md`.
+//! student's function on a case's puzzle and prints a *transcript*; a
+//! question computes the transcript a correct function gives, with the
+//! reference model, and compares line by line. Each family lists its
+//! questions (its `questions.rs`); their transcripts are documented in
+//! `docs/adapters.md`.
 //!
 //! A question is a [`Grader`], so a course part runs it like any suite.
 //! Adapter exit statuses: 0 transcript printed; anything else (3: the
 //! student's code raised or crashed) is a runtime error.
 
-mod gogen;
-mod lightsout;
-
 use std::path::PathBuf;
 
-use reference::family::{Answer, Case, Check, Grader, Judgement, LoadError, LoadOptions};
+use crate::family::{Answer, Case, Check, Grader, Judgement, LoadError, LoadOptions};
 
 /// One question: its name (`family:function`) and how a case loads.
 pub struct Question {
-    name: &'static str,
-    forms: &'static [&'static [&'static str]],
-    load: fn(&[PathBuf]) -> Result<Transcript, LoadError>,
+    /// `family:function`.
+    pub name: &'static str,
+    /// The listing forms of its cases (see [`crate::family::Family::LISTING_FORMS`]).
+    pub forms: &'static [&'static [&'static str]],
+    /// Loads a case: the transcript a correct function gives on it.
+    pub load: fn(&[PathBuf]) -> Result<Transcript, LoadError>,
 }
 
 impl Grader for Question {
@@ -42,43 +43,8 @@ impl Grader for Question {
     }
 }
 
-/// Every question, by name.
-pub static QUESTIONS: &[Question] = &[
-    lightsout::GET_BOARD,
-    lightsout::CREATE_PUZZLE,
-    lightsout::PERFORM_MOVE,
-    lightsout::SCRAMBLE,
-    lightsout::IS_SOLVED,
-    lightsout::COPY,
-    lightsout::SUCCESSORS,
-    lightsout::RAND_BOARD,
-    lightsout::SOLVABLE,
-    gogen::GET_BIT_VALUE,
-    gogen::SET_BIT_VALUE,
-    gogen::SET_ALL_BITS,
-    gogen::IS_FREE_LETTER,
-    gogen::GET_FIXED_LETTER_POS,
-    gogen::INTERSECT_NEIGHBOURHOODS,
-    gogen::GET_LETTER_POSITION,
-    gogen::VALID_SOLUTION,
-    gogen::UPDATE,
-];
-
-/// The question called `name`.
-pub fn grader(name: &str) -> Option<&'static dyn Grader> {
-    QUESTIONS
-        .iter()
-        .find(|q| q.name == name)
-        .map(|q| q as &dyn Grader)
-}
-
-/// Every question's name.
-pub fn names() -> Vec<&'static str> {
-    QUESTIONS.iter().map(|q| q.name).collect()
-}
-
 /// A predicate over a whole transcript: `Err(why)` when it is wrong.
-type Predicate = Box<dyn Fn(&[&str]) -> Result<(), String> + Send + Sync>;
+pub type Predicate = Box<dyn Fn(&[&str]) -> Result<(), String> + Send + Sync>;
 
 /// What a correct function's transcript is.
 pub enum Transcript {
@@ -199,18 +165,5 @@ mod tests {
         );
         assert_eq!(t.judge(b"a\nb\n", 3).check, Check::RuntimeError);
         assert_eq!(t.answer().stdout, "a\nb\n");
-    }
-
-    #[test]
-    fn names_are_unique_and_known() {
-        let names = names();
-        let set: std::collections::HashSet<_> = names.iter().collect();
-        assert_eq!(set.len(), names.len());
-        assert!(grader("lightsout:perform_move").is_some());
-        assert!(grader("gogen:update").is_some());
-        assert!(
-            grader("lightsout:find_solution").is_none(),
-            "a contract part"
-        );
     }
 }

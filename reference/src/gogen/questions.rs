@@ -10,10 +10,10 @@
 
 use std::path::PathBuf;
 
-use reference::family::LoadError;
-use reference::gogen::{Board, LetterMask, NUM_LETTERS, Puzzle, SIDE, read_puzzle, valid_solution};
+use super::{Board, LetterMask, NUM_LETTERS, Puzzle, SIDE, read_puzzle, valid_solution};
+use crate::family::{Grader, LoadError};
 
-use super::{Question, Transcript};
+use crate::questions::{Question, Transcript};
 
 const FORMS: &[&[&str]] = &[&["puzzle"], &["board", "words"]];
 
@@ -272,9 +272,22 @@ fn update(board: &Board, snapshot: bool) -> Vec<String> {
     lines
 }
 
+/// Every question of the family, in the order the handouts ask them.
+pub static QUESTIONS: &[&dyn Grader] = &[
+    &GET_BIT_VALUE,
+    &SET_BIT_VALUE,
+    &SET_ALL_BITS,
+    &IS_FREE_LETTER,
+    &GET_FIXED_LETTER_POS,
+    &INTERSECT_NEIGHBOURHOODS,
+    &GET_LETTER_POSITION,
+    &VALID_SOLUTION,
+    &UPDATE,
+];
+
 #[cfg(test)]
 mod tests {
-    use reference::family::{Case, Check};
+    use crate::family::{Case, Check};
 
     use super::*;
 
@@ -339,6 +352,6 @@ mod tests {
     }
 
     fn read_puzzle_text(text: &str) -> Puzzle {
-        reference::gogen::parse_exam(text).unwrap()
+        crate::gogen::parse_exam(text).unwrap()
     }
 }

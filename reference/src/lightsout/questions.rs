@@ -5,10 +5,10 @@
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use reference::family::LoadError;
-use reference::lightsout::{Board, Cell, Solver, read_board, rng, uniform};
+use super::{Board, Cell, Solver, read_board, rng, uniform};
+use crate::family::{Grader, LoadError};
 
-use super::{Question, Transcript};
+use crate::questions::{Question, Transcript};
 
 const FORMS: &[&[&str]] = &[&["board"]];
 
@@ -194,7 +194,7 @@ pub const RAND_BOARD: Question = Question {
 
 /// A board's rows of `#` and `O` (its board file without the header).
 pub fn rows(b: &Board) -> Vec<String> {
-    reference::lightsout::format_board(b)
+    crate::lightsout::format_board(b)
         .lines()
         .skip(1)
         .map(String::from)
@@ -245,9 +245,22 @@ fn boards(got: &[&str], width: usize, height: usize, count: usize) -> Result<Vec
     Ok(out)
 }
 
+/// Every question of the family, in the order the handouts ask them.
+pub static QUESTIONS: &[&dyn Grader] = &[
+    &GET_BOARD,
+    &CREATE_PUZZLE,
+    &PERFORM_MOVE,
+    &SCRAMBLE,
+    &IS_SOLVED,
+    &COPY,
+    &SUCCESSORS,
+    &RAND_BOARD,
+    &SOLVABLE,
+];
+
 #[cfg(test)]
 mod tests {
-    use reference::family::{Case, Check};
+    use crate::family::{Case, Check};
 
     use super::*;
 
