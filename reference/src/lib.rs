@@ -12,3 +12,5 @@ pub mod lightsout;
 pub mod questions;
 pub mod replay;
 pub mod slidingblock;
+#[cfg(feature = "toy")]
+pub mod toy;

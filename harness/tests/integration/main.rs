@@ -15,3 +15,4 @@ mod report;
 mod shard;
 mod slidingblock;
 mod support;
+mod toy;
