@@ -298,7 +298,7 @@ mod tests {
     use super::*;
 
     fn row(case: &str, verdict: Verdict, ms: f64, moves: Option<u64>) -> Row {
-        let mut r = Row::new("alice", "lightsout", "lightsout/easy", case);
+        let mut r = Row::new("alice", "toy", "toy/easy", case);
         r.verdict = verdict;
         r.wall_ms = Some(ms);
         r.cpu_ms = Some(ms / 2.0);

@@ -101,8 +101,8 @@ fn listing_family(path: &Path) -> anyhow::Result<Option<(&'static dyn Grader, us
 }
 
 /// The suite name of a listing: its stem, under the folder that names it
-/// (`suites/lightsout/easy/easy.csv` is `lightsout/easy`,
-/// `corpus/cs61bl-slidingblock/easy.csv` is `cs61bl-slidingblock/easy`).
+/// (`suites/toy/easy/easy.csv` is `toy/easy`,
+/// `corpus/cs61bl-blocks/easy.csv` is `cs61bl-blocks/easy`).
 pub fn suite_name(listing: &Path) -> String {
     let stem = listing
         .file_stem()
@@ -198,16 +198,16 @@ mod tests {
     #[test]
     fn suite_names() {
         assert_eq!(
-            suite_name(Path::new("suites/lightsout/easy/easy.csv")),
-            "lightsout/easy"
+            suite_name(Path::new("suites/toy/easy/easy.csv")),
+            "toy/easy"
         );
         assert_eq!(
-            suite_name(Path::new("../shared/corpus/cs61bl-slidingblock/easy.csv")),
-            "cs61bl-slidingblock/easy"
+            suite_name(Path::new("../shared/corpus/cs61bl-blocks/easy.csv")),
+            "cs61bl-blocks/easy"
         );
         assert_eq!(
-            suite_name(Path::new("corpus/cmu15122-lightsout/boards.csv")),
-            "cmu15122-lightsout/boards"
+            suite_name(Path::new("corpus/cmu15122-lights/boards.csv")),
+            "cmu15122-lights/boards"
         );
     }
 }

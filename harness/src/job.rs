@@ -71,7 +71,7 @@ pub struct Job {
     pub label: String,
     /// The family that names the row (and judges a puzzle or probe).
     pub family: &'static dyn Grader,
-    /// The row's suite, e.g. `lightsout/easy` (a class part's prefixed).
+    /// The row's suite, e.g. `toy/easy` (a class part's prefixed).
     pub suite: String,
     /// The row's case.
     pub case: String,
@@ -126,7 +126,7 @@ pub struct Case {
     /// The family that loads and judges it (a course part's question, or
     /// the family of its listing).
     pub family: &'static dyn Grader,
-    /// The suite name, e.g. `lightsout/easy`.
+    /// The suite name, e.g. `toy/easy`.
     pub suite: String,
     /// The case name: its files as listed, joined by `+` (a sliding-block
     /// case is `init+goal`: one tray may be listed with several goals).

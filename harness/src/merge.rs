@@ -66,7 +66,7 @@ mod tests {
     use super::*;
 
     fn row(who: &str, case: &str) -> Row {
-        Row::new(who, "lightsout", "lightsout/easy", case)
+        Row::new(who, "toy", "toy/easy", case)
     }
 
     #[test]
@@ -77,13 +77,13 @@ mod tests {
         ];
         let expected: BTreeSet<Key> = ["1", "2", "3", "4"]
             .iter()
-            .map(|c| ("a".to_string(), "lightsout/easy".to_string(), c.to_string()))
+            .map(|c| ("a".to_string(), "toy/easy".to_string(), c.to_string()))
             .collect();
         let m = merge(&shards, Some(&expected));
         let cases: Vec<&str> = m.rows.iter().map(|r| r.case.as_str()).collect();
         assert_eq!(cases, ["1", "2", "3"], "once each, sorted");
-        assert_eq!(m.duplicated, ["a lightsout/easy/1: in s1.csv and s2.csv"]);
-        assert_eq!(m.missing, ["a lightsout/easy/4"]);
+        assert_eq!(m.duplicated, ["a toy/easy/1: in s1.csv and s2.csv"]);
+        assert_eq!(m.missing, ["a toy/easy/4"]);
         assert!(!m.complete());
         let whole = merge(&shards[..1], None);
         assert!(whole.complete(), "nothing expected, nothing twice");

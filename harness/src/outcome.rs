@@ -65,7 +65,7 @@ pub struct Row {
     pub candidate: String,
     /// The puzzle family.
     pub family: String,
-    /// The suite (e.g. `lightsout/easy`).
+    /// The suite (e.g. `toy/easy`).
     pub suite: String,
     /// The case: its puzzle files as listed, joined by `+`
     /// (`big.tray.4+big.tray.4.goal`).

@@ -193,15 +193,15 @@ pub(crate) mod tests {
         })
     }
 
-    /// `n` Lights Out jobs on the handout's one-press board (answer 1:0).
+    /// `n` jobs of the test family on a one-press row (answer `1`).
     fn jobs(dir: &std::path::Path, n: usize) -> Vec<Job> {
         let path = dir.join("b.txt");
-        std::fs::write(&path, "3x2\n#OO\n##O\n").unwrap();
+        std::fs::write(&path, "0110\n").unwrap();
         let who = solver();
         (0..n)
             .map(|i| {
                 let case = Case {
-                    family: reference::families::family("lightsout").unwrap(),
+                    family: reference::families::family("toy").unwrap(),
                     suite: "s".into(),
                     name: format!("c{i:02}"),
                     files: Ok(vec![path.clone()]),
@@ -244,7 +244,7 @@ pub(crate) mod tests {
     fn every_case_once_in_a_well_formed_stream() {
         let dir = tempfile::tempdir().unwrap();
         let jobs = jobs(dir.path(), 12);
-        let fake = FakeExecutor::new(|_| Script::exit(0, "1:0\n"));
+        let fake = FakeExecutor::new(|_| Script::exit(0, "1\n"));
         let (summary, events) = run(3, &jobs, &fake, &Cancel::new());
         assert!(matches!(
             events[0],
@@ -273,7 +273,7 @@ pub(crate) mod tests {
     fn a_stop_cancels_the_running_case_and_every_case_not_started() {
         let dir = tempfile::tempdir().unwrap();
         let jobs = jobs(dir.path(), 10);
-        let mut fake = FakeExecutor::new(|_| Script::exit(0, "1:0\n"));
+        let mut fake = FakeExecutor::new(|_| Script::exit(0, "1\n"));
         let count = std::sync::atomic::AtomicUsize::new(0);
         let count = std::sync::Arc::new(count);
         let seen = std::sync::Arc::clone(&count);
@@ -304,7 +304,7 @@ pub(crate) mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut jobs = jobs(dir.path(), 6);
         // A puzzle that cannot be loaded is prepared too (as its error).
-        std::fs::write(dir.path().join("bad.txt"), "3x2\n#OX\n").unwrap();
+        std::fs::write(dir.path().join("bad.txt"), "01x\n").unwrap();
         let case = |j: &Job| match &j.task {
             Task::Puzzle { case, .. } => Arc::clone(case),
             _ => unreachable!(),
@@ -313,7 +313,7 @@ pub(crate) mod tests {
         bad.files = Ok(vec![dir.path().join("bad.txt")]);
         jobs[4] = Job::puzzle("alice", &solver(), &Arc::new(bad));
         let loaded: Vec<_> = jobs.iter().map(|j| Arc::clone(&case(j).loaded)).collect();
-        let mut fake = FakeExecutor::new(|_| Script::exit(0, "1:0\n"));
+        let mut fake = FakeExecutor::new(|_| Script::exit(0, "1\n"));
         let checked = std::sync::Arc::new(AtomicUsize::new(0));
         let count = std::sync::Arc::clone(&checked);
         fake.on_run = Some(Box::new(move |_: &Cancel| {
@@ -344,7 +344,7 @@ pub(crate) mod tests {
         let dir = tempfile::tempdir().unwrap();
         let jobs = jobs(dir.path(), 2);
         let fake = FakeExecutor::new(|_| Script::exit(1, ""));
-        let mut kept = Row::new("alice", "lightsout", "s", "old");
+        let mut kept = Row::new("alice", "toy", "s", "old");
         kept.verdict = Verdict::Accepted;
         let mut events = Vec::new();
         let ctx = Context {

@@ -229,7 +229,7 @@ mod tests {
     fn runs(entry: &str, case: &str, secs: &[f64], verdict: Verdict) -> Vec<Row> {
         secs.iter()
             .map(|s| {
-                let mut r = Row::new(entry, "slidingblock", "s", case);
+                let mut r = Row::new(entry, "toy", "s", case);
                 r.verdict = verdict;
                 r.cpu_ms = Some(s * 1000.0);
                 r.wall_ms = Some(s * 1000.0 + 5.0);

@@ -201,7 +201,7 @@ mod tests {
     }
 
     fn row(suite: &str, case: &str, verdict: Verdict) -> Row {
-        let mut r = Row::new("alice", "slidingblock", suite, case);
+        let mut r = Row::new("alice", "toy", suite, case);
         r.verdict = verdict;
         r
     }
@@ -215,10 +215,10 @@ mod tests {
             } else {
                 Verdict::TimeLimit
             };
-            rows.push(row("solver/slidingblock/hard", &format!("c{i}"), v));
+            rows.push(row("solver/toy/hard", &format!("c{i}"), v));
         }
-        rows.push(row("solver/slidingblock/easy", "e1", Verdict::Accepted));
-        rows.push(row("solver/slidingblock/easy", "e2", Verdict::WrongAnswer));
+        rows.push(row("solver/toy/easy", "e1", Verdict::Accepted));
+        rows.push(row("solver/toy/easy", "e2", Verdict::WrongAnswer));
         let refs: Vec<&Row> = rows.iter().collect();
         let mut hard = item(Rule::Each, 0.3);
         hard.cap = Some(8.0);
@@ -260,7 +260,7 @@ mod tests {
 
     #[test]
     fn minimum_moves_and_part_prefixes() {
-        let mut r = row("find_solution/lightsout/easy", "2x2.txt", Verdict::Accepted);
+        let mut r = row("find_solution/toy/easy", "2x2.txt", Verdict::Accepted);
         r.moves = Some(4);
         r.best_moves = Some(3);
         let mut it = item(Rule::Share, 15.0);

@@ -110,7 +110,7 @@ mod tests {
                     .contains(&t["visibility"].as_str().unwrap())
             );
         }
-        assert_eq!(tests[1]["name"], "lightsout/easy/3x2-9.txt");
+        assert_eq!(tests[1]["name"], "toy/easy/3x2-9.txt");
         assert_eq!(
             tests[1]["output"],
             "wrong-answer: lights still on after 1 moves (2 lit)"

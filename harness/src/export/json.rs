@@ -42,7 +42,7 @@ mod tests {
         assert_eq!(v["rows"].as_array().unwrap().len(), 3);
         assert_eq!(v["rows"][1]["verdict"], "wrong-answer");
         assert_eq!(
-            v["summary"]["suites"]["lightsout/easy"]["verdicts"]["accepted"],
+            v["summary"]["suites"]["toy/easy"]["verdicts"]["accepted"],
             1
         );
         insta::assert_json_snapshot!(v);

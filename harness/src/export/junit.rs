@@ -69,7 +69,7 @@ mod tests {
             .filter(|n| n.has_tag_name("testsuite"))
             .collect();
         assert_eq!(suites.len(), 2);
-        assert_eq!(suites[0].attribute("name"), Some("lightsout/easy"));
+        assert_eq!(suites[0].attribute("name"), Some("toy/easy"));
         assert_eq!(suites[0].attribute("tests"), Some("2"));
         assert_eq!(suites[0].attribute("failures"), Some("1"));
         let failure = doc

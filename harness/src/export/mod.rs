@@ -187,15 +187,15 @@ pub(crate) mod tests {
     pub fn record() -> Record {
         let mut rows = Vec::new();
         for (suite, case, verdict, detail) in [
-            ("lightsout/easy", "2x2-1.txt", Verdict::Accepted, ""),
+            ("toy/easy", "2x2-1.txt", Verdict::Accepted, ""),
             (
-                "lightsout/easy",
+                "toy/easy",
                 "3x2-9.txt",
                 Verdict::WrongAnswer,
                 "lights still on after 1 moves (2 lit)",
             ),
             (
-                "slidingblock/hard",
+                "toy/hard",
                 "dads+dads.goal",
                 Verdict::TimeLimit,
                 "still running after 80s",

@@ -261,18 +261,14 @@ mod tests {
         cpu: None,
     };
 
-    /// A Lights Out case: the handout's 3x2-34 (one press, 1:0) or 3x2-32
-    /// (unsolvable).
+    /// A case of the test family: a row solved by one press (`1`), or an
+    /// unsolvable row.
     fn case(solvable: bool) -> Box<dyn Puzzle> {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("b.txt");
-        let text = if solvable {
-            "3x2\n#OO\n##O\n"
-        } else {
-            "3x2\n#O#\n#OO\n"
-        };
+        let text = if solvable { "0110\n" } else { "100\n" };
         std::fs::write(&path, text).unwrap();
-        reference::families::family("lightsout")
+        reference::families::family("toy")
             .unwrap()
             .load(&[path])
             .unwrap()
@@ -285,7 +281,7 @@ mod tests {
     }
 
     fn verdict(solvable: bool, run: &RunResult) -> (Verdict, String) {
-        let mut row = Row::new("c", "lightsout", "s", "b.txt");
+        let mut row = Row::new("c", "toy", "s", "b.txt");
         fill(&mut row, case(solvable).as_ref(), run, &LIMITS);
         (row.verdict, row.detail)
     }
@@ -294,9 +290,9 @@ mod tests {
     fn the_verdict_table() {
         use Verdict::*;
         let v = |solvable, run: RunResult| verdict(solvable, &run);
-        assert_eq!(v(true, exited(0, "1:0\n")), (Accepted, String::new()));
+        assert_eq!(v(true, exited(0, "1\n")), (Accepted, String::new()));
         assert_eq!(
-            v(true, exited(0, "0:0\n")).0,
+            v(true, exited(0, "0\n")).0,
             WrongAnswer,
             "moves that leave lights on"
         );
@@ -361,7 +357,7 @@ mod tests {
     /// that wrote a flood of stderr is still reported as the segfault.
     #[test]
     fn stderr_over_its_cap_is_never_the_verdict() {
-        let mut r = exited(0, "1:0\n");
+        let mut r = exited(0, "1\n");
         r.stderr.total = 1 << 20;
         assert_eq!(
             verdict(true, &r),
@@ -379,9 +375,9 @@ mod tests {
     fn grade_runs_the_candidate_with_the_puzzle_files_appended() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("b.txt");
-        std::fs::write(&path, "3x2\n#OO\n##O\n").unwrap();
+        std::fs::write(&path, "0110\n").unwrap();
         let case = Case {
-            family: reference::families::family("lightsout").unwrap(),
+            family: reference::families::family("toy").unwrap(),
             suite: "s".into(),
             name: "b.txt".into(),
             files: Ok(vec![path.clone()]),
@@ -396,7 +392,7 @@ mod tests {
         });
         let mut options = options(1);
         options.limits = LIMITS;
-        let fake = FakeExecutor::new(|_| Script::exit(0, "1:0\n"));
+        let fake = FakeExecutor::new(|_| Script::exit(0, "1\n"));
         let cancel = Cancel::new();
         let grade = |case: &Case, options: &RunOptions, slot| {
             let ctx = Context {

@@ -518,7 +518,7 @@ mod tests {
             ("bob", "a.txt", Verdict::WrongAnswer, 2.0, Some(2)),
             ("bob", "b.txt", Verdict::TimeLimit, 80_000.0, None),
         ] {
-            let mut r = Row::new(who, "lightsout", "lightsout/easy", case);
+            let mut r = Row::new(who, "toy", "toy/easy", case);
             r.verdict = verdict;
             r.wall_ms = Some(ms);
             r.moves = moves;

@@ -202,7 +202,7 @@ mod tests {
     use super::*;
 
     fn row(case: &str, verdict: Verdict) -> Row {
-        let mut r = Row::new("alice", "lightsout", "lightsout/easy", case);
+        let mut r = Row::new("alice", "toy", "toy/easy", case);
         r.verdict = verdict;
         r.detail = "a, \"quoted\" detail".into();
         r.wall_ms = Some(1.5);
@@ -236,8 +236,7 @@ mod tests {
         }
         drop(card);
         let mut f = OpenOptions::new().append(true).open(&path).unwrap();
-        f.write_all(b"alice,lightsout,lightsout/easy,d,acc")
-            .unwrap();
+        f.write_all(b"alice,toy,toy/easy,d,acc").unwrap();
         drop(f);
 
         let (_, kept) = Scorecard::open(&path, Mode::Resume, Some("alice")).unwrap();
