@@ -4,10 +4,10 @@
 use std::path::Path;
 
 use anyhow::Context;
-use serde::Serialize;
 
 use super::Course;
 use super::rubric::{Rule, Score, round, show};
+use crate::export::gradescope::{Results, Test};
 use crate::job::BUILD;
 use crate::outcome::{Row, Verdict};
 
@@ -116,22 +116,6 @@ pub fn write_gradescope(
     points: &[Points],
     rows: &[Row],
 ) -> anyhow::Result<()> {
-    #[derive(Serialize)]
-    struct Results {
-        score: f64,
-        max_score: f64,
-        output: String,
-        visibility: &'static str,
-        tests: Vec<Test>,
-    }
-    #[derive(Serialize)]
-    struct Test {
-        name: String,
-        score: f64,
-        max_score: f64,
-        output: String,
-        visibility: &'static str,
-    }
     for p in points {
         let mine: Vec<&Row> = rows
             .iter()
@@ -161,8 +145,10 @@ pub fn write_gradescope(
             };
             tests.push(Test {
                 name: name.clone(),
+                number: None,
                 score: score.points,
                 max_score: item.max(),
+                status: None,
                 output,
                 visibility: "visible",
             });
@@ -171,6 +157,7 @@ pub fn write_gradescope(
         let results = Results {
             score: p.total,
             max_score: p.max,
+            execution_time: None,
             output: match build {
                 Some(r) if r.verdict != Verdict::Accepted => format!("{}: {}", r.verdict, r.detail),
                 _ => format!(
@@ -179,15 +166,13 @@ pub fn write_gradescope(
                 ),
             },
             visibility: "visible",
+            stdout_visibility: None,
             tests,
         };
         let folder = dir.join(crate::export::safe_name(&p.submission));
         std::fs::create_dir_all(&folder)
             .with_context(|| format!("cannot create {}", folder.display()))?;
-        crate::export::write_atomically(
-            &folder.join("results.json"),
-            &serde_json::to_vec_pretty(&results)?,
-        )?;
+        crate::export::write_atomically(&folder.join("results.json"), &results.to_bytes()?)?;
     }
     Ok(())
 }

@@ -1,6 +1,8 @@
-//! `gradescope`: Gradescope's autograder `results.json`: the score, its
-//! maximum, the execution time, and one test per case (one point each
-//! until rubrics come), visible to the student.
+//! `gradescope`: Gradescope's autograder `results.json`, written here
+//! alone: as an export of a run (the score, its maximum, the execution
+//! time, one test per case, one point each) and, for a class, one per
+//! submission with a test per rubric item ([`crate::course::points`]
+//! builds those [`Results`]).
 
 use serde::Serialize;
 
@@ -10,26 +12,56 @@ use crate::outcome::Verdict;
 /// The Gradescope exporter.
 pub struct Gradescope;
 
-#[derive(Serialize)]
-struct Results {
-    score: f64,
-    max_score: f64,
-    execution_time: f64,
-    output: String,
-    visibility: &'static str,
-    stdout_visibility: &'static str,
-    tests: Vec<Test>,
+/// Gradescope's `results.json` (the fields of its specification that
+/// puzzlegrade fills; those left `None` are left out).
+#[derive(Debug, Serialize)]
+pub struct Results {
+    /// The points.
+    pub score: f64,
+    /// The most points.
+    pub max_score: f64,
+    /// Seconds the grading took.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub execution_time: Option<f64>,
+    /// The text above the tests.
+    pub output: String,
+    /// Who sees the results.
+    pub visibility: &'static str,
+    /// Who sees the autograder's stdout.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stdout_visibility: Option<&'static str>,
+    /// The tests, in order.
+    pub tests: Vec<Test>,
 }
 
-#[derive(Serialize)]
-struct Test {
-    name: String,
-    number: String,
-    score: f64,
-    max_score: f64,
-    status: &'static str,
-    output: String,
-    visibility: &'static str,
+/// One test of a [`Results`].
+#[derive(Debug, Serialize)]
+pub struct Test {
+    /// Its name.
+    pub name: String,
+    /// Its number, as Gradescope shows it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub number: Option<String>,
+    /// The points.
+    pub score: f64,
+    /// The most points.
+    pub max_score: f64,
+    /// `passed` or `failed`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<&'static str>,
+    /// Why, for the student.
+    pub output: String,
+    /// Who sees it.
+    pub visibility: &'static str,
+}
+
+impl Results {
+    /// The file's bytes: pretty JSON and a final newline.
+    pub fn to_bytes(&self) -> anyhow::Result<Vec<u8>> {
+        let mut bytes = serde_json::to_vec_pretty(self)?;
+        bytes.push(b'\n');
+        Ok(bytes)
+    }
 }
 
 impl Export for Gradescope {
@@ -47,10 +79,10 @@ impl Export for Gradescope {
                 };
                 Test {
                     name: format!("{}/{}", row.suite, row.case),
-                    number: (i + 1).to_string(),
+                    number: Some((i + 1).to_string()),
                     score: if passed { 1.0 } else { 0.0 },
                     max_score: 1.0,
-                    status: if passed { "passed" } else { "failed" },
+                    status: Some(if passed { "passed" } else { "failed" }),
                     output,
                     visibility: "visible",
                 }
@@ -71,15 +103,13 @@ impl Export for Gradescope {
         let results = Results {
             score,
             max_score: tests.len() as f64,
-            execution_time: (r.summary.elapsed.as_secs_f64() * 1000.0).round() / 1000.0,
+            execution_time: Some((r.summary.elapsed.as_secs_f64() * 1000.0).round() / 1000.0),
             output,
             visibility: "visible",
-            stdout_visibility: "hidden",
+            stdout_visibility: Some("hidden"),
             tests,
         };
-        let mut bytes = serde_json::to_vec_pretty(&results)?;
-        bytes.push(b'\n');
-        Ok(bytes)
+        results.to_bytes()
     }
 }
 

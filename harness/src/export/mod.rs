@@ -3,7 +3,7 @@
 //! (a temporary file, then a rename) as rows come, so a crash leaves the
 //! last complete export, never a torn one.
 
-mod gradescope;
+pub mod gradescope;
 mod json;
 mod junit;
 
@@ -45,22 +45,28 @@ pub const FORMATS: &[(&str, Maker)] = &[
     ("gradescope", || Box::new(gradescope::Gradescope)),
 ];
 
-/// Parses `FORMAT:PATH`.
-pub fn parse_target(text: &str) -> anyhow::Result<(String, PathBuf)> {
+/// Parses `--export FORMAT:PATH` for a command that writes `formats`
+/// (grade: every name of [`FORMATS`]; compare: `json`; merge:
+/// `gradescope`, a folder).
+pub fn parse_target(text: &str, formats: &[&str]) -> anyhow::Result<(String, PathBuf)> {
     let Some((format, path)) = text.split_once(':') else {
         bail!("--export takes FORMAT:PATH, got {text:?}");
     };
-    if !FORMATS.iter().any(|(name, _)| *name == format) {
-        let known: Vec<&str> = FORMATS.iter().map(|(n, _)| *n).collect();
+    if !formats.contains(&format) {
         bail!(
             "unknown export format {format:?} (known: {})",
-            known.join(", ")
+            formats.join(", ")
         );
     }
     if path.is_empty() {
         bail!("--export {format}: needs a path");
     }
     Ok((format.to_string(), PathBuf::from(path)))
+}
+
+/// The names of [`FORMATS`].
+pub fn format_names() -> Vec<&'static str> {
+    FORMATS.iter().map(|(n, _)| *n).collect()
 }
 
 /// How soon after one rewrite the next may happen: a fast run of small
@@ -223,15 +229,22 @@ pub(crate) mod tests {
 
     #[test]
     fn targets_parse() {
+        let all = format_names();
         assert_eq!(
-            parse_target("json:out/r.json").unwrap(),
+            parse_target("json:out/r.json", &all).unwrap(),
             ("json".to_string(), PathBuf::from("out/r.json"))
         );
         assert_eq!(
-            parse_target("xml:r.xml").unwrap_err().to_string(),
+            parse_target("xml:r.xml", &all).unwrap_err().to_string(),
             "unknown export format \"xml\" (known: json, junit, gradescope)"
         );
-        assert!(parse_target("json").is_err());
-        assert!(parse_target("json:").is_err());
+        assert!(parse_target("json", &all).is_err());
+        assert!(parse_target("json:", &all).is_err());
+        assert_eq!(
+            parse_target("junit:r.xml", &["json"])
+                .unwrap_err()
+                .to_string(),
+            "unknown export format \"junit\" (known: json)"
+        );
     }
 }

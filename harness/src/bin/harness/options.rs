@@ -49,7 +49,7 @@ impl Outputs {
         let exports = args
             .exports
             .iter()
-            .map(|e| harness::export::parse_target(e))
+            .map(|e| harness::export::parse_target(e, &harness::export::format_names()))
             .collect::<anyhow::Result<Vec<_>>>()?;
         Ok(Self {
             scorecard: args.scorecard.clone(),

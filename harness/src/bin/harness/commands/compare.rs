@@ -8,15 +8,11 @@ use crate::cli::CompareArgs;
 
 /// Compares, prints the table, writes the exports.
 pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
-    let mut exports = Vec::new();
-    for e in &args.exports {
-        match e.split_once(':') {
-            Some(("json", path)) if !path.is_empty() => {
-                exports.push(std::path::PathBuf::from(path))
-            }
-            _ => anyhow::bail!("--export takes json:PATH, got {e:?}"),
-        }
-    }
+    let exports = args
+        .exports
+        .iter()
+        .map(|e| Ok(harness::export::parse_target(e, &["json"])?.1))
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let base = harness::compare::read(&args.baseline)?;
     let new = harness::compare::read(&args.new)?;
     let thresholds = harness::compare::Thresholds {

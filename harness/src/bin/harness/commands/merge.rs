@@ -11,6 +11,11 @@ use harness::report::{Mode, Scorecard};
 /// Merges the shards' scorecards, naming rows duplicated or missing.
 pub fn run(args: &crate::cli::MergeArgs) -> anyhow::Result<ExitCode> {
     use std::collections::BTreeSet;
+    let gradescope = args
+        .exports
+        .iter()
+        .map(|e| Ok(harness::export::parse_target(e, &["gradescope"])?.1))
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let mut shards = Vec::new();
     for path in &args.shards {
         shards.push((
@@ -68,16 +73,8 @@ pub fn run(args: &crate::cli::MergeArgs) -> anyhow::Result<ExitCode> {
         if let Some(path) = &args.summary {
             points::write_summary(path, course, &points)?;
         }
-        for e in &args.exports {
-            match e.split_once(':') {
-                Some(("gradescope", dir)) if !dir.is_empty() => points::write_gradescope(
-                    std::path::Path::new(dir),
-                    course,
-                    &points,
-                    &merged.rows,
-                )?,
-                _ => anyhow::bail!("--export takes gradescope:DIR, got {e:?}"),
-            }
+        for dir in &gradescope {
+            points::write_gradescope(dir, course, &points, &merged.rows)?;
         }
     }
     let mut out = std::io::stdout().lock();
