@@ -12,12 +12,53 @@ pub mod rubric;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::{Context, bail};
 use reference::family::Grader;
 use serde::Deserialize;
 
 use reference::family::Role;
 pub use rubric::{Item, Rule};
+
+/// What is wrong with a course config: every error names the file, and
+/// the line where the TOML has one.
+#[derive(Debug, thiserror::Error)]
+pub enum CourseError {
+    /// The file cannot be read.
+    #[error("cannot read course config {}", path.display())]
+    Read {
+        /// The config.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Its folder cannot be resolved.
+    #[error("cannot resolve {}", path.display())]
+    Resolve {
+        /// The folder.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// It is not TOML of the expected shape.
+    #[error("{}: {}{message}", path.display(), line.map(|l| format!("line {l}: ")).unwrap_or_default())]
+    Syntax {
+        /// The config.
+        path: PathBuf,
+        /// The line, when known.
+        line: Option<usize>,
+        /// What the parser says.
+        message: String,
+    },
+    /// It is well-formed but says something that cannot be graded.
+    #[error("{}: {what}", path.display())]
+    Invalid {
+        /// The config.
+        path: PathBuf,
+        /// What is wrong.
+        what: String,
+    },
+}
 
 /// A course config as written.
 #[derive(Debug, Clone, Deserialize)]
@@ -163,26 +204,30 @@ pub enum PartKind {
 
 impl Course {
     /// Reads and validates a course config. Errors name the file and line.
-    pub fn load(path: &Path) -> anyhow::Result<Self> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read course config {}", path.display()))?;
-        let file: CourseFile = toml::from_str(&text).map_err(|e| {
-            let line = e
+    pub fn load(path: &Path) -> Result<Self, CourseError> {
+        let text = std::fs::read_to_string(path).map_err(|source| CourseError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        let file: CourseFile = toml::from_str(&text).map_err(|e| CourseError::Syntax {
+            path: path.to_owned(),
+            line: e
                 .span()
-                .map(|s| text[..s.start.min(text.len())].lines().count().max(1));
-            match line {
-                Some(l) => anyhow::anyhow!("{}: line {l}: {}", path.display(), e.message()),
-                None => anyhow::anyhow!("{}: {}", path.display(), e.message()),
-            }
+                .map(|s| text[..s.start.min(text.len())].lines().count().max(1)),
+            message: e.message().to_string(),
         })?;
         let dir = path
             .parent()
             .filter(|d| !d.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
-        let dir = dir
-            .canonicalize()
-            .with_context(|| format!("cannot resolve {}", dir.display()))?;
-        let err = |what: String| anyhow::anyhow!("{}: {what}", path.display());
+        let dir = dir.canonicalize().map_err(|source| CourseError::Resolve {
+            path: dir.to_owned(),
+            source,
+        })?;
+        let err = |what: String| CourseError::Invalid {
+            path: path.to_owned(),
+            what,
+        };
         let family = reference::families::family(&file.family)
             .ok_or_else(|| err(format!("unknown family {:?}", file.family)))?;
         if file.parts.is_empty() {
@@ -294,7 +339,7 @@ impl Course {
     }
 
     /// Replaces the suites of the parts judged by the family's contract.
-    pub fn override_suites(&mut self, suites: &[PathBuf]) -> anyhow::Result<()> {
+    pub fn override_suites(&mut self, suites: &[PathBuf]) -> Result<(), CourseError> {
         let mut any = false;
         for part in &mut self.parts {
             if let PartKind::Suites(g) = part.kind
@@ -305,10 +350,10 @@ impl Course {
             }
         }
         if !any {
-            bail!(
-                "{}: no part runs the family's suites, so --suite has nothing to replace",
-                self.path.display()
-            );
+            return Err(CourseError::Invalid {
+                path: self.path.clone(),
+                what: "no part runs the family's suites, so --suite has nothing to replace".into(),
+            });
         }
         Ok(())
     }

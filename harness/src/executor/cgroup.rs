@@ -16,6 +16,8 @@
 //! kill beside v1 controllers), so this is plain file I/O.
 
 use std::path::{Path, PathBuf};
+
+use super::ExecError;
 use std::time::{Duration, Instant};
 
 /// One hierarchy's role.
@@ -63,11 +65,11 @@ pub struct Usage {
 impl Cgroups {
     /// Makes the run's folders under this process's own cgroups, or says
     /// why none can be made.
-    pub fn create(memory_limit: u64, pids_limit: u64) -> Result<Self, String> {
+    pub fn create(memory_limit: u64, pids_limit: u64) -> Result<Self, ExecError> {
         let mounts = std::fs::read_to_string("/proc/self/mountinfo")
-            .map_err(|e| format!("cannot read /proc/self/mountinfo: {e}"))?;
+            .map_err(|e| ExecError::io("read", "/proc/self/mountinfo", e))?;
         let own = std::fs::read_to_string("/proc/self/cgroup")
-            .map_err(|e| format!("cannot read /proc/self/cgroup: {e}"))?;
+            .map_err(|e| ExecError::io("read", "/proc/self/cgroup", e))?;
         let name = format!("puzzlegrade-{}", std::process::id());
         let (v1, v2) = parse_mounts(&mounts);
         let own_path = |controller: Option<&str>| own_cgroup(&own, controller);
@@ -110,7 +112,7 @@ impl Cgroups {
             let own = join(root, &own_path(None).unwrap_or_default());
             runs.push((Role::V2, delegate(&own, &name)?));
         } else {
-            return Err("no cgroup hierarchy with memory and pids controllers".into());
+            return Err(ExecError::NoControllers);
         }
         let c = Self {
             runs,
@@ -140,12 +142,11 @@ impl Cgroups {
     }
 
     /// A new cgroup for one case, limits set.
-    pub fn case(&self, id: &str) -> Result<CaseCgroup, String> {
+    pub fn case(&self, id: &str) -> Result<CaseCgroup, ExecError> {
         let mut dirs = Vec::new();
         for (role, run) in &self.runs {
             let dir = run.join(format!("case-{id}"));
-            std::fs::create_dir(&dir)
-                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            std::fs::create_dir(&dir).map_err(|e| ExecError::io("create", &dir, e))?;
             dirs.push((*role, dir));
         }
         let case = CaseCgroup { dirs };
@@ -169,7 +170,7 @@ impl Cgroups {
                 if let Err(e) = std::fs::write(dir.join(file), value)
                     && *required
                 {
-                    failure = Some(format!("cannot write {}: {e}", dir.join(file).display()));
+                    failure = Some(ExecError::io("write", dir.join(file), e));
                     break 'dirs;
                 }
             }
@@ -344,11 +345,11 @@ fn join(mount: &Path, own: &str) -> PathBuf {
     mount.join(own.trim_start_matches('/'))
 }
 
-fn make(dir: &Path) -> Result<PathBuf, String> {
+fn make(dir: &Path) -> Result<PathBuf, ExecError> {
     match std::fs::create_dir(dir) {
         Ok(()) => Ok(dir.to_owned()),
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(dir.to_owned()),
-        Err(e) => Err(format!("cannot create {}: {e}", dir.display())),
+        Err(e) => Err(ExecError::io("create", dir, e)),
     }
 }
 
@@ -356,15 +357,15 @@ fn make(dir: &Path) -> Result<PathBuf, String> {
 /// enabled for its cases. v2 lets a cgroup hand controllers to children
 /// only while it has no processes itself, so when `own` holds this
 /// process, the process first moves into a leaf of the run folder.
-fn delegate(own: &Path, name: &str) -> Result<PathBuf, String> {
+fn delegate(own: &Path, name: &str) -> Result<PathBuf, ExecError> {
     let want = "+memory +pids";
     let controllers = std::fs::read_to_string(own.join("cgroup.controllers")).unwrap_or_default();
     for c in ["memory", "pids"] {
         if !controllers.split_whitespace().any(|x| x == c) {
-            return Err(format!(
-                "the {c} controller is not delegated to {}",
-                own.display()
-            ));
+            return Err(ExecError::NotDelegated {
+                controller: c,
+                path: own.to_owned(),
+            });
         }
     }
     let run = make(&own.join(name))?;
@@ -372,10 +373,10 @@ fn delegate(own: &Path, name: &str) -> Result<PathBuf, String> {
     if enable(own).is_err() {
         let leaf = make(&run.join("harness"))?;
         std::fs::write(leaf.join("cgroup.procs"), std::process::id().to_string())
-            .map_err(|e| format!("cannot move the harness into {}: {e}", leaf.display()))?;
-        enable(own).map_err(|e| format!("cannot enable controllers in {}: {e}", own.display()))?;
+            .map_err(|e| ExecError::io("move the harness into", &leaf, e))?;
+        enable(own).map_err(|e| ExecError::io("enable controllers in", own, e))?;
     }
-    enable(&run).map_err(|e| format!("cannot enable controllers in {}: {e}", run.display()))?;
+    enable(&run).map_err(|e| ExecError::io("enable controllers in", &run, e))?;
     Ok(run)
 }
 
@@ -429,7 +430,8 @@ mod tests {
         std::fs::write(own.join("cgroup.controllers"), "cpu io\n").unwrap();
         let err = delegate(own, "puzzlegrade-2").unwrap_err();
         assert!(
-            err.starts_with("the memory controller is not delegated"),
+            err.to_string()
+                .starts_with("the memory controller is not delegated"),
             "{err}"
         );
     }

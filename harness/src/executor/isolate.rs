@@ -15,6 +15,7 @@ use std::ffi::OsString;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use super::ExecError;
 use super::cgroup::Cgroups;
 
 /// Who candidates run as.
@@ -253,11 +254,11 @@ impl Scratch {
     /// Copies `files` in (read as the reference reads puzzles: regular
     /// files only, at most `cap` bytes) and returns the copies' paths, in
     /// order. Names are kept; a name used twice gets a numbered prefix.
-    pub fn copy_in(&self, files: &[PathBuf], cap: u64) -> Result<Vec<PathBuf>, String> {
+    pub fn copy_in(&self, files: &[PathBuf], cap: u64) -> Result<Vec<PathBuf>, ExecError> {
         let mut out: Vec<PathBuf> = Vec::with_capacity(files.len());
         for (i, file) in files.iter().enumerate() {
             let bytes = reference::file::read_file_bounded::<std::convert::Infallible>(file, cap)
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| ExecError::Puzzle(e.to_string()))?;
             let name = file
                 .file_name()
                 .map_or_else(|| format!("file{i}"), |n| n.to_string_lossy().into_owned());
@@ -265,15 +266,18 @@ impl Scratch {
             if out.contains(&target) {
                 target = self.path.join(format!("{i}-{name}"));
             }
-            std::fs::write(&target, &bytes).map_err(|e| {
-                format!(
-                    "cannot copy {} into the scratch folder: {e}",
-                    file.display()
-                )
+            std::fs::write(&target, &bytes).map_err(|error| ExecError::CopyIn {
+                path: file.clone(),
+                error,
             })?;
             if let Some((uid, gid)) = self.owner {
-                std::os::unix::fs::chown(&target, Some(uid), Some(gid))
-                    .map_err(|e| format!("cannot give {} to uid {uid}: {e}", target.display()))?;
+                std::os::unix::fs::chown(&target, Some(uid), Some(gid)).map_err(|error| {
+                    ExecError::Give {
+                        path: target.clone(),
+                        uid,
+                        error,
+                    }
+                })?;
             }
             out.push(target);
         }
@@ -381,7 +385,7 @@ mod tests {
         let err = scratch
             .copy_in(&[PathBuf::from("/dev/zero")], 10)
             .unwrap_err();
-        assert!(err.contains("not a regular file"), "{err}");
+        assert!(err.to_string().contains("not a regular file"), "{err}");
         let path = scratch.path().to_owned();
         drop(scratch);
         assert!(!path.exists(), "a scratch folder goes with its case");

@@ -5,6 +5,7 @@
 //! so the verdict logic and the scheduler are tested without spawning).
 
 pub mod cgroup;
+mod error;
 pub mod fake;
 pub mod guard;
 pub mod isolate;
@@ -16,6 +17,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub use error::ExecError;
 pub use process::ProcessExecutor;
 
 use crate::cancel::Cancel;

@@ -165,7 +165,7 @@ impl Isolated {
         } else {
             (None, None)
         };
-        let level = isolate::settle(isolation, &cgroups, why);
+        let level = isolate::settle(isolation, &cgroups, why.map(|e| e.to_string()));
         let nproc = match (level.uid_base, &cgroups) {
             // The pids controller does it exactly (and RLIMIT_NPROC would
             // count the zombies of a killed case against the next one).
@@ -221,12 +221,12 @@ impl Isolated {
         };
         let copies = match scratch.copy_in(&spec.files, self.max_file) {
             Ok(c) => c,
-            Err(e) => return failed(e),
+            Err(e) => return failed(e.to_string()),
         };
         let cgroup = match &self.cgroups {
             Some(c) => match c.case(&id.to_string()) {
                 Ok(cg) => Some(cg),
-                Err(e) => return failed(e),
+                Err(e) => return failed(e.to_string()),
             },
             None => None,
         };

@@ -1,0 +1,63 @@
+//! The executor's own failures, never a candidate's: a case that meets one
+//! is a `harness-error` row saying so; at set-up, one says why a
+//! protection is not in force (no cgroups, and so on).
+
+use std::path::PathBuf;
+
+/// What went wrong on our side.
+#[derive(Debug, thiserror::Error)]
+pub enum ExecError {
+    /// A file or folder we need could not be read, made or written.
+    #[error("cannot {action} {}: {error}", path.display())]
+    Io {
+        /// What we tried: `read`, `create`, `write`, `enable controllers in`...
+        action: &'static str,
+        /// Where.
+        path: PathBuf,
+        /// What the system said.
+        error: std::io::Error,
+    },
+    /// A puzzle file could not be copied into a case's scratch folder.
+    #[error("cannot copy {} into the scratch folder: {error}", path.display())]
+    CopyIn {
+        /// The puzzle file.
+        path: PathBuf,
+        /// What the system said.
+        error: std::io::Error,
+    },
+    /// A copy could not be given to the slot's user.
+    #[error("cannot give {} to uid {uid}: {error}", path.display())]
+    Give {
+        /// The copy.
+        path: PathBuf,
+        /// The slot's user.
+        uid: u32,
+        /// What the system said.
+        error: std::io::Error,
+    },
+    /// A puzzle file could not be read (not a regular file, too large...).
+    #[error("{0}")]
+    Puzzle(String),
+    /// No cgroup hierarchy has the controllers a case needs.
+    #[error("no cgroup hierarchy with memory and pids controllers")]
+    NoControllers,
+    /// A cgroup controller is not handed down to the harness's cgroup.
+    #[error("the {controller} controller is not delegated to {}", path.display())]
+    NotDelegated {
+        /// The controller.
+        controller: &'static str,
+        /// The harness's own cgroup.
+        path: PathBuf,
+    },
+}
+
+impl ExecError {
+    /// An [`ExecError::Io`].
+    pub fn io(action: &'static str, path: impl Into<PathBuf>, error: std::io::Error) -> Self {
+        Self::Io {
+            action,
+            path: path.into(),
+            error,
+        }
+    }
+}
