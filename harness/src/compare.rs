@@ -213,19 +213,6 @@ pub fn compare(base: &[Row], new: &[Row], t: &Thresholds) -> Comparison {
     out
 }
 
-/// The rows of a scorecard, or of a contest leaderboard (one row per
-/// entry and case, its median time as the wall and CPU time).
-pub fn read(path: &std::path::Path) -> anyhow::Result<Vec<Row>> {
-    use anyhow::Context;
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    if text.starts_with('#') || text.starts_with("rank,entry") {
-        return crate::report::read_leaderboard(&text)
-            .with_context(|| format!("leaderboard {}", path.display()));
-    }
-    crate::report::read_scorecard(path)
-}
-
 /// `20%`, `0.2` or `20` (percent) as a fraction.
 pub fn parse_percent(text: &str) -> Result<f64, String> {
     let t = text.trim();

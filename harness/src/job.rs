@@ -128,8 +128,8 @@ pub struct Case {
     pub family: &'static dyn Grader,
     /// The suite name, e.g. `toy/easy`.
     pub suite: String,
-    /// The case name: its files as listed, joined by `+` (a sliding-block
-    /// case is `init+goal`: one tray may be listed with several goals).
+    /// The case name: its files as listed, joined by `+` (a two-file case
+    /// is `a+b`: one puzzle file may be listed with several others).
     pub name: String,
     /// The puzzle files, absolute, or what is wrong with the listing row.
     pub files: Result<Vec<PathBuf>, String>,

@@ -69,6 +69,24 @@ pub struct RunOptions {
     pub repeat: Repeat,
 }
 
+impl RunOptions {
+    /// `jobs` slots, `limits` and `isolation`, and the defaults for the
+    /// rest: listings stay inside their suites, puzzle files of at most
+    /// 64 MiB, outputs not kept, the default [`LoadOptions`], one run a job.
+    pub fn new(jobs: usize, limits: Limits, isolation: Isolation) -> Self {
+        Self {
+            jobs,
+            limits,
+            allow_outside_suite: false,
+            max_puzzle_size: 64 << 20,
+            keep_output: None,
+            isolation,
+            load: LoadOptions::default(),
+            repeat: Repeat::default(),
+        }
+    }
+}
+
 /// Warm-up runs, then counted runs, of each job, back to back on its slot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Repeat {

@@ -213,9 +213,7 @@ pub fn run(
                     for c in cases {
                         let mut job = Job::puzzle(id, &candidate, c);
                         job.suite = format!("{name}/{}", c.suite);
-                        if todo(id, &job.suite, &job.case) {
-                            jobs.push(job);
-                        }
+                        jobs.push(job);
                     }
                 }
                 PartPlan::Battery { probes, role } => {
@@ -224,23 +222,22 @@ pub fn run(
                         crate::battery::suite_name(course.family.name(), *role)
                     );
                     for (case, probe) in probes {
-                        if todo(id, &suite, case) {
-                            jobs.push(Job {
-                                label: id.clone(),
-                                family: course.family,
-                                suite: suite.clone(),
-                                case: case.clone(),
-                                task: Task::Probe {
-                                    candidate: Arc::clone(&candidate),
-                                    probe: Arc::clone(probe),
-                                },
-                            });
-                        }
+                        jobs.push(Job {
+                            label: id.clone(),
+                            family: course.family,
+                            suite: suite.clone(),
+                            case: case.clone(),
+                            task: Task::Probe {
+                                candidate: Arc::clone(&candidate),
+                                probe: Arc::clone(probe),
+                            },
+                        });
                     }
                 }
             }
         }
     }
+    let jobs = crate::schedule::not_kept(jobs, kept);
     pool(ctx, &jobs, &mut |event| {
         if let Event::CaseFinished { row } | Event::CaseCancelled { row } = &event {
             rows.push((**row).clone());

@@ -74,6 +74,44 @@ pub fn points(
         .collect()
 }
 
+/// The rubric's item names and each submission's points, from a class
+/// run's scorecard alone (its submissions and cases are the rows').
+pub fn of_rows(course: &Course, rows: &[Row]) -> (Vec<String>, Vec<Points>) {
+    let mut ids: Vec<String> = rows.iter().map(|r| r.candidate.clone()).collect();
+    ids.sort();
+    ids.dedup();
+    let mut keys: Vec<(String, String)> = rows
+        .iter()
+        .filter(|r| r.suite != BUILD)
+        .map(|r| (r.suite.clone(), r.case.clone()))
+        .collect();
+    keys.sort();
+    keys.dedup();
+    let items = course.file.rubric.iter().map(|i| i.name.clone()).collect();
+    (items, points(course, &ids, &keys, rows))
+}
+
+/// The points as the terminal shows them: a line per submission (its
+/// total of the most, and cases accepted or that it did not build).
+pub fn table(points: &[Points]) -> String {
+    let width = points.iter().map(|p| p.submission.len()).max().unwrap_or(0);
+    let mut out = String::new();
+    for p in points {
+        out.push_str(&format!(
+            "{:width$}  {:>6} / {}  {}\n",
+            p.submission,
+            show(p.total),
+            show(p.max),
+            if p.built {
+                format!("{} of {} cases accepted", p.accepted, p.cases)
+            } else {
+                "did not build".to_string()
+            }
+        ));
+    }
+    out
+}
+
 /// `summary.csv`: one row per submission (points per rubric item, total,
 /// the most possible, whether it built, cases accepted of cases run, and
 /// the counts behind each item), written atomically.

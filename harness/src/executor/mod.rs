@@ -91,6 +91,22 @@ pub struct Limits {
     pub cpu: Option<Duration>,
 }
 
+impl Limits {
+    /// `time` of wall clock and `memory` for a case's whole process tree,
+    /// with the usual caps: a second's grace, 64 MiB of stdout, 1 MiB of
+    /// stderr, no CPU-time limit.
+    pub fn new(time: Duration, memory: u64) -> Self {
+        Self {
+            time,
+            grace: Duration::from_secs(1),
+            stdout: 64 << 20,
+            stderr: 1 << 20,
+            memory,
+            cpu: None,
+        }
+    }
+}
+
 /// What a stream produced: the bytes kept (at most the cap) and how many
 /// were written in all.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -33,9 +33,8 @@ pub fn grade(ctx: &Context, job: &Job, slot: usize) -> Row {
 
 /// Loads every puzzle of `jobs` before any candidate runs, on
 /// `ctx.options.jobs` threads, so that the reference's own work never
-/// shares the machine with a timed candidate: a Lights Out minimum may
-/// take most of a minute of every core, a sliding-block best-moves search
-/// up to a second. Jobs that share a case (a class's submissions, a
+/// shares the machine with a timed candidate (finding a puzzle's fewest
+/// moves may take most of a minute of every core). Jobs that share a case (a class's submissions, a
 /// contest's entries) load it once. Stops early when a stop is requested;
 /// a case not loaded here loads when graded. Never fails: a puzzle that
 /// cannot be loaded is its rows' `harness-error`, as always.

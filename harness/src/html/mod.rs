@@ -33,6 +33,27 @@ pub struct Input {
     pub points: Option<(Vec<String>, Vec<Points>)>,
 }
 
+impl Input {
+    /// Adds the puzzle files of `cases` (a run's suites, for replays),
+    /// under their suite name and under each class part's (`part/suite`)
+    /// that the rows name.
+    pub fn add_files(&mut self, cases: Vec<crate::job::Case>) {
+        for case in cases {
+            let Ok(files) = case.files else { continue };
+            let tail = format!("/{}", case.suite);
+            let prefixed: Vec<String> = self
+                .rows
+                .iter()
+                .filter(|r| r.suite.ends_with(&tail))
+                .map(|r| r.suite.clone())
+                .collect();
+            for suite in prefixed.into_iter().chain([case.suite]) {
+                self.files.insert((suite, case.name.clone()), files.clone());
+            }
+        }
+    }
+}
+
 /// The most cases in the bar chart and the most replays on one page.
 pub const MAX_BARS: usize = 80;
 /// See [`MAX_BARS`].

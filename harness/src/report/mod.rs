@@ -13,6 +13,19 @@ pub use scorecard::{Mode, Scorecard, read as read_scorecard};
 pub use terminal::Terminal;
 
 use crate::event::Event;
+use crate::outcome::Row;
+
+/// The rows of a scorecard, or of a contest leaderboard (one row per
+/// entry and case, its median time as the wall and CPU time).
+pub fn read_rows(path: &std::path::Path) -> anyhow::Result<Vec<Row>> {
+    use anyhow::Context;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    if text.starts_with('#') || text.starts_with("rank,entry") {
+        return read_leaderboard(&text).with_context(|| format!("leaderboard {}", path.display()));
+    }
+    read_scorecard(path)
+}
 
 /// Something that consumes the event stream.
 pub trait Sink {

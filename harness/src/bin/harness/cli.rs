@@ -198,9 +198,9 @@ pub struct GradeArgs {
     /// Only cases whose `suite/case` contains this text.
     #[arg(long)]
     pub filter: Option<String>,
-    /// States the breadth-first search may store to find a sliding-block
-    /// puzzle's `best_moves` when no best-known table has it (0: tables
-    /// only; 250000000 proves the hardest CS61BL puzzles, ~20 s each).
+    /// States a search may store to find a puzzle's `best_moves` when no
+    /// best-known table has it (0: tables only; 250000000 proves the
+    /// hardest CS61BL puzzles, ~20 s each).
     #[arg(long, default_value_t = reference::family::BEST_MOVES_STATES)]
     pub best_moves_states: usize,
     /// The candidate's working directory (default: the candidate program's

@@ -159,7 +159,8 @@ pub fn grade(args: &GradeArgs) -> anyhow::Result<Grade> {
     let shard_costs = match &args.shard_costs {
         None => None,
         Some(p) => Some(std::sync::Arc::new(harness::shard::Costs::from_rows(
-            &harness::compare::read(p).with_context(|| format!("--shard-costs {}", p.display()))?,
+            &harness::report::read_rows(p)
+                .with_context(|| format!("--shard-costs {}", p.display()))?,
         ))),
     };
     Ok(Grade {

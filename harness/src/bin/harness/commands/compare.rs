@@ -13,8 +13,8 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|e| Ok(harness::export::parse_target(e, &["json"])?.1))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let base = harness::compare::read(&args.baseline)?;
-    let new = harness::compare::read(&args.new)?;
+    let base = harness::report::read_rows(&args.baseline)?;
+    let new = harness::report::read_rows(&args.new)?;
     let thresholds = harness::compare::Thresholds {
         relative: args.threshold,
         min_delta: args.min_delta,

@@ -7,8 +7,7 @@ use harness::executor::Limits;
 use harness::executor::isolate::Isolation;
 use harness::job::Candidate;
 use harness::report::{Mode, Reporter, Scorecard};
-use harness::settings::{Context, Repeat, RunOptions};
-use reference::family::LoadOptions;
+use harness::settings::{Context, RunOptions};
 
 use super::{exit_status, report_to, screen, watch_signals};
 use crate::cli::ConformArgs;
@@ -33,23 +32,8 @@ pub fn run(args: &ConformArgs) -> anyhow::Result<ExitCode> {
     let screen = screen(args.format, &label);
     let mut reporter = Reporter::new(vec![screen, Box::new(scorecard)]);
     // One probe at a time, as the course's scripts ran them.
-    let options = RunOptions {
-        jobs: 1,
-        limits: Limits {
-            time: args.time_limit,
-            grace: std::time::Duration::from_secs(1),
-            stdout: 64 << 20,
-            stderr: 1 << 20,
-            memory: 2 << 30,
-            cpu: None,
-        },
-        allow_outside_suite: false,
-        max_puzzle_size: 64 << 20,
-        keep_output: None,
-        isolation: Isolation::default(),
-        load: LoadOptions::default(),
-        repeat: Repeat::default(),
-    };
+    let limits = Limits::new(args.time_limit, 2 << 30);
+    let options = RunOptions::new(1, limits, Isolation::default());
     let cancel = watch_signals()?;
     let executor = super::executor(&options.isolation, options.max_puzzle_size)?;
     let ctx = Context {

@@ -9,7 +9,6 @@ use harness::event::Event;
 use harness::executor::Limits;
 use harness::report::{Mode, Scorecard};
 use harness::settings::{Context, Repeat, RunOptions};
-use reference::family::LoadOptions;
 
 use super::watch_signals;
 
@@ -33,25 +32,14 @@ pub fn run(args: &crate::cli::ContestArgs) -> anyhow::Result<ExitCode> {
         std::fs::set_permissions(moves.path(), std::fs::Permissions::from_mode(0o755))?;
     }
     let cases = contest::cases(found, crate::options::role(args.role), moves.path())?;
+    let limits = Limits::new(args.time_limit, args.sandbox.memory_limit.as_u64());
+    let isolation = crate::options::isolation(&args.sandbox, Some(args.jobs))?;
     let options = RunOptions {
-        jobs: args.jobs.get(),
-        limits: Limits {
-            time: args.time_limit,
-            grace: std::time::Duration::from_secs(1),
-            stdout: 64 << 20,
-            stderr: 1 << 20,
-            memory: args.sandbox.memory_limit.as_u64(),
-            cpu: None,
-        },
-        allow_outside_suite: false,
-        max_puzzle_size: 64 << 20,
-        keep_output: None,
-        isolation: crate::options::isolation(&args.sandbox, Some(args.jobs))?,
-        load: LoadOptions::default(),
         repeat: Repeat {
             warmup: args.warmup as usize,
             runs: args.runs as usize,
         },
+        ..RunOptions::new(args.jobs.get(), limits, isolation)
     };
     let plan = contest::Plan {
         runs: args.runs as usize,

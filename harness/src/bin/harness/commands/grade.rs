@@ -133,22 +133,7 @@ fn class(args: &GradeArgs, course_path: &Path) -> anyhow::Result<ExitCode> {
         points::write_gradescope(dir, &course, &points, &result.rows)?;
     }
     if outputs.format == Format::Human {
-        let mut out = std::io::stdout().lock();
-        let width = points.iter().map(|p| p.submission.len()).max().unwrap_or(0);
-        for p in &points {
-            let _ = writeln!(
-                out,
-                "{:width$}  {:>6} / {}  {}",
-                p.submission,
-                harness::course::rubric::show(p.total),
-                harness::course::rubric::show(p.max),
-                if p.built {
-                    format!("{} of {} cases accepted", p.accepted, p.cases)
-                } else {
-                    "did not build".to_string()
-                }
-            );
-        }
+        let _ = std::io::stdout().write_all(points::table(&points).as_bytes());
     }
     Ok(exit_status(&result.summary, reporter))
 }
