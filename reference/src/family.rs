@@ -111,6 +111,18 @@ impl Default for LoadOptions {
     }
 }
 
+/// What writes a battery's probes.
+pub type BatteryMaker = fn(&mut Battery);
+
+/// The battery of `role`, made by the maker `makers` lists for it (a
+/// family's [`Family::battery`] in one line); `None` for a role without one.
+pub fn battery_of(role: Role, makers: &[(Role, BatteryMaker)]) -> Option<Battery> {
+    let (_, make) = makers.iter().find(|(r, _)| *r == role)?;
+    let mut battery = Battery::default();
+    make(&mut battery);
+    Some(battery)
+}
+
 /// A puzzle family, typed.
 pub trait Family: 'static {
     /// A loaded, ready-to-judge puzzle (with whatever the checker precomputes).

@@ -11,7 +11,9 @@
 use std::path::{Path, PathBuf};
 
 use crate::battery::{Battery, Output};
-use crate::family::{Answer, Family, Grader, LoadError, LoadOptions, Role, Statuses, Verified};
+use crate::family::{
+    Answer, Family, Grader, LoadError, LoadOptions, Role, Statuses, Verified, battery_of,
+};
 use crate::questions::{Question, Transcript};
 use crate::replay::{Frame, MAX_FRAMES, Replay};
 
@@ -142,15 +144,7 @@ impl Family for Toy {
     }
 
     fn battery(role: Role) -> Option<Battery> {
-        if role != Role::Solver {
-            return None;
-        }
-        let mut b = Battery::default();
-        let f = b.folder(&[("row", b"0110\n"), ("odd", b"100\n")], b"");
-        b.case("solvable", &f, &["row"], &["row"], &[0], Output::Solves);
-        b.case("unsolvable", &f, &["odd"], &[], &[1], Output::Empty);
-        b.case("missing file", &f, &["-"], &[], &[1], Output::Empty);
-        Some(b)
+        battery_of(role, &[(Role::Solver, solver_battery)])
     }
 
     fn replay(files: &[PathBuf], stdout: &[u8]) -> Option<Replay> {
@@ -184,6 +178,14 @@ impl Family for Toy {
     }
 
     const QUESTIONS: &'static [&'static dyn Grader] = &[&COUNT];
+}
+
+/// The Solver battery: a solvable row, an unsolvable one, a missing file.
+fn solver_battery(b: &mut Battery) {
+    let f = b.folder(&[("row", b"0110\n"), ("odd", b"100\n")], b"");
+    b.case("solvable", &f, &["row"], &["row"], &[0], Output::Solves);
+    b.case("unsolvable", &f, &["odd"], &[], &[1], Output::Empty);
+    b.case("missing file", &f, &["-"], &[], &[1], Output::Empty);
 }
 
 /// `count(row)`: the number of lights on.

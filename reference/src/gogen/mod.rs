@@ -24,7 +24,7 @@ pub use solve::{count_solutions, solutions, solve};
 use std::sync::OnceLock;
 
 use crate::battery::Battery;
-use crate::family::{Answer, Family, LoadError, LoadOptions, Role, Statuses, Verified};
+use crate::family::{Answer, Family, LoadError, LoadOptions, Role, Statuses, Verified, battery_of};
 
 /// The Gogen family for the harness: one file (exam form) or two (board,
 /// words) per case; the candidate prints the solved board.
@@ -71,11 +71,6 @@ impl Family for Gogen {
     const QUESTIONS: &'static [&'static dyn crate::family::Grader] = questions::QUESTIONS;
 
     fn battery(role: Role) -> Option<Battery> {
-        let mut b = Battery::default();
-        match role {
-            Role::Solver => conform::solver(&mut b),
-            Role::Checker => return None,
-        }
-        Some(b)
+        battery_of(role, &[(Role::Solver, conform::solver)])
     }
 }

@@ -26,7 +26,7 @@ pub use solve::{MAX_EXHAUSTIVE_NULLITY, Minimality, Solution, Solver, solve, sol
 use std::path::PathBuf;
 
 use crate::battery::Battery;
-use crate::family::{Answer, Family, LoadError, LoadOptions, Role, Statuses, Verified};
+use crate::family::{Answer, Family, LoadError, LoadOptions, Role, Statuses, Verified, battery_of};
 
 /// The Lights Out family for the harness: one board file per case; the
 /// candidate prints moves (15-122 contract), judged against the minimum.
@@ -77,11 +77,6 @@ impl Family for LightsOut {
     const QUESTIONS: &'static [&'static dyn crate::family::Grader] = questions::QUESTIONS;
 
     fn battery(role: Role) -> Option<Battery> {
-        let mut b = Battery::default();
-        match role {
-            Role::Solver => conform::solver(&mut b),
-            Role::Checker => return None,
-        }
-        Some(b)
+        battery_of(role, &[(Role::Solver, conform::solver)])
     }
 }

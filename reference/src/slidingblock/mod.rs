@@ -36,7 +36,7 @@ pub use solve::{
 pub use tray::{Block, Goal, MAX_SIDE, Move, Shape, Tray, rotated, rotated_goal};
 
 use crate::battery::Battery;
-use crate::family::{Answer, Family, LoadError, LoadOptions, Role, Statuses, Verified};
+use crate::family::{Answer, Family, LoadError, LoadOptions, Role, Statuses, Verified, battery_of};
 
 /// The sliding-block family for the harness: two files per case (INIT
 /// GOAL); the candidate is a Solver printing moves.
@@ -129,12 +129,13 @@ impl Family for SlidingBlock {
     }
 
     fn battery(role: Role) -> Option<Battery> {
-        let mut b = Battery::default();
-        match role {
-            Role::Checker => conform::checker(&mut b),
-            Role::Solver => conform::solver(&mut b),
-        }
-        Some(b)
+        battery_of(
+            role,
+            &[
+                (Role::Checker, conform::checker),
+                (Role::Solver, conform::solver),
+            ],
+        )
     }
 
     /// The course's older `height width row col` block lines (2010-2012).

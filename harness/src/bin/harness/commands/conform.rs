@@ -7,9 +7,9 @@ use harness::executor::Limits;
 use harness::executor::isolate::Isolation;
 use harness::job::Candidate;
 use harness::report::{Mode, Reporter, Scorecard};
-use harness::settings::{Context, RunOptions};
+use harness::settings::RunOptions;
 
-use super::{exit_status, report_to, screen, watch_signals};
+use super::{Runner, exit_status, report_to, screen};
 use crate::cli::ConformArgs;
 
 /// Runs the family's battery for the role on the candidate.
@@ -34,14 +34,8 @@ pub fn run(args: &ConformArgs) -> anyhow::Result<ExitCode> {
     // One probe at a time, as the course's scripts ran them.
     let limits = Limits::new(args.time_limit, 2 << 30);
     let options = RunOptions::new(1, limits, Isolation::default());
-    let cancel = watch_signals()?;
-    let executor = super::executor(&options.isolation, options.max_puzzle_size)?;
-    let ctx = Context {
-        options: &options,
-        executor: &executor,
-        cancel: &cancel,
-    };
-    let summary =
-        harness::conform::run(&ctx, &label, &jobs, &mut report_to(&mut reporter, &cancel));
+    let runner = Runner::new(&options)?;
+    let (ctx, cancel) = (runner.context(&options), &runner.cancel);
+    let summary = harness::conform::run(&ctx, &label, &jobs, &mut report_to(&mut reporter, cancel));
     Ok(exit_status(&summary, reporter))
 }

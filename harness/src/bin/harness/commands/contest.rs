@@ -10,7 +10,7 @@ use harness::executor::Limits;
 use harness::report::{Mode, Scorecard};
 use harness::settings::{Context, Repeat, RunOptions};
 
-use super::watch_signals;
+use super::Runner;
 
 /// Times every entry on every case, ranks them, writes the leaderboard.
 pub fn run(args: &crate::cli::ContestArgs) -> anyhow::Result<ExitCode> {
@@ -48,20 +48,15 @@ pub fn run(args: &crate::cli::ContestArgs) -> anyhow::Result<ExitCode> {
         time_limit: args.time_limit,
     };
     let mut env = contest::Environment::read(options.jobs);
-    let cancel = watch_signals()?;
-    let executor = super::executor(&options.isolation, options.max_puzzle_size)?;
-    let ctx = Context {
-        options: &options,
-        executor: &executor,
-        cancel: &cancel,
-    };
+    let runner = Runner::new(&options)?;
+    let (ctx, cancel) = (runner.context(&options), &runner.cancel);
     // Entries with a `run`, or submissions built as the course does (the
     // builds' folder lives until the contest is over).
     let (entries, _work) = match &args.course {
         None => (contest::entries(&args.entries)?, None),
         Some(path) => {
             let course = Course::load(path)?;
-            let work = harness::class::work_dir(&executor)?;
+            let work = harness::class::work_dir(&runner.executor)?;
             let built = harness::class::built_candidates(
                 &Context {
                     options: &RunOptions {

@@ -11,9 +11,8 @@ use harness::course::{Course, points};
 use harness::export::Exports;
 use harness::job::Job;
 use harness::report::{Reporter, Scorecard, Sink};
-use harness::settings::Context;
 
-use super::{exit_status, report_to, screen, watch_signals};
+use super::{Runner, exit_status, report_to, screen};
 use crate::cli::{Format, GradeArgs, IsolationArg};
 use crate::options::{self, Outputs};
 
@@ -52,19 +51,14 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<ExitCode> {
         sinks.push(Box::new(Exports::new(&outputs.exports, &label, &kept)?));
     }
     let mut reporter = Reporter::new(sinks);
-    let cancel = watch_signals()?;
-    let executor = super::executor(&grade.options.isolation, grade.options.max_puzzle_size)?;
-    let ctx = Context {
-        options: &grade.options,
-        executor: &executor,
-        cancel: &cancel,
-    };
+    let runner = Runner::new(&grade.options)?;
+    let (ctx, cancel) = (runner.context(&grade.options), &runner.cancel);
     let summary = harness::schedule::run(
         &ctx,
         &label,
         &jobs,
         &kept,
-        &mut report_to(&mut reporter, &cancel),
+        &mut report_to(&mut reporter, cancel),
     );
     Ok(exit_status(&summary, reporter))
 }
@@ -110,20 +104,15 @@ fn class(args: &GradeArgs, course_path: &Path) -> anyhow::Result<ExitCode> {
         sinks.push(Box::new(Exports::new(&others, &label, &kept)?));
     }
     let mut reporter = Reporter::new(sinks);
-    let cancel = watch_signals()?;
-    let executor = super::executor(&grade.options.isolation, grade.options.max_puzzle_size)?;
-    let ctx = Context {
-        options: &grade.options,
-        executor: &executor,
-        cancel: &cancel,
-    };
+    let runner = Runner::new(&grade.options)?;
+    let (ctx, cancel) = (runner.context(&grade.options), &runner.cancel);
     let result = harness::class::run(
         &ctx,
         &course,
         &grade.selection,
         &submissions,
         &kept,
-        &mut report_to(&mut reporter, &cancel),
+        &mut report_to(&mut reporter, cancel),
     )?;
     let points = points::points(&course, &result.ids, &result.keys, &result.rows);
     if let Some(path) = &args.summary {

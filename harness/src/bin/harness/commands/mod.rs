@@ -14,12 +14,13 @@ pub mod solve;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use anyhow::Context;
+use anyhow::Context as _;
 use harness::cancel::{Cancel, StopReason};
 use harness::event::Summary;
 use harness::executor::ProcessExecutor;
 use harness::executor::isolate::Isolation;
 use harness::report::{JsonLines, Reporter, Sink, Terminal};
+use harness::settings::{Context, RunOptions};
 use signal_hook::consts::{SIGINT, SIGTERM};
 
 use crate::cli::Format;
@@ -32,8 +33,35 @@ pub fn screen(format: Format, label: &str) -> Box<dyn Sink> {
     }
 }
 
+/// What a run needs from the binary: a stop token that SIGINT and SIGTERM
+/// set, and the process executor (with its guard) for the run's options.
+pub struct Runner {
+    /// The stop token.
+    pub cancel: Arc<Cancel>,
+    /// The executor.
+    pub executor: ProcessExecutor,
+}
+
+impl Runner {
+    /// Watches the signals and sets up the executor for `options`.
+    pub fn new(options: &RunOptions) -> anyhow::Result<Self> {
+        let cancel = watch_signals()?;
+        let executor = executor(&options.isolation, options.max_puzzle_size)?;
+        Ok(Self { cancel, executor })
+    }
+
+    /// The run context over `options`.
+    pub fn context<'a>(&'a self, options: &'a RunOptions) -> Context<'a> {
+        Context {
+            options,
+            executor: &self.executor,
+            cancel: &self.cancel,
+        }
+    }
+}
+
 /// The process executor with the guard and `isolation`.
-pub fn executor(isolation: &Isolation, max_file: u64) -> anyhow::Result<ProcessExecutor> {
+fn executor(isolation: &Isolation, max_file: u64) -> anyhow::Result<ProcessExecutor> {
     let exe = std::env::current_exe().context("cannot locate the harness executable")?;
     ProcessExecutor::supervised(&exe, isolation, max_file)
         .context("cannot set up the candidates' isolation")
@@ -62,7 +90,7 @@ pub fn stopped(reason: StopReason) -> ExitCode {
 }
 
 /// A stop token that SIGINT and SIGTERM set (a second signal: at once).
-pub fn watch_signals() -> anyhow::Result<Arc<Cancel>> {
+fn watch_signals() -> anyhow::Result<Arc<Cancel>> {
     let cancel = Arc::new(Cancel::new());
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])
         .context("cannot watch SIGINT and SIGTERM")?;
