@@ -190,6 +190,7 @@ fn prepare_and_exec(args: &ExecArgs) -> Result<Never, String> {
             .set(value, ceiling)
             .map_err(|e| format!("cannot set the {name} limit: {e}"))?;
     }
+    drop_terminal()?;
     let (program, rest) = args.argv.split_first().ok_or("no command")?;
     let mut cmd = match &args.bwrap {
         None => {
@@ -206,7 +207,7 @@ fn prepare_and_exec(args: &ExecArgs) -> Result<Never, String> {
                 .arg("--bind")
                 .arg(writable)
                 .arg(writable)
-                .args(["--unshare-all", "--die-with-parent"])
+                .args(["--unshare-all", "--die-with-parent", "--new-session"])
                 .arg("--chdir")
                 .arg(std::env::current_dir().map_err(|e| format!("no working folder: {e}"))?)
                 .arg("--")
@@ -225,6 +226,37 @@ fn prepare_and_exec(args: &ExecArgs) -> Result<Never, String> {
     }
     let e = cmd.exec();
     Err(format!("cannot start {}: {e}", program.to_string_lossy()))
+}
+
+/// Gives up the controlling terminal the harness was started from, if it
+/// has one, before the candidate starts: the candidate then cannot open
+/// `/dev/tty`, type into the grader's shell (`TIOCSTI` works only on one's
+/// own controlling terminal, or as root) or take its foreground
+/// (`tcsetpgrp`), and a process in the harness's session that is not its
+/// leader can never get one back. (`setsid` would do it too, but the
+/// trampoline leads its process group from its spawn on, which `setsid`
+/// refuses; the harness keeps spawning without a fork.)
+fn drop_terminal() -> Result<(), String> {
+    use std::os::fd::AsRawFd;
+    // No controlling terminal (ENXIO): nothing to give up.
+    let Ok(tty) = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")
+    else {
+        return Ok(());
+    };
+    // SAFETY: TIOCNOTTY takes no argument and touches no memory of ours;
+    // `tty` is an open descriptor for the call's whole duration.
+    #[allow(unsafe_code)]
+    let r = unsafe { libc::ioctl(tty.as_raw_fd(), libc::TIOCNOTTY) };
+    if r != 0 {
+        return Err(format!(
+            "cannot give up the controlling terminal: {}",
+            std::io::Error::last_os_error()
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

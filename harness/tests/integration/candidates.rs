@@ -9,7 +9,7 @@ use predicates::prelude::*;
 
 use crate::support::{harness, workspace};
 
-fn have(program: &str) -> bool {
+pub fn have(program: &str) -> bool {
     Command::new(program)
         .arg("--version")
         .output()
@@ -29,7 +29,7 @@ fn grade_easy(candidate: &str, scorecard: &Path) {
 
 /// `harness/tests/candidates/<name>.c` built with `gcc -O2` into `dir`;
 /// `None` (with a note) when gcc is absent.
-fn gcc(name: &str, dir: &Path) -> Option<PathBuf> {
+pub fn gcc(name: &str, dir: &Path) -> Option<PathBuf> {
     if !have("gcc") {
         eprintln!("note: gcc is absent; skipping");
         return None;

@@ -15,4 +15,5 @@ mod report;
 mod shard;
 mod slidingblock;
 mod support;
+mod terminal;
 mod toy;
