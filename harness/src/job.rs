@@ -144,8 +144,21 @@ pub struct Case {
     pub loaded: Loaded,
 }
 
-/// A case's puzzle, loaded at most once.
-pub type Loaded = Arc<OnceLock<Result<Arc<dyn reference::family::Case>, String>>>;
+/// A case's puzzle, loaded at most once (or why it cannot be).
+pub type Loaded = Arc<OnceLock<Result<Prepared, String>>>;
+
+/// A case ready to run: the puzzle as the family loaded it, and the bytes
+/// of the files the candidate is given, read at the same moment (before
+/// any candidate ran). Every candidate's copies are written from these
+/// bytes, never from the live files, which a candidate running as the
+/// harness's own user could rewrite.
+#[derive(Clone)]
+pub struct Prepared {
+    /// The loaded puzzle, which judges every answer.
+    pub puzzle: Arc<dyn reference::family::Case>,
+    /// The bytes of the files the candidate is given, in order.
+    pub given: Arc<Vec<Vec<u8>>>,
+}
 
 /// One probe of a program's exit statuses: arguments and stdin, the
 /// statuses accepted (more than one where a spec calls a row ambiguous)

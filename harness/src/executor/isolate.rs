@@ -251,14 +251,29 @@ impl Scratch {
         &self.path
     }
 
-    /// Copies `files` in (read as the reference reads puzzles: regular
-    /// files only, at most `cap` bytes) and returns the copies' paths, in
-    /// order. Names are kept; a name used twice gets a numbered prefix.
-    pub fn copy_in(&self, files: &[PathBuf], cap: u64) -> Result<Vec<PathBuf>, ExecError> {
+    /// Copies `files` in and returns the copies' paths, in order: from
+    /// `contents` (the bytes the harness read when it loaded the puzzle)
+    /// where given, else read now as the reference reads puzzles (regular
+    /// files only, at most `cap` bytes). Names are kept; a name used twice
+    /// gets a numbered prefix.
+    pub fn copy_in(
+        &self,
+        files: &[PathBuf],
+        contents: Option<&[Vec<u8>]>,
+        cap: u64,
+    ) -> Result<Vec<PathBuf>, ExecError> {
         let mut out: Vec<PathBuf> = Vec::with_capacity(files.len());
         for (i, file) in files.iter().enumerate() {
-            let bytes = reference::file::read_file_bounded::<std::convert::Infallible>(file, cap)
-                .map_err(|e| ExecError::Puzzle(e.to_string()))?;
+            let read;
+            let bytes: &[u8] = match contents.and_then(|c| c.get(i)) {
+                Some(b) => b,
+                None => {
+                    read =
+                        reference::file::read_file_bounded::<std::convert::Infallible>(file, cap)
+                            .map_err(|e| ExecError::Puzzle(e.to_string()))?;
+                    &read
+                }
+            };
             let name = file
                 .file_name()
                 .map_or_else(|| format!("file{i}"), |n| n.to_string_lossy().into_owned());
@@ -266,7 +281,7 @@ impl Scratch {
             if out.contains(&target) {
                 target = self.path.join(format!("{i}-{name}"));
             }
-            std::fs::write(&target, &bytes).map_err(|error| ExecError::CopyIn {
+            std::fs::write(&target, bytes).map_err(|error| ExecError::CopyIn {
                 path: file.clone(),
                 error,
             })?;
@@ -378,12 +393,16 @@ mod tests {
         std::fs::create_dir_all(b.parent().unwrap()).unwrap();
         std::fs::write(&a, "A").unwrap();
         std::fs::write(&b, "B").unwrap();
-        let copies = scratch.copy_in(&[a, b], 10).unwrap();
+        let copies = scratch.copy_in(&[a.clone(), b.clone()], None, 10).unwrap();
         assert_eq!(copies[0], scratch.path().join("t"));
         assert_eq!(copies[1], scratch.path().join("1-t"));
         assert_eq!(std::fs::read(&copies[1]).unwrap(), b"B");
+        // The bytes the harness loaded win over the file as it is now.
+        let loaded = vec![b"a".to_vec(), b"b".to_vec()];
+        let copies = scratch.copy_in(&[a, b], Some(&loaded), 10).unwrap();
+        assert_eq!(std::fs::read(&copies[0]).unwrap(), b"a");
         let err = scratch
-            .copy_in(&[PathBuf::from("/dev/zero")], 10)
+            .copy_in(&[PathBuf::from("/dev/zero")], None, 10)
             .unwrap_err();
         assert!(err.to_string().contains("not a regular file"), "{err}");
         let path = scratch.path().to_owned();

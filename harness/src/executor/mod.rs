@@ -58,6 +58,9 @@ pub struct Spec {
     /// The puzzle files; the executor appends their paths (or those of
     /// private copies) to `argv`.
     pub files: Vec<PathBuf>,
+    /// The bytes of `files` as the harness read them, when it did: private
+    /// copies are written from these, not from the files as they are now.
+    pub contents: Option<std::sync::Arc<Vec<Vec<u8>>>>,
     /// Where it runs.
     pub workdir: PathBuf,
     /// The job slot (0 to jobs - 1) running it: isolated slots run as

@@ -219,7 +219,11 @@ impl Isolated {
             Ok(s) => s,
             Err(e) => return failed(format!("cannot make a scratch folder: {e}")),
         };
-        let copies = match scratch.copy_in(&spec.files, self.max_file) {
+        let copies = match scratch.copy_in(
+            &spec.files,
+            spec.contents.as_deref().map(Vec::as_slice),
+            self.max_file,
+        ) {
             Ok(c) => c,
             Err(e) => return failed(e.to_string()),
         };

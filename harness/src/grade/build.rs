@@ -65,6 +65,7 @@ pub fn grade(ctx: &Context, row: &mut Row, build: &Build, slot: usize) {
     let spec = Spec {
         argv: vec!["sh".into(), "-c".into(), OsString::from(command)],
         files: Vec::new(),
+        contents: None,
         workdir: dir.clone(),
         slot,
         stdin: None,

@@ -31,6 +31,7 @@ pub fn grade(
     let spec = Spec {
         argv,
         files: Vec::new(),
+        contents: None,
         workdir: candidate.workdir().to_owned(),
         slot,
         stdin: Some(probe.stdin.clone()),

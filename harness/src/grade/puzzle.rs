@@ -11,7 +11,7 @@ use reference::family::{Case as Puzzle, Check};
 
 use super::{append, millis, panic_text};
 use crate::executor::{Ending, LimitHit, Limits, RunResult, Spec, signal_name};
-use crate::job::{Candidate, Case};
+use crate::job::{Candidate, Case, Prepared};
 use crate::outcome::{Row, Verdict};
 use crate::settings::{Context, RunOptions};
 
@@ -27,8 +27,8 @@ pub fn grade(ctx: &Context, row: &mut Row, candidate: &Candidate, case: &Case, s
     };
     // Loaded once per case, shared by every candidate graded on it.
     let loaded = case.loaded.get_or_init(|| load(case, files, ctx.options));
-    let puzzle = match loaded {
-        Ok(puzzle) => Arc::clone(puzzle),
+    let prepared = match loaded {
+        Ok(prepared) => prepared.clone(),
         Err(problem) => {
             row.detail = problem.clone();
             return;
@@ -42,13 +42,14 @@ pub fn grade(ctx: &Context, row: &mut Row, candidate: &Candidate, case: &Case, s
     let spec = Spec {
         argv,
         files: case.given.clone().unwrap_or_else(|| files.clone()),
+        contents: Some(prepared.given),
         workdir: candidate.workdir().to_owned(),
         slot,
         stdin: None,
         relative: candidate.relative(),
     };
     let run = ctx.executor.execute(&spec, limits, ctx.cancel);
-    fill(row, puzzle.as_ref(), &run, limits);
+    fill(row, prepared.puzzle.as_ref(), &run, limits);
     if let Some(dir) = &ctx.options.keep_output
         && let Err(e) = keep(dir, row, &run)
     {
@@ -105,20 +106,39 @@ fn keep(dir: &Path, row: &Row, run: &RunResult) -> std::io::Result<()> {
     std::fs::write(err, &run.stderr.bytes)
 }
 
-/// The case's puzzle, checked and loaded, or why it cannot be used.
+/// The case's puzzle, checked and loaded, and the bytes of the files its
+/// candidates are given, read right after (once, before any candidate
+/// runs); or why it cannot be used.
 pub(super) fn load(
     case: &Case,
     files: &[PathBuf],
     options: &RunOptions,
-) -> Result<Arc<dyn Puzzle>, String> {
+) -> Result<Prepared, String> {
     check_files(files, &case.root, options)?;
-    match catch_unwind(AssertUnwindSafe(|| {
+    let puzzle: Arc<dyn Puzzle> = match catch_unwind(AssertUnwindSafe(|| {
         case.family.load_with(files, &options.load)
     })) {
-        Ok(Ok(case)) => Ok(Arc::from(case)),
-        Ok(Err(e)) => Err(format!("cannot load puzzle: {e}")),
-        Err(panic) => Err(format!("puzzle loader panicked: {}", panic_text(&panic))),
-    }
+        Ok(Ok(case)) => Arc::from(case),
+        Ok(Err(e)) => return Err(format!("cannot load puzzle: {e}")),
+        Err(panic) => return Err(format!("puzzle loader panicked: {}", panic_text(&panic))),
+    };
+    let given = case
+        .given
+        .as_deref()
+        .unwrap_or(files)
+        .iter()
+        .map(|f| {
+            reference::file::read_file_bounded::<std::convert::Infallible>(
+                f,
+                options.max_puzzle_size,
+            )
+            .map_err(|e| format!("cannot read the puzzle to give: {e}"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Prepared {
+        puzzle,
+        given: Arc::new(given),
+    })
 }
 
 /// Puzzle files must be regular files (a FIFO, a device or a symlink to

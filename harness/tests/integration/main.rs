@@ -15,5 +15,6 @@ mod report;
 mod shard;
 mod slidingblock;
 mod support;
+mod tamper;
 mod terminal;
 mod toy;
