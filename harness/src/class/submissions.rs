@@ -32,7 +32,7 @@ pub fn submissions(dir: &Path, unpack_dir: &Path) -> anyhow::Result<Vec<Submissi
     let mut names: Vec<(String, PathBuf)> = Vec::new();
     for e in entries {
         let e = e.with_context(|| format!("cannot read submissions {}", dir.display()))?;
-        names.push((e.file_name().to_string_lossy().into_owned(), e.path()));
+        names.push((display_name(&e.file_name()), e.path()));
     }
     names.sort();
     for (name, path) in names {
@@ -50,7 +50,14 @@ pub fn submissions(dir: &Path, unpack_dir: &Path) -> anyhow::Result<Vec<Submissi
             continue;
         };
         if out.contains_key(&id) {
-            let other = format!("{id}+{name}");
+            // A second id of its own, even if that one is taken too: no
+            // submission is ever dropped from the summary.
+            let mut other = format!("{id}+{name}");
+            let mut n = 2;
+            while out.contains_key(&other) {
+                other = format!("{id}+{name}+{n}");
+                n += 1;
+            }
             out.insert(
                 other.clone(),
                 Submission {
@@ -71,6 +78,22 @@ pub fn submissions(dir: &Path, unpack_dir: &Path) -> anyhow::Result<Vec<Submissi
         );
     }
     Ok(out.into_values().collect())
+}
+
+/// A folder or archive name as an id: itself when it is UTF-8, else with
+/// every byte that is not UTF-8 written `\xNN`, so that two names that
+/// differ only there stay two ids (a lossy conversion would give both
+/// U+FFFD and one student would have no row).
+fn display_name(name: &std::ffi::OsStr) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = String::new();
+    for chunk in name.as_bytes().utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
 }
 
 fn archive_stem(name: &str) -> Option<&str> {
@@ -188,6 +211,35 @@ fn untar(archive: &Path, target: &Path, gz: bool) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Names that are not UTF-8 stay distinct, and a name that collides
+    /// with another's fallback id still gets a row of its own.
+    #[test]
+    fn names_that_are_not_utf8_stay_distinct() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().unwrap();
+        let class = dir.path().join("class");
+        for name in [&b"a\xff"[..], b"a\xfe", "a\u{FFFD}".as_bytes()] {
+            std::fs::create_dir_all(class.join(std::ffi::OsStr::from_bytes(name))).unwrap();
+        }
+        let subs = submissions(&class, &dir.path().join("unpacked")).unwrap();
+        let ids: Vec<&str> = subs.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(ids, ["a\\xfe", "a\\xff", "a\u{FFFD}"]);
+        assert!(subs.iter().all(|s| s.source.is_ok()));
+        // Two archives and a folder of one id: the first keeps it, each
+        // other gets an id of its own and a row naming why.
+        let class = dir.path().join("twice");
+        std::fs::create_dir_all(class.join("bob")).unwrap();
+        std::fs::write(class.join("bob.zip"), "not a zip").unwrap();
+        std::fs::write(class.join("bob.tar"), "not a tar").unwrap();
+        let subs = submissions(&class, &dir.path().join("unpacked2")).unwrap();
+        let ids: Vec<&str> = subs.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(ids, ["bob", "bob+bob.tar", "bob+bob.zip"]);
+        assert_eq!(
+            subs[2].source.as_ref().unwrap_err(),
+            "bob.zip: a second submission with the id \"bob\" (rename one)"
+        );
+    }
 
     #[test]
     fn archive_names() {
