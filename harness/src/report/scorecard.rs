@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::io::{Seek, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
@@ -51,7 +51,17 @@ impl Scorecard {
                 path.display()
             );
         }
-        let kept = match mode {
+        // One run at a time on a scorecard: locked before anything in it is
+        // touched (two runs would interleave their rows).
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .with_context(|| format!("cannot open scorecard {}", path.display()))?;
+        lock(&file, path)?;
+        let (mut file, kept) = match mode {
             Mode::Resume | Mode::RerunFailed if exists => {
                 let rows = read_rows(path, label)?;
                 let keep = |r: &Row| match mode {
@@ -70,20 +80,17 @@ impl Scorecard {
                         }
                     }
                 }
-                rewrite(path, &kept)?;
-                kept
+                (rewrite(path, &kept)?, kept)
             }
             _ => {
-                File::create(path)
-                    .with_context(|| format!("cannot create scorecard {}", path.display()))?;
-                Vec::new()
+                file.set_len(0)
+                    .with_context(|| format!("cannot empty scorecard {}", path.display()))?;
+                (file, Vec::new())
             }
         };
-        let file = OpenOptions::new()
-            .append(true)
-            .open(path)
+        let len = file
+            .seek(std::io::SeekFrom::End(0))
             .with_context(|| format!("cannot open scorecard {}", path.display()))?;
-        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
         Ok((
             Self {
                 path: path.to_owned(),
@@ -121,6 +128,20 @@ impl Sink for Scorecard {
         match event {
             Event::CaseFinished { row } | Event::CaseCancelled { row } => self.append(row),
             _ => Ok(()),
+        }
+    }
+}
+
+/// Takes the scorecard for this run, or says another run has it.
+fn lock(file: &File, path: &Path) -> anyhow::Result<()> {
+    match file.try_lock() {
+        Ok(()) => Ok(()),
+        Err(std::fs::TryLockError::WouldBlock) => bail!(
+            "scorecard {} is in use by another run of the harness (give this run its own --scorecard)",
+            path.display()
+        ),
+        Err(std::fs::TryLockError::Error(e)) => {
+            Err(e).with_context(|| format!("cannot lock scorecard {}", path.display()))
         }
     }
 }
@@ -180,21 +201,24 @@ fn read_rows(path: &Path, label: Option<&str>) -> anyhow::Result<Vec<Row>> {
     Ok(rows)
 }
 
-/// Replaces the scorecard with `rows` atomically (temp file, rename).
-fn rewrite(path: &Path, rows: &[Row]) -> anyhow::Result<()> {
+/// Replaces the scorecard with `rows` atomically (temp file, rename), and
+/// returns it open and locked.
+fn rewrite(path: &Path, rows: &[Row]) -> anyhow::Result<File> {
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     let mut tmp = tempfile::NamedTempFile::new_in(dir)
         .with_context(|| format!("cannot write in {}", dir.display()))?;
+    // Locked before it takes the scorecard's name: no other run can take
+    // the new file between the rename and the lock.
+    lock(tmp.as_file(), path)?;
     if !rows.is_empty() {
         tmp.write_all(&encode(rows, true)?)
             .with_context(|| format!("cannot write the scorecard {}", path.display()))?;
     }
     tmp.persist(path)
-        .with_context(|| format!("cannot replace the scorecard {}", path.display()))?;
-    Ok(())
+        .with_context(|| format!("cannot replace the scorecard {}", path.display()))
 }
 
 #[cfg(test)]

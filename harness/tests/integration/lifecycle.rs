@@ -460,3 +460,31 @@ fn discovery_names_cases_by_all_their_files_and_reports_problems() {
         .stderr(predicate::str::contains("cannot read listing"))
         .stderr(predicate::str::contains("two.csv: line 1"));
 }
+
+/// Two runs on one scorecard: the second stops at once (exit 2) and the
+/// first one's scorecard is neither emptied nor written twice.
+#[test]
+fn a_second_run_on_the_same_scorecard_stops_at_once() {
+    let f = suite_of(2);
+    let first = spawn(
+        &f,
+        &format!("{} sleep", misbehave()),
+        &["--jobs", "1", "--time-limit", "2s", "--force"],
+    );
+    wait_until("a running candidate", || lines(&f.pids()) >= 1);
+    for mode in [&["--force"][..], &["--resume"], &["--rerun-failed"]] {
+        f.grade(&format!("{} right", misbehave()))
+            .args(mode)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!(
+                "harness: scorecard {} is in use by another run of the harness",
+                f.scorecard().display()
+            )));
+    }
+    let (code, _) = finish(first);
+    assert_eq!(code, Some(1));
+    let text = std::fs::read_to_string(f.scorecard()).unwrap();
+    assert_eq!(text.matches("candidate,family,suite").count(), 1, "{text}");
+    assert_eq!(verdicts(&f), ["time-limit", "time-limit"]);
+}
