@@ -63,6 +63,28 @@ impl Candidate {
             Candidate::Command { workdir, .. } | Candidate::Reference { workdir, .. } => workdir,
         }
     }
+
+    /// What stops `owner` (the user a job slot runs as) from running this
+    /// candidate: its program, the files its arguments name, or its
+    /// working directory out of that user's reach. Checked once, before
+    /// the first case: otherwise every case would fail alike, as if the
+    /// candidate were wrong.
+    pub fn reachable_by(&self, owner: (u32, u32)) -> Result<(), String> {
+        use crate::executor::isolate::reachable;
+        let workdir = self.workdir();
+        match self {
+            Candidate::Reference { exe, .. } => reachable(exe, owner, true)?,
+            Candidate::Command { argv, .. } => {
+                for (i, arg) in argv.iter().enumerate() {
+                    let path = workdir.join(arg);
+                    if (i == 0 && arg.contains('/')) || (i > 0 && path.exists()) {
+                        reachable(&path, owner, i == 0)?;
+                    }
+                }
+            }
+        }
+        reachable(workdir, owner, false)
+    }
 }
 
 /// One job: who, on what, judged by which family, under which row name.

@@ -164,6 +164,52 @@ pub struct RunDir {
     dir: tempfile::TempDir,
 }
 
+/// Whether user `uid` (group `gid`, no other groups: a slot's user) can
+/// reach `path`: search every folder on the way, enter it when it is a
+/// folder, and read it when it is a file (`exec`: run it too). `Err` says
+/// what stops it, naming the first place that does.
+pub fn reachable(path: &Path, (uid, gid): (u32, u32), exec: bool) -> Result<(), String> {
+    use std::os::unix::fs::MetadataExt;
+    if uid == 0 {
+        return Ok(());
+    }
+    let path = path
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    // The permission bits that apply to this user: owner, group, or others.
+    let may = |meta: &std::fs::Metadata, bit: u32| {
+        let shift = if meta.uid() == uid {
+            6
+        } else if meta.gid() == gid {
+            3
+        } else {
+            0
+        };
+        meta.mode() & (bit << shift) != 0
+    };
+    for dir in path.ancestors().skip(1) {
+        let meta = std::fs::metadata(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        if !may(&meta, 0o1) {
+            return Err(format!("the folder {} is closed to it", dir.display()));
+        }
+    }
+    let meta = std::fs::metadata(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let (bits, what) = if meta.is_dir() {
+        (0o1, "enter")
+    } else if exec {
+        (0o1, "run")
+    } else {
+        (0o4, "read")
+    };
+    // A script is read by its interpreter as well as run.
+    let script = exec && !meta.is_dir() && std::fs::read(&path).is_ok_and(|b| b.starts_with(b"#!"));
+    if !may(&meta, bits) || (script && !may(&meta, 0o4)) {
+        let what = if script { "read and run" } else { what };
+        return Err(format!("it cannot {what} {}", path.display()));
+    }
+    Ok(())
+}
+
 /// Where scratch folders go: `$PUZZLEGRADE_SCRATCH` when set; else, when
 /// every case has a memory cgroup (`charged`), `/dev/shm` if it is a
 /// tmpfs folder (no disk inode churn per case, and what a
@@ -381,6 +427,52 @@ mod tests {
         let path = retired.path().to_owned();
         drop(retired);
         assert!(!path.exists(), "and removed when dropped");
+    }
+
+    #[test]
+    fn what_a_slot_user_can_reach() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let mode = |p: &Path, m: u32| {
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap()
+        };
+        mode(dir.path(), 0o755);
+        let closed = dir.path().join("closed");
+        std::fs::create_dir(&closed).unwrap();
+        mode(&closed, 0o700);
+        let hidden = closed.join("solver");
+        std::fs::write(&hidden, "#!/bin/sh\n").unwrap();
+        mode(&hidden, 0o755);
+        let open = dir.path().join("solver");
+        std::fs::write(&open, "#!/bin/sh\n").unwrap();
+        mode(&open, 0o711);
+        let someone = (4_000_000, 4_000_000);
+        assert_eq!(
+            reachable(&hidden, someone, true),
+            Err(format!(
+                "the folder {} is closed to it",
+                closed.canonicalize().unwrap().display()
+            ))
+        );
+        let open_real = open.canonicalize().unwrap();
+        assert_eq!(
+            reachable(&open, someone, true),
+            Err(format!("it cannot read and run {}", open_real.display())),
+            "a script must be readable"
+        );
+        mode(&open, 0o755);
+        assert_eq!(reachable(&open, someone, true), Ok(()));
+        assert_eq!(reachable(dir.path(), someone, false), Ok(()));
+        assert_eq!(reachable(&hidden, (0, 0), true), Ok(()), "root reaches all");
+        let owner = std::fs::metadata(&closed).map(|m| {
+            use std::os::unix::fs::MetadataExt;
+            (m.uid(), m.gid())
+        });
+        assert_eq!(
+            reachable(&hidden, owner.unwrap(), true),
+            Ok(()),
+            "its owner"
+        );
     }
 
     #[test]

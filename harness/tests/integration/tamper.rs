@@ -57,3 +57,54 @@ fn rewriting_the_suite_changes_no_later_case() {
         ]
     );
 }
+
+/// As root, a candidate in a folder its slot's user cannot enter (a
+/// `mktemp -d`, 0700) stops the run before the first case, exit 2, naming
+/// the folder, the uid and the fix; no scorecard is written. With
+/// `--run-as harness` the same candidate runs.
+#[test]
+fn a_candidate_its_slot_user_cannot_reach_is_a_setup_error() {
+    if !rustix::process::geteuid().is_root() {
+        eprintln!("note: not root: candidates run as the harness's own user; skipping");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    let solver = dir.path().join("solver");
+    std::fs::write(
+        &solver,
+        format!(
+            "#!/bin/sh\nexec {} solve --family lightsout \"$@\"\n",
+            env!("CARGO_BIN_EXE_harness")
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&solver, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let card = dir.path().join("card.csv");
+    let suite = crate::support::workspace().join("suites/lightsout/easy");
+    let folder = dir.path().canonicalize().unwrap();
+    harness()
+        .args(["grade", "--suite"])
+        .arg(&suite)
+        .arg("--candidate")
+        .arg(&solver)
+        .arg("--scorecard")
+        .arg(&card)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(format!(
+            "cannot be run by uid 60000 (the user its job slot runs as): the folder {} is closed to it; let every user reach it",
+            folder.display()
+        )))
+        .stderr(predicates::str::contains("--run-as harness"));
+    assert!(!card.exists(), "nothing written");
+    harness()
+        .args(["grade", "--run-as", "harness", "--suite"])
+        .arg(&suite)
+        .arg("--candidate")
+        .arg(&solver)
+        .arg("--scorecard")
+        .arg(&card)
+        .assert()
+        .code(0);
+}

@@ -26,15 +26,16 @@ pub fn run(args: &ConformArgs) -> anyhow::Result<ExitCode> {
         relative: false,
     };
     let label = args.name.clone().unwrap_or_else(|| args.candidate.clone());
+    // One probe at a time, as the course's scripts ran them.
+    let limits = Limits::new(args.time_limit, 2 << 30);
+    let options = RunOptions::new(1, limits, Isolation::default());
+    let runner = Runner::new(&options)?;
+    runner.check(&candidate, &label)?;
     let dir = tempfile::tempdir().context("cannot make the battery's folder")?;
     let jobs = harness::conform::jobs(family, role, candidate, &label, dir.path())?;
     let (scorecard, _) = Scorecard::open(&args.scorecard, Mode::Force, Some(&label))?;
     let screen = screen(args.format, &label);
     let mut reporter = Reporter::new(vec![screen, Box::new(scorecard)]);
-    // One probe at a time, as the course's scripts ran them.
-    let limits = Limits::new(args.time_limit, 2 << 30);
-    let options = RunOptions::new(1, limits, Isolation::default());
-    let runner = Runner::new(&options)?;
     let (ctx, cancel) = (runner.context(&options), &runner.cancel);
     let summary = harness::conform::run(&ctx, &label, &jobs, &mut report_to(&mut reporter, cancel));
     Ok(exit_status(&summary, reporter))

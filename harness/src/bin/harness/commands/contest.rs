@@ -53,7 +53,15 @@ pub fn run(args: &crate::cli::ContestArgs) -> anyhow::Result<ExitCode> {
     // Entries with a `run`, or submissions built as the course does (the
     // builds' folder lives until the contest is over).
     let (entries, _work) = match &args.course {
-        None => (contest::entries(&args.entries)?, None),
+        None => {
+            let entries = contest::entries(&args.entries)?;
+            for e in &entries {
+                if let Ok(candidate) = &e.candidate {
+                    runner.check(candidate, &e.name)?;
+                }
+            }
+            (entries, None)
+        }
         Some(path) => {
             let course = Course::load(path)?;
             let work = harness::class::work_dir(&runner.executor)?;

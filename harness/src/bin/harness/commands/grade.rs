@@ -38,6 +38,10 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<ExitCode> {
             (format!("{}/{}", c.suite, c.name), cost)
         });
     }
+    // Before the scorecard is touched: a candidate nobody can run is a
+    // setup error, not a column of failed cases.
+    let runner = Runner::new(&grade.options)?;
+    runner.check(&candidate, &label)?;
     let candidate = Arc::new(candidate);
     let jobs: Vec<Job> = cases
         .into_iter()
@@ -51,7 +55,6 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<ExitCode> {
         sinks.push(Box::new(Exports::new(&outputs.exports, &label, &kept)?));
     }
     let mut reporter = Reporter::new(sinks);
-    let runner = Runner::new(&grade.options)?;
     let (ctx, cancel) = (runner.context(&grade.options), &runner.cancel);
     let summary = harness::schedule::run(
         &ctx,

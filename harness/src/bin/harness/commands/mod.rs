@@ -17,8 +17,9 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use harness::cancel::{Cancel, StopReason};
 use harness::event::Summary;
-use harness::executor::ProcessExecutor;
 use harness::executor::isolate::Isolation;
+use harness::executor::{Executor, ProcessExecutor};
+use harness::job::Candidate;
 use harness::report::{JsonLines, Reporter, Sink, Terminal};
 use harness::settings::{Context, RunOptions};
 use signal_hook::consts::{SIGINT, SIGTERM};
@@ -48,6 +49,22 @@ impl Runner {
         let cancel = watch_signals()?;
         let executor = executor(&options.isolation, options.max_puzzle_size)?;
         Ok(Self { cancel, executor })
+    }
+
+    /// Stops (exit 2) when the user a job slot runs as cannot run
+    /// `candidate` (`name` for people), saying what to do.
+    pub fn check(&self, candidate: &Candidate, name: &str) -> anyhow::Result<()> {
+        let Some(owner) = self.executor.owner(0) else {
+            return Ok(());
+        };
+        candidate.reachable_by(owner).map_err(|why| {
+            anyhow::anyhow!(
+                "the candidate {name} cannot be run by uid {} (the user its job slot runs as): {why}; \
+                 let every user reach it (chmod o+x on its folders, o+rx on a script), \
+                 or run candidates as the harness's user (--run-as harness)",
+                owner.0
+            )
+        })
     }
 
     /// The run context over `options`.
