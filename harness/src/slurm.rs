@@ -79,12 +79,7 @@ impl Spec {
         let _ = writeln!(s, "if [ -s \"$card\" ]; then mode=--resume; fi");
         let _ = writeln!(
             s,
-            "# Tasks on one node never share candidate users: a uid range each."
-        );
-        let _ = writeln!(
-            s,
-            "uids=$((60000 + SLURM_ARRAY_TASK_ID * {}))",
-            self.jobs.max(1)
+            "# Tasks on one node never share candidate users: each claims a free uid range."
         );
         let _ = writeln!(s, "status=0");
         let _ = write!(s, "{} grade", q_path(&self.harness));
@@ -93,7 +88,7 @@ impl Spec {
         }
         let _ = writeln!(
             s,
-            " --shard \"$k/{}\" --jobs {} --uid-base \"$uids\" --scorecard \"$card\" \"$mode\" --format json >/dev/null || status=$?",
+            " --shard \"$k/{}\" --jobs {} --scorecard \"$card\" \"$mode\" --format json >/dev/null || status=$?",
             self.shards, self.jobs
         );
         let _ = writeln!(
@@ -190,11 +185,11 @@ mod tests {
             "#SBATCH --time=02:00:00",
             "#SBATCH --output=/scratch/run 1/logs/shard-%a.out",
             "card='/scratch/run 1'/shards/shard-$k.csv",
-            "uids=$((60000 + SLURM_ARRAY_TASK_ID * 8))",
         ] {
             assert!(g.lines().any(|l| l == line), "{line}\n{g}");
         }
         assert!(g.contains("/opt/pg/harness grade --course /c/x.toml --shard \"$k/4\" --jobs 8"));
+        assert!(!g.contains("--uid-base"), "ranges are claimed, not given");
         let m = spec.merge_script();
         assert!(m.contains(
             "merge --force '/scratch/run 1/scorecard.csv' '/scratch/run 1/shards/shard-1.csv'"

@@ -18,7 +18,7 @@ chmod 755 "$work"
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 
-"$harness" grade --suite "$root/suites" --scorecard one.csv --uid-base 61000 --format json >/dev/null
+"$harness" grade --suite "$root/suites" --scorecard one.csv --format json >/dev/null
 "$harness" slurm --suite "$root/suites" --shards 4 --jobs 1 --partition local \
   --out "$work/slurm" --submit | tee submit.log
 merge=$(awk '/^array/ { print $4 }' submit.log)

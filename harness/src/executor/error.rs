@@ -41,6 +41,25 @@ pub enum ExecError {
     /// No cgroup hierarchy has the controllers a case needs.
     #[error("no cgroup hierarchy with memory and pids controllers")]
     NoControllers,
+    /// An explicit uid range (`--uid-base`) that another run on this
+    /// machine holds.
+    #[error(
+        "uids {first} to {last} (--uid-base) are in use by another run of the harness on this machine (leave --uid-base out to get a free range)"
+    )]
+    UidsInUse {
+        /// The range's first uid.
+        first: u32,
+        /// Its last.
+        last: u32,
+    },
+    /// Every range the harness hands out is held by another run.
+    #[error("every uid range from {first} to {last} is in use by another run of the harness")]
+    NoFreeUids {
+        /// The first uid tried.
+        first: u32,
+        /// The last.
+        last: u32,
+    },
     /// A cgroup controller is not handed down to the harness's cgroup.
     #[error("the {controller} controller is not delegated to {}", path.display())]
     NotDelegated {

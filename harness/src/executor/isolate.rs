@@ -45,8 +45,11 @@ pub struct Isolation {
     pub enabled: bool,
     /// Who candidates run as.
     pub run_as: RunAs,
-    /// The first uid (and gid) of the job slots' users.
-    pub uid_base: u32,
+    /// The first uid (and gid) of the job slots' users; `None`: the first
+    /// range no other run on this machine holds (see [`super::uids`]).
+    pub uid_base: Option<u32>,
+    /// Job slots: the uids a run claims.
+    pub slots: usize,
     /// Whether to put each case in a cgroup when one can be made.
     pub cgroups: bool,
     /// Memory of a case's whole process tree, in bytes.
@@ -66,7 +69,8 @@ impl Default for Isolation {
         Self {
             enabled: true,
             run_as: RunAs::Auto,
-            uid_base: 60_000,
+            uid_base: None,
+            slots: 1,
             cgroups: true,
             memory_limit: 2 << 30,
             pids_limit: 256,
@@ -368,7 +372,10 @@ pub fn settle(
     level.copies = true;
     level.rlimits = true;
     match isolation.run_as {
-        RunAs::Auto if is_root() => level.uid_base = Some(isolation.uid_base),
+        // The range itself is claimed by the executor (super::uids).
+        RunAs::Auto if is_root() => {
+            level.uid_base = Some(isolation.uid_base.unwrap_or(super::uids::FIRST))
+        }
         RunAs::Auto => level.missing.push(
             "another user (the harness is not root): candidates can signal the harness and write what it can".into(),
         ),

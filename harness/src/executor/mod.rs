@@ -12,6 +12,7 @@ pub mod isolate;
 mod process;
 mod stream;
 pub mod trampoline;
+pub mod uids;
 
 use std::ffi::OsString;
 use std::path::PathBuf;

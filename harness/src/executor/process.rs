@@ -67,6 +67,8 @@ struct Isolated {
     /// Removes finished cases' cgroups and scratch folders off the cases'
     /// critical path.
     janitor: Janitor,
+    /// The job slots' uid range, held while the run lasts.
+    _uids: Option<super::uids::Claim>,
 }
 
 /// What is left of a finished case to clear away.
@@ -165,7 +167,17 @@ impl Isolated {
         } else {
             (None, None)
         };
-        let level = isolate::settle(isolation, &cgroups, why.map(|e| e.to_string()));
+        let mut level = isolate::settle(isolation, &cgroups, why.map(|e| e.to_string()));
+        // Uids of their own, held for the whole run: no other run on this
+        // machine runs candidates as them meanwhile.
+        let uids = match level.uid_base {
+            Some(_) => {
+                let claim = super::uids::claim(isolation.uid_base, isolation.slots)?;
+                level.uid_base = Some(claim.base);
+                Some(claim)
+            }
+            None => None,
+        };
         let nproc = match (level.uid_base, &cgroups) {
             // The pids controller does it exactly (and RLIMIT_NPROC would
             // count the zombies of a killed case against the next one).
@@ -186,6 +198,7 @@ impl Isolated {
             max_file,
             cases: AtomicUsize::new(0),
             janitor: Janitor::new(),
+            _uids: uids,
         })
     }
 

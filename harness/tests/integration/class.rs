@@ -3,8 +3,7 @@
 //! points of every submission in `summary.csv`; archives, resuming, the
 //! Gradescope export per submission and the older sliding-block format.
 //!
-//! Each test runs as its own uid range (`--uid-base`): tests run at once,
-//! and two runs must never share a candidate user.
+//! Tests run at once: each run claims a uid range of its own.
 
 use std::path::{Path, PathBuf};
 
@@ -43,7 +42,6 @@ fn grade_class(
     course: &str,
     class: &Path,
     out: &Path,
-    uid_base: u32,
     extra: &[&str],
 ) -> (assert_cmd::assert::Assert, String) {
     let summary = out.join("summary.csv");
@@ -56,7 +54,7 @@ fn grade_class(
         .arg(class)
         .arg("--summary")
         .arg(&summary)
-        .args(["--jobs", "2", "--uid-base", &uid_base.to_string()])
+        .args(["--jobs", "2"])
         .args(extra)
         .assert();
     let text = std::fs::read_to_string(&summary).unwrap_or_default();
@@ -84,7 +82,6 @@ fn cmu15122_class_in_c_and_shell() {
         "cmu15122-lightsout",
         &fixtures("cmu15122"),
         out.path(),
-        64_000,
         &["--time-limit", "3s"],
     );
     run.code(1)
@@ -137,13 +134,7 @@ fn cmu15110_class_in_ruby() {
         return;
     }
     let out = tempfile::tempdir().unwrap();
-    let (run, summary) = grade_class(
-        "cmu15110-lightsout",
-        &fixtures("cmu15110"),
-        out.path(),
-        64_100,
-        &[],
-    );
+    let (run, summary) = grade_class("cmu15110-lightsout", &fixtures("cmu15110"), out.path(), &[]);
     run.code(1);
     assert_eq!(
         points(&summary),
@@ -170,13 +161,7 @@ fn cmu15110_class_in_ruby() {
 #[test]
 fn cis521_class_in_python() {
     let out = tempfile::tempdir().unwrap();
-    let (run, summary) = grade_class(
-        "cis521-lightsout",
-        &fixtures("cis521"),
-        out.path(),
-        64_200,
-        &[],
-    );
+    let (run, summary) = grade_class("cis521-lightsout", &fixtures("cis521"), out.path(), &[]);
     run.code(1);
     assert_eq!(
         points(&summary),
@@ -251,7 +236,6 @@ fn cs61bl_class_in_java() {
         "cs61bl-slidingblock",
         &fixtures("cs61bl"),
         out.path(),
-        64_300,
         &[
             "--suite",
             easy.to_str().unwrap(),
@@ -294,13 +278,7 @@ fn cs61bl_class_in_java() {
 #[test]
 fn imperial_class_in_c_through_the_exam_driver() {
     let out = tempfile::tempdir().unwrap();
-    let (run, summary) = grade_class(
-        "imperial-gogen",
-        &fixtures("imperial"),
-        out.path(),
-        64_400,
-        &[],
-    );
+    let (run, summary) = grade_class("imperial-gogen", &fixtures("imperial"), out.path(), &[]);
     run.code(1);
     assert_eq!(
         points(&summary),
@@ -363,7 +341,7 @@ fn archives_resume_and_gradescope_per_submission() {
     archive_class(&class);
     let gs = out.path().join("gs");
     let args = ["--export", &format!("gradescope:{}", gs.display())];
-    let (run, summary) = grade_class("cmu15122-lightsout", &class, out.path(), 64_500, &args);
+    let (run, summary) = grade_class("cmu15122-lightsout", &class, out.path(), &args);
     run.code(1);
     assert_eq!(
         points(&summary),
@@ -422,19 +400,13 @@ fn archives_resume_and_gradescope_per_submission() {
     let dropped = text.lines().count() - kept.len();
     assert_eq!(dropped, 13, "bob's usage rows");
     std::fs::write(&card, kept.join("\n") + "\n").unwrap();
-    let (run, again) = grade_class(
-        "cmu15122-lightsout",
-        &class,
-        out.path(),
-        64_500,
-        &["--resume"],
-    );
+    let (run, again) = grade_class("cmu15122-lightsout", &class, out.path(), &["--resume"]);
     run.code(1);
     assert_eq!(again, summary);
     let rows = read_scorecard(&card);
     assert_eq!(rows.len(), text.lines().count() - 1, "every row once");
     // Without --resume or --force an existing scorecard is not touched.
-    let (run, _) = grade_class("cmu15122-lightsout", &class, out.path(), 64_500, &[]);
+    let (run, _) = grade_class("cmu15122-lightsout", &class, out.path(), &[]);
     run.code(2)
         .stderr(predicates::str::contains("exists; --resume continues it"));
 }
@@ -465,14 +437,7 @@ fn the_older_sliding_block_format_and_relative_paths() {
             .arg(&course)
             .arg("--submissions")
             .arg(&class)
-            .args([
-                "--summary",
-                "summary.csv",
-                "--uid-base",
-                "64600",
-                "--jobs",
-                "2",
-            ])
+            .args(["--summary", "summary.csv", "--jobs", "2"])
             .assert()
             .code(code);
         points(&std::fs::read_to_string(out.path().join("summary.csv")).unwrap())
@@ -576,14 +541,7 @@ fn hostile_submissions_cannot_hurt_the_class() {
         .arg(&course)
         .arg("--submissions")
         .arg(&class)
-        .args([
-            "--summary",
-            "summary.csv",
-            "--jobs",
-            "2",
-            "--uid-base",
-            "65400",
-        ])
+        .args(["--summary", "summary.csv", "--jobs", "2"])
         .args(["--time-limit", "5s"])
         .assert()
         .code(1);

@@ -52,7 +52,7 @@ fn entries_ranked_by_solved_then_par2() {
             "--time-limit",
             "10s",
         ])
-        .args(["--uid-base", "64700", "--leaderboard"])
+        .args(["--leaderboard"])
         .arg(&board)
         .arg("--scorecard")
         .arg(&card)
@@ -120,14 +120,7 @@ fn anonymized_leaderboards_name_only_me() {
         .arg("--suite")
         .arg(workspace().join("suites/slidingblock/easy"))
         .args(["--filter", "random.3x3", "--runs", "1", "--warmup", "0"])
-        .args([
-            "--anonymize",
-            "--me",
-            "slow",
-            "--uid-base",
-            "64800",
-            "--leaderboard",
-        ])
+        .args(["--anonymize", "--me", "slow", "--leaderboard"])
         .arg(&board)
         .assert()
         .code(0)
@@ -157,15 +150,7 @@ fn checkers_are_timed_on_the_reference_move_lists() {
         .arg(&root)
         .arg("--suite")
         .arg(workspace().join("suites/slidingblock/hard"))
-        .args([
-            "--filter",
-            "pennant",
-            "--runs",
-            "2",
-            "--uid-base",
-            "64900",
-            "--leaderboard",
-        ])
+        .args(["--filter", "pennant", "--runs", "2", "--leaderboard"])
         .arg(&board)
         .assert()
         .code(0);
@@ -210,7 +195,7 @@ fn course_submissions_are_built_and_timed_as_entries() {
             "--time-limit",
             "3s",
         ])
-        .args(["--uid-base", "65100", "--leaderboard"])
+        .args(["--leaderboard"])
         .arg(&board)
         .arg("--scorecard")
         .arg(&card)

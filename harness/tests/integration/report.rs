@@ -13,14 +13,7 @@ fn page(dir: &Path) -> std::path::PathBuf {
     let suite = workspace().join("suites/lightsout/easy");
     harness()
         .current_dir(dir)
-        .args([
-            "grade",
-            "--scorecard",
-            "ref.csv",
-            "--uid-base",
-            "65000",
-            "--suite",
-        ])
+        .args(["grade", "--scorecard", "ref.csv", "--suite"])
         .arg(&suite)
         .assert()
         .code(0);
@@ -35,12 +28,7 @@ fn page(dir: &Path) -> std::path::PathBuf {
             "--name",
             "wrong",
         ])
-        .args([
-            "--uid-base",
-            "65000",
-            "--candidate",
-            &format!("{} wrong", misbehave()),
-        ])
+        .args(["--candidate", &format!("{} wrong", misbehave())])
         .arg("--suite")
         .arg(&suite)
         .assert()

@@ -31,14 +31,7 @@ fn four_shards_merge_into_the_one_run() {
     let grade = |card: &str, shard: Option<&str>| {
         let mut cmd = harness();
         cmd.current_dir(dir.path())
-            .args([
-                "grade",
-                "--scorecard",
-                card,
-                "--uid-base",
-                "65200",
-                "--suite",
-            ])
+            .args(["grade", "--scorecard", card, "--suite"])
             .arg(&suites);
         if let Some(s) = shard {
             cmd.args(["--shard", s]);
@@ -110,15 +103,7 @@ fn a_sharded_class_merges_to_the_same_points() {
     let grade = |card: &str, extra: &[&str]| {
         harness()
             .current_dir(dir.path())
-            .args([
-                "grade",
-                "--time-limit",
-                "3s",
-                "--uid-base",
-                "65300",
-                "--scorecard",
-                card,
-            ])
+            .args(["grade", "--time-limit", "3s", "--scorecard", card])
             .arg("--course")
             .arg(&course)
             .arg("--submissions")

@@ -92,8 +92,10 @@ fn a_candidate_its_slot_user_cannot_reach_is_a_setup_error() {
         .arg(&card)
         .assert()
         .code(2)
+        // The uid is the run's range's (other runs may hold 60000).
+        .stderr(predicates::str::contains("cannot be run by uid "))
         .stderr(predicates::str::contains(format!(
-            "cannot be run by uid 60000 (the user its job slot runs as): the folder {} is closed to it; let every user reach it",
+            "(the user its job slot runs as): the folder {} is closed to it; let every user reach it",
             folder.display()
         )))
         .stderr(predicates::str::contains("--run-as harness"));
@@ -107,4 +109,94 @@ fn a_candidate_its_slot_user_cannot_reach_is_a_setup_error() {
         .arg(&card)
         .assert()
         .code(0);
+}
+
+/// As root, two runs at once never share uids: a candidate of run B that
+/// kills every process its user may (`kill -9 -1`) leaves run A's cases
+/// alone, and a run asking for A's range (`--uid-base`) is refused.
+#[test]
+fn concurrent_runs_have_uids_of_their_own() {
+    if !rustix::process::geteuid().is_root() {
+        eprintln!("note: not root: candidates run as the harness's own user; skipping");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let uids = dir.path().join("uids");
+    std::fs::write(&uids, "").unwrap();
+    std::fs::set_permissions(&uids, std::fs::Permissions::from_mode(0o666)).unwrap();
+    let script = |name: &str, body: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(
+            &path,
+            format!(
+                "#!/bin/sh\necho {name} $(id -u) >> {}\n{body}\n",
+                uids.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    };
+    let patient = script(
+        "a",
+        &format!(
+            "sleep 1\nexec {} solve --family lightsout \"$@\"",
+            env!("CARGO_BIN_EXE_harness")
+        ),
+    );
+    let killer = script("b", "kill -9 -1\nsleep 1");
+    let suite = crate::support::workspace().join("suites/lightsout/easy");
+    let mut a = std::process::Command::new(env!("CARGO_BIN_EXE_harness"))
+        .args(["grade", "--jobs", "1", "--filter", "2x2", "--suite"])
+        .arg(&suite)
+        .arg("--candidate")
+        .arg(&patient)
+        .arg("--scorecard")
+        .arg(dir.path().join("a.csv"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let uid_of = |who: &str| -> Option<String> {
+        std::fs::read_to_string(&uids)
+            .unwrap()
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{who} ")).map(str::to_string))
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while uid_of("a").is_none() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "run A never started a case"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let a_uid = uid_of("a").unwrap();
+    harness()
+        .args(["grade", "--jobs", "1", "--filter", "2x2-01", "--suite"])
+        .arg(&suite)
+        .arg("--candidate")
+        .arg(&killer)
+        .arg("--scorecard")
+        .arg(dir.path().join("b.csv"))
+        .assert()
+        .code(1);
+    assert_ne!(uid_of("b").unwrap(), a_uid, "run B had a uid of its own");
+    harness()
+        .args(["grade", "--jobs", "1", "--uid-base", &a_uid, "--suite"])
+        .arg(&suite)
+        .arg("--candidate")
+        .arg(&patient)
+        .arg("--scorecard")
+        .arg(dir.path().join("c.csv"))
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(format!(
+            "uids {a_uid} to {a_uid} (--uid-base) are in use by another run of the harness on this machine"
+        )));
+    assert!(a.wait().unwrap().success(), "every answer of run A stands");
+    let rows = read_scorecard(&dir.path().join("a.csv"));
+    assert!(rows.len() >= 2, "{rows:?}");
+    assert!(rows.iter().all(|r| r["verdict"] == "accepted"), "{rows:?}");
 }

@@ -305,8 +305,11 @@ pub struct IsolationArgs {
     #[arg(long, value_enum, default_value = "auto")]
     pub run_as: RunAsArg,
     /// The uid (and gid) of job slot 0's user; slot N runs as this + N.
-    #[arg(long, default_value_t = 60_000)]
-    pub uid_base: u32,
+    /// Default: the first range from 60000 (in steps of 1024) that no other
+    /// run on this machine holds; a range given here that another run
+    /// holds is an error.
+    #[arg(long)]
+    pub uid_base: Option<u32>,
     /// Put each case in a cgroup (when one can be made).
     #[arg(long, value_enum, default_value = "on")]
     pub cgroups: OnOff,

@@ -203,7 +203,9 @@ pub fn isolation(args: &IsolationArgs, jobs: Option<NonZeroUsize>) -> anyhow::Re
         bail!("--memory-limit must be at least 1MiB");
     }
     let slots = jobs.map_or(MAX_JOBS, usize::from) as u64;
-    if u64::from(args.uid_base) == 0 || u64::from(args.uid_base) + slots > u64::from(u32::MAX) {
+    if let Some(base) = args.uid_base
+        && (base == 0 || u64::from(base) + slots > u64::from(u32::MAX))
+    {
         bail!("--uid-base must leave room for a uid per job slot above 0");
     }
     let mut env = Vec::new();
@@ -223,6 +225,9 @@ pub fn isolation(args: &IsolationArgs, jobs: Option<NonZeroUsize>) -> anyhow::Re
             RunAsArg::Harness => RunAs::Harness,
         },
         uid_base: args.uid_base,
+        slots: jobs
+            .map(usize::from)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)),
         cgroups: args.cgroups == OnOff::On,
         memory_limit: args.memory_limit.as_u64(),
         pids_limit: args.pids_limit,
