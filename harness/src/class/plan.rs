@@ -37,10 +37,18 @@ impl Plan {
     /// Discovers each part's cases; cases a part gives in another format
     /// get converted copies under `work`.
     pub fn new(course: &Course, work: &Path, filter: Option<&str>) -> anyhow::Result<Self> {
+        // In the system's temporary folder, not the class's (often on
+        // /dev/shm, which a sandbox's own /dev hides): probes name their
+        // files by path.
         let battery_dir = tempfile::Builder::new()
-            .prefix("battery-")
-            .tempdir_in(work)
+            .prefix("puzzlegrade-battery-")
+            .tempdir()
             .context("cannot make the batteries' folder")?;
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(battery_dir.path(), std::fs::Permissions::from_mode(0o755))
+                .context("cannot open the batteries' folder to candidates")?;
+        }
         let mut parts = Vec::new();
         for (i, part) in course.parts.iter().enumerate() {
             let name = &part.file.name;

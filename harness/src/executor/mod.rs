@@ -74,6 +74,9 @@ pub struct Spec {
     /// isolation), as the course scripts ran candidates from the suite
     /// folder; `workdir` is then not used.
     pub relative: bool,
+    /// The program writes in `workdir` (a submission's build): under an
+    /// outer sandbox it stays writable there (else it is read-only).
+    pub write_workdir: bool,
 }
 
 /// Limits for one run.

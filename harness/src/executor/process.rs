@@ -270,6 +270,7 @@ impl Isolated {
             rlimits,
             user: owner,
             bwrap: bwrap.then(|| scratch.path().to_owned()),
+            bwrap_rw_workdir: spec.write_workdir,
             error_file: self.run_dir.error_file(id),
         };
         let mut argv = spec.argv.clone();

@@ -28,6 +28,8 @@ pub struct Launch {
     pub user: Option<(u32, u32)>,
     /// Wrap the candidate in bubblewrap, with this folder writable.
     pub bwrap: Option<PathBuf>,
+    /// Under bubblewrap, the working folder is writable too (a build).
+    pub bwrap_rw_workdir: bool,
     /// Where a failure is written.
     pub error_file: PathBuf,
 }
@@ -79,6 +81,9 @@ impl Launch {
         }
         if let Some(dir) = &self.bwrap {
             cmd.arg("--bwrap").arg(dir);
+            if self.bwrap_rw_workdir {
+                cmd.arg("--bwrap-rw-workdir");
+            }
         }
         cmd.arg("--").args(argv);
         cmd
@@ -100,6 +105,8 @@ pub struct ExecArgs {
     pub gid: Option<u32>,
     /// Run under bubblewrap with this folder writable.
     pub bwrap: Option<PathBuf>,
+    /// Under bubblewrap, the working folder writable too.
+    pub bwrap_rw_workdir: bool,
     /// The candidate: program and arguments.
     pub argv: Vec<OsString>,
 }
@@ -117,6 +124,7 @@ impl ExecArgs {
             uid: None,
             gid: None,
             bwrap: None,
+            bwrap_rw_workdir: false,
             argv: Vec::new(),
         };
         let err = |e: lexopt::Error| e.to_string();
@@ -130,6 +138,7 @@ impl ExecArgs {
                 Long("uid") => out.uid = Some(p.value().map_err(err)?.parse().map_err(err)?),
                 Long("gid") => out.gid = Some(p.value().map_err(err)?.parse().map_err(err)?),
                 Long("bwrap") => out.bwrap = Some(p.value().map_err(err)?.into()),
+                Long("bwrap-rw-workdir") => out.bwrap_rw_workdir = true,
                 Value(v) => {
                     out.argv.push(v);
                     out.argv.extend(p.raw_args().map_err(err)?);
@@ -199,17 +208,30 @@ fn prepare_and_exec(args: &ExecArgs) -> Result<Never, String> {
             c
         }
         Some(writable) => {
+            let cwd = std::env::current_dir().map_err(|e| format!("no working folder: {e}"))?;
             let mut c = Command::new("bwrap");
             // The whole system read-only, /tmp included (a tmpfs there
             // would hide candidates that live in /tmp); the scratch folder,
-            // the candidate's TMPDIR, is its one writable place.
+            // the candidate's TMPDIR, is its one writable place, but for a
+            // build's own folder.
             c.args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"])
                 .arg("--bind")
                 .arg(writable)
-                .arg(writable)
-                .args(["--unshare-all", "--die-with-parent", "--new-session"])
+                .arg(writable);
+            // The working folder may sit where the sandbox's own /dev hides
+            // it (a class's copies on /dev/shm): bound again, on top.
+            if !cwd.starts_with(writable) {
+                c.arg(if args.bwrap_rw_workdir {
+                    "--bind"
+                } else {
+                    "--ro-bind"
+                })
+                .arg(&cwd)
+                .arg(&cwd);
+            }
+            c.args(["--unshare-all", "--die-with-parent", "--new-session"])
                 .arg("--chdir")
-                .arg(std::env::current_dir().map_err(|e| format!("no working folder: {e}"))?)
+                .arg(&cwd)
                 .arg("--")
                 .arg(program)
                 .args(rest);
@@ -270,6 +292,7 @@ mod tests {
             rlimits: vec![("core".into(), 0), ("cpu".into(), 80)],
             user: Some((60_001, 60_001)),
             bwrap: Some("/scratch".into()),
+            bwrap_rw_workdir: true,
             error_file: "/run/case-7.err".into(),
         };
         let small = Trampoline {
@@ -286,6 +309,7 @@ mod tests {
         assert_eq!(args.rlimit, ["core=0", "cpu=80"]);
         assert_eq!((args.uid, args.gid), (Some(60_001), Some(60_001)));
         assert_eq!(args.bwrap, launch.bwrap);
+        assert!(args.bwrap_rw_workdir);
         assert_eq!(args.argv, argv, "the candidate's own -- and options kept");
         let sub = Trampoline {
             program: "harness".into(),

@@ -70,6 +70,7 @@ pub fn grade(ctx: &Context, row: &mut Row, build: &Build, slot: usize) {
         slot,
         stdin: None,
         relative: false,
+        write_workdir: true,
     };
     let limits = Limits {
         time: b.time_limit,

@@ -36,6 +36,7 @@ pub fn grade(
         slot,
         stdin: Some(probe.stdin.clone()),
         relative: false,
+        write_workdir: false,
     };
     let limits = &ctx.options.limits;
     let run = ctx.executor.execute(&spec, limits, ctx.cancel);

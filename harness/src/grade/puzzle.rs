@@ -47,6 +47,7 @@ pub fn grade(ctx: &Context, row: &mut Row, candidate: &Candidate, case: &Case, s
         slot,
         stdin: None,
         relative: candidate.relative(),
+        write_workdir: false,
     };
     let run = ctx.executor.execute(&spec, limits, ctx.cancel);
     fill(row, prepared.puzzle.as_ref(), &run, limits);

@@ -128,6 +128,48 @@ fn cmu15122_class_in_c_and_shell() {
     assert!(!fixtures("cmu15122").join("perfect/lightsout").exists());
 }
 
+/// Under bubblewrap a class builds (its copies sit where the sandbox's own
+/// /dev would hide them: they are bound in, writable for the build only)
+/// and its conformance probes reach their files: the same points.
+#[test]
+fn cmu15122_class_under_bubblewrap() {
+    if !crate::candidates::have("bwrap") {
+        assert!(
+            std::env::var_os("PUZZLEGRADE_REQUIRE_TOOLS").is_none(),
+            "bwrap is absent and PUZZLEGRADE_REQUIRE_TOOLS is set"
+        );
+        eprintln!("note: bwrap is absent; skipping the class under bubblewrap");
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let (run, summary) = grade_class(
+        "cmu15122-lightsout",
+        &fixtures("cmu15122"),
+        out.path(),
+        &["--time-limit", "3s", "--sandbox", "bwrap"],
+    );
+    run.code(1);
+    assert_eq!(
+        points(&summary),
+        [
+            "submission,boards,usage errors exit 1,total,max,built",
+            "broken,0,0,0,20,no",
+            "exit0,12,0,12,20,yes",
+            "perfect,19,1,20,20,yes",
+            "shell,7,0,7,20,yes",
+            "slow,18,1,19,20,yes",
+        ]
+    );
+    let rows = read_scorecard(&out.path().join("scorecard.csv"));
+    assert!(rows.iter().all(|r| r["isolation"].ends_with("+bwrap")));
+    let broken = rows.iter().find(|r| r["candidate"] == "broken").unwrap();
+    assert!(
+        broken["detail"].starts_with("build exit 2: "),
+        "{}",
+        broken["detail"]
+    );
+}
+
 #[test]
 fn cmu15110_class_in_ruby() {
     if !have("ruby") {
