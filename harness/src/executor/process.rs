@@ -290,6 +290,10 @@ impl Isolated {
             let _ = std::fs::remove_file(&launch.error_file);
             result.ending = Ending::Failed(why);
         }
+        if bwrap && let Some(why) = super::trampoline::sandbox_failure(&launch.error_file, &result)
+        {
+            result.ending = Ending::Failed(why);
+        }
         const SIGXCPU: i32 = 24;
         if let Some(cpu) = limits.cpu
             && result.limit.is_none()

@@ -17,6 +17,48 @@ use rlimit::Resource;
 /// The exit status of a trampoline that could not start the candidate.
 pub const FAILED: i32 = 125;
 
+/// Where the trampoline has bubblewrap report that the candidate's process
+/// started (`--info-fd`): beside the error file. No `child-pid` there means
+/// the sandbox itself failed, which is never the candidate's doing.
+pub fn sandbox_report(error_file: &Path) -> PathBuf {
+    let mut name = error_file.as_os_str().to_owned();
+    name.push(".sandbox");
+    PathBuf::from(name)
+}
+
+/// Whether bubblewrap's report says it started the candidate.
+pub fn sandbox_started(report: &Path) -> bool {
+    std::fs::read_to_string(report).is_ok_and(|t| t.contains("\"child-pid\""))
+}
+
+/// Why a case run under bubblewrap (`error_file` its trampoline's) never
+/// started the candidate, when it did not: bubblewrap's last words. It
+/// exits 1 then, as a candidate saying "no solution" would: our failure,
+/// never the candidate's verdict. The report is removed.
+pub fn sandbox_failure(error_file: &Path, result: &super::RunResult) -> Option<String> {
+    let report = sandbox_report(error_file);
+    let failed = !result.cancelled
+        && !matches!(
+            result.ending,
+            super::Ending::Failed(_) | super::Ending::Exited(0)
+        )
+        && result.limit.is_none()
+        && !sandbox_started(&report);
+    let _ = std::fs::remove_file(&report);
+    failed.then(|| {
+        let said = String::from_utf8_lossy(&result.stderr.bytes);
+        let last = said
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
+        format!(
+            "the sandbox (bwrap) did not start the candidate: {}",
+            last.trim()
+        )
+    })
+}
+
 /// What the trampoline does for one case.
 #[derive(Debug, Clone, Default)]
 pub struct Launch {
@@ -229,6 +271,17 @@ fn prepare_and_exec(args: &ExecArgs) -> Result<Never, String> {
                 .arg(&cwd)
                 .arg(&cwd);
             }
+            // bubblewrap says on this file when the candidate's process
+            // exists: a failure before that is the sandbox's, not the
+            // candidate's (see sandbox_started).
+            let report = std::fs::File::create(sandbox_report(&args.error_file))
+                .map_err(|e| format!("cannot make the sandbox's report: {e}"))?;
+            rustix::io::fcntl_setfd(&report, rustix::io::FdFlags::empty())
+                .map_err(|e| format!("cannot hand the sandbox its report: {e}"))?;
+            c.arg("--info-fd")
+                .arg(std::os::fd::AsRawFd::as_raw_fd(&report).to_string());
+            // Open until the exec: bubblewrap inherits it.
+            std::mem::forget(report);
             c.args(["--unshare-all", "--die-with-parent", "--new-session"])
                 .arg("--chdir")
                 .arg(&cwd)

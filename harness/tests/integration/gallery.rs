@@ -203,6 +203,35 @@ fn bubblewrap_around_each_case() {
     assert_eq!(verdict("killparent.txt").0, "accepted");
 }
 
+/// When bubblewrap itself cannot start (here: no room for its process
+/// under `--pids-limit 1`), the row is `harness-error` naming why, never
+/// the candidate's exit 1 ("no solution": accepted on an unsolvable board).
+#[test]
+fn a_sandbox_that_never_started_is_our_failure() {
+    let have = std::process::Command::new("bwrap")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !require(have && is_root(), "needs bwrap and root (a pids cgroup)") {
+        return;
+    }
+    let f = Fixture::new();
+    f.grade(&format!("{} right", misbehave()))
+        .args(["--sandbox", "bwrap", "--pids-limit", "1"])
+        .assert()
+        .code(1);
+    let rows = read_scorecard(&f.scorecard());
+    assert_eq!(rows.len(), 2);
+    for r in &rows {
+        assert_eq!(r["verdict"], "harness-error", "{r:?}");
+        assert!(
+            r["detail"].starts_with("the sandbox (bwrap) did not start the candidate: bwrap: "),
+            "{}",
+            r["detail"]
+        );
+    }
+}
+
 /// As an ordinary user the harness says what it cannot do, records the
 /// level in every row, and still grades.
 #[test]
