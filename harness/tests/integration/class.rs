@@ -75,6 +75,16 @@ fn points(summary: &str) -> Vec<String> {
     lines
 }
 
+/// The 15-122 fixture class's points (3 s a case), sandboxed or not.
+const CMU15122_POINTS: [&str; 6] = [
+    "submission,boards,usage errors exit 1,total,max,built",
+    "broken,0,0,0,20,no",
+    "exit0,12,0,12,20,yes",
+    "perfect,19,1,20,20,yes",
+    "shell,7,0,7,20,yes",
+    "slow,18,1,19,20,yes",
+];
+
 #[test]
 fn cmu15122_class_in_c_and_shell() {
     let out = tempfile::tempdir().unwrap();
@@ -89,17 +99,7 @@ fn cmu15122_class_in_c_and_shell() {
         .stdout(predicates::str::contains(
             "broken        0 / 20  did not build",
         ));
-    assert_eq!(
-        points(&summary),
-        [
-            "submission,boards,usage errors exit 1,total,max,built",
-            "broken,0,0,0,20,no",
-            "exit0,12,0,12,20,yes",
-            "perfect,19,1,20,20,yes",
-            "shell,7,0,7,20,yes",
-            "slow,18,1,19,20,yes",
-        ]
-    );
+    assert_eq!(points(&summary), CMU15122_POINTS);
     let rows = read_scorecard(&out.path().join("scorecard.csv"));
     let row = |who: &str, case: &str| {
         rows.iter()
@@ -149,17 +149,7 @@ fn cmu15122_class_under_bubblewrap() {
         &["--time-limit", "3s", "--sandbox", "bwrap"],
     );
     run.code(1);
-    assert_eq!(
-        points(&summary),
-        [
-            "submission,boards,usage errors exit 1,total,max,built",
-            "broken,0,0,0,20,no",
-            "exit0,12,0,12,20,yes",
-            "perfect,19,1,20,20,yes",
-            "shell,7,0,7,20,yes",
-            "slow,18,1,19,20,yes",
-        ]
-    );
+    assert_eq!(points(&summary), CMU15122_POINTS);
     let rows = read_scorecard(&out.path().join("scorecard.csv"));
     assert!(rows.iter().all(|r| r["isolation"].ends_with("+bwrap")));
     let broken = rows.iter().find(|r| r["candidate"] == "broken").unwrap();
