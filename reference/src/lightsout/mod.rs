@@ -2,8 +2,10 @@
 //! press toggles a cell and its four orthogonal neighbours.
 
 mod board;
+mod chase;
 mod check;
 mod conform;
+mod dense;
 mod generate;
 mod minimum;
 mod parse;

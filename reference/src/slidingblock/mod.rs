@@ -12,6 +12,7 @@ mod outcome;
 mod parse;
 mod replay;
 mod solve;
+mod space;
 mod tray;
 
 use std::path::PathBuf;
