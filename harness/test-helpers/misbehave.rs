@@ -302,6 +302,66 @@ fn gallery(files: &[String]) -> ExitCode {
             }
             finish(answer)
         }
+        "procfd" => {
+            // A row forged through the harness's own open scorecard.
+            let answer = answer_of(files);
+            if let Some((pid, _)) = find_harness() {
+                let fds = std::fs::read_dir(format!("/proc/{pid}/fd"));
+                for fd in fds.into_iter().flatten().flatten() {
+                    let target = std::fs::read_link(fd.path()).unwrap_or_default();
+                    if target.extension().is_some_and(|e| e == "csv")
+                        && let Ok(mut f) = std::fs::OpenOptions::new().append(true).open(fd.path())
+                    {
+                        let _ = f.write_all(b"x,lightsout,x,forged,accepted\n");
+                    }
+                }
+            }
+            finish(answer)
+        }
+        "truncate" => {
+            // The scorecard and every suite file, emptied.
+            let answer = answer_of(files);
+            if let Some((_, args)) = find_harness() {
+                let after = |flag: &str| {
+                    args.iter()
+                        .position(|a| a == flag)
+                        .and_then(|i| args.get(i + 1))
+                        .map(PathBuf::from)
+                };
+                if let Some(card) = after("--scorecard") {
+                    let _ = std::fs::File::create(card);
+                }
+                for file in after("--suite").map(|d| walk(&d)).unwrap_or_default() {
+                    let _ = std::fs::File::create(file);
+                }
+            }
+            finish(answer)
+        }
+        "ptrace" => {
+            let answer = answer_of(files);
+            if let Some((pid, _)) = find_harness() {
+                // SAFETY: PTRACE_ATTACH and PTRACE_KILL take a pid and no
+                // memory of ours.
+                #[allow(unsafe_code)]
+                unsafe {
+                    if libc::ptrace(libc::PTRACE_ATTACH, pid, 0, 0) == 0 {
+                        std::thread::sleep(Duration::from_millis(50));
+                        libc::ptrace(libc::PTRACE_KILL, pid, 0, 0);
+                    }
+                }
+            }
+            finish(answer)
+        }
+        "killall" => {
+            let answer = answer_of(files);
+            // SAFETY: kill takes no memory; -1 is every process this user
+            // may signal but this one.
+            #[allow(unsafe_code)]
+            unsafe {
+                libc::kill(-1, libc::SIGKILL);
+            }
+            finish(answer)
+        }
         "longline" => {
             let line = vec![b'y'; 60 << 20];
             let _ = std::io::stdout().write_all(&line);
@@ -329,6 +389,30 @@ fn parent_arg(flag: &str) -> Option<PathBuf> {
     let at = args.iter().position(|a| *a == flag.as_bytes())?;
     args.get(at + 1)
         .map(|a| PathBuf::from(String::from_utf8_lossy(a).into_owned()))
+}
+
+/// The harness grading this candidate, found as a hostile candidate would
+/// (its command line in /proc): its pid and arguments.
+fn find_harness() -> Option<(i32, Vec<String>)> {
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let args: Vec<String> = cmdline
+            .split(|&b| b == 0)
+            .map(|a| String::from_utf8_lossy(a).into_owned())
+            .collect();
+        let is_harness = args
+            .first()
+            .is_some_and(|a| a.ends_with("/harness") || a == "harness");
+        if is_harness && args.iter().any(|a| a == "--scorecard") {
+            return Some((pid, args));
+        }
+    }
+    None
 }
 
 /// Every file below `dir`.

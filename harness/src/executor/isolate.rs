@@ -30,6 +30,10 @@ pub enum RunAs {
 /// An optional outer sandbox.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sandbox {
+    /// The strongest the machine allows: as root, none around the case (a
+    /// user per slot and the trampoline's own namespaces do it); as
+    /// another user, bubblewrap where it works.
+    Auto,
     /// None.
     None,
     /// bubblewrap: read-only system, no network, only the scratch folder
@@ -62,6 +66,9 @@ pub struct Isolation {
     pub sandbox: Sandbox,
     /// `--env NAME=VALUE` pairs, added to the minimum.
     pub env: Vec<(OsString, OsString)>,
+    /// Folders no case may see (the suites, a class's submissions, a
+    /// contest's entries): each is an empty private folder in a case's view.
+    pub hide: Vec<PathBuf>,
 }
 
 impl Default for Isolation {
@@ -75,8 +82,9 @@ impl Default for Isolation {
             memory_limit: 2 << 30,
             pids_limit: 256,
             file_size_limit: 64 << 20,
-            sandbox: Sandbox::None,
+            sandbox: Sandbox::Auto,
             env: Vec::new(),
+            hide: Vec::new(),
         }
     }
 }
@@ -92,6 +100,10 @@ pub struct Level {
     pub cgroup: Option<String>,
     /// rlimits (core 0, file size, and process count where meaningful).
     pub rlimits: bool,
+    /// A view of the file system per case: private /tmp, /var/tmp,
+    /// /dev/shm and /run/lock, the scratch folders, suites and other
+    /// submissions out of sight (see `view`).
+    pub private: bool,
     /// bubblewrap around each case.
     pub bwrap: bool,
     /// Protections asked for but not available, and why.
@@ -107,6 +119,9 @@ impl Level {
         }
         if self.uid_base.is_some() {
             parts.push("uid".into());
+        }
+        if self.private {
+            parts.push("private".into());
         }
         if let Some(c) = &self.cgroup {
             parts.push(format!("cgroup-{c}"));
@@ -356,11 +371,43 @@ impl Drop for Scratch {
     }
 }
 
-/// Looks at the machine and settles what is in force for `isolation`.
+/// Whether bubblewrap can make a sandbox here, as this user: `Err` says
+/// why not.
+pub fn bwrap_here() -> Result<(), String> {
+    let out = std::process::Command::new("bwrap")
+        .args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"])
+        .args([
+            "--unshare-all",
+            "--new-session",
+            "--die-with-parent",
+            "--",
+            "true",
+        ])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => {
+                "bwrap is not installed (Debian: apt-get install bubblewrap)".to_string()
+            }
+            _ => format!("cannot run bwrap: {e}"),
+        })?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let said = String::from_utf8_lossy(&out.stderr);
+    Err(format!(
+        "bwrap cannot make a sandbox here: {}",
+        said.lines().last().unwrap_or("no reason given").trim()
+    ))
+}
+
+/// Looks at the machine and settles what is in force for `isolation`
+/// (`bwrap`: whether bubblewrap works here, asked only when it matters).
 pub fn settle(
     isolation: &Isolation,
     cgroups: &Option<Cgroups>,
     cgroup_why: Option<String>,
+    bwrap: &dyn Fn() -> Result<(), String>,
 ) -> Level {
     let mut level = Level::default();
     if !isolation.enabled {
@@ -371,14 +418,35 @@ pub fn settle(
     }
     level.copies = true;
     level.rlimits = true;
+    let root = is_root();
+    match isolation.sandbox {
+        Sandbox::Bwrap => level.bwrap = true,
+        Sandbox::Auto if !root => match bwrap() {
+            Ok(()) => level.bwrap = true,
+            Err(why) => level.missing.push(format!(
+                "a sandbox ({why}): candidates can signal the harness and write what it can, and see /tmp, the suites and other cases' files"
+            )),
+        },
+        Sandbox::None if !root => level.missing.push(
+            "a sandbox (--sandbox none): candidates can signal the harness and write what it can, and see /tmp, the suites and other cases' files".into(),
+        ),
+        Sandbox::None => level.missing.push(
+            "a view of its own (--sandbox none): /tmp, /var/tmp and /dev/shm are shared, and the suites and other students' copies are in sight".into(),
+        ),
+        Sandbox::Auto => {}
+    }
+    level.private = level.bwrap || (root && isolation.sandbox == Sandbox::Auto);
     match isolation.run_as {
         // The range itself is claimed by the executor (super::uids).
-        RunAs::Auto if is_root() => {
+        RunAs::Auto if root => {
             level.uid_base = Some(isolation.uid_base.unwrap_or(super::uids::FIRST))
         }
-        RunAs::Auto => level.missing.push(
-            "another user (the harness is not root): candidates can signal the harness and write what it can".into(),
+        RunAs::Auto if level.bwrap => level.missing.push(
+            "another user (the harness is not root): bubblewrap keeps candidates from the harness's processes and files".into(),
         ),
+        RunAs::Auto => level
+            .missing
+            .push("another user (the harness is not root)".into()),
         RunAs::Harness => level
             .missing
             .push("another user (--run-as harness)".into()),
@@ -391,7 +459,6 @@ pub fn settle(
         )),
         None => level.missing.push("cgroups (--cgroups off)".into()),
     }
-    level.bwrap = isolation.sandbox == Sandbox::Bwrap;
     level
 }
 

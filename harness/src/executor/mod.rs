@@ -9,10 +9,12 @@ mod error;
 pub mod fake;
 pub mod guard;
 pub mod isolate;
+mod janitor;
 mod process;
 mod stream;
 pub mod trampoline;
 pub mod uids;
+pub mod view;
 
 use std::ffi::OsString;
 use std::path::PathBuf;

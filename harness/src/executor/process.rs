@@ -26,8 +26,10 @@ use wait4::Wait4;
 use super::cgroup::{CaseCgroup, Cgroups};
 use super::guard::{self, Guard};
 use super::isolate::{self, Isolation, Level, RunDir, Sandbox};
+use super::janitor::{Janitor, Leftover};
 use super::stream::Stream;
 use super::trampoline::Launch;
+use super::view::{self, View};
 use super::{Ending, Executor, LimitHit, Limits, RunResult, Spec};
 use crate::cancel::{Cancel, Urgency};
 
@@ -58,6 +60,8 @@ struct Isolated {
     trampoline: super::trampoline::Trampoline,
     isolation: Isolation,
     level: Level,
+    /// The folders each case's view replaces (when it gets one).
+    roots: Vec<PathBuf>,
     run_dir: RunDir,
     cgroups: Option<Cgroups>,
     /// RLIMIT_NPROC, where it means something.
@@ -69,62 +73,6 @@ struct Isolated {
     janitor: Janitor,
     /// The job slots' uid range, held while the run lasts.
     _uids: Option<super::uids::Claim>,
-}
-
-/// What is left of a finished case to clear away.
-enum Leftover {
-    Cgroup(CaseCgroup),
-    Scratch(isolate::Scratch),
-}
-
-/// A thread that clears away leftovers; `finish` waits for it.
-struct Janitor {
-    tx: std::sync::Mutex<Option<std::sync::mpsc::Sender<Leftover>>>,
-    thread: std::sync::Mutex<Option<std::thread::JoinHandle<()>>>,
-}
-
-impl Janitor {
-    fn new() -> Self {
-        let (tx, rx) = std::sync::mpsc::channel::<Leftover>();
-        let thread = std::thread::spawn(move || {
-            for leftover in rx {
-                leftover.clear();
-            }
-        });
-        Self {
-            tx: std::sync::Mutex::new(Some(tx)),
-            thread: std::sync::Mutex::new(Some(thread)),
-        }
-    }
-
-    fn clear(&self, leftover: Leftover) {
-        let tx = self.tx.lock().unwrap_or_else(|p| p.into_inner());
-        match tx.as_ref() {
-            Some(tx) => {
-                if let Err(std::sync::mpsc::SendError(l)) = tx.send(leftover) {
-                    l.clear();
-                }
-            }
-            None => leftover.clear(),
-        }
-    }
-
-    /// Waits until everything sent so far is cleared away.
-    fn finish(&self) {
-        drop(self.tx.lock().unwrap_or_else(|p| p.into_inner()).take());
-        if let Some(t) = self.thread.lock().unwrap_or_else(|p| p.into_inner()).take() {
-            let _ = t.join();
-        }
-    }
-}
-
-impl Leftover {
-    fn clear(self) {
-        match self {
-            Leftover::Cgroup(c) => c.remove(),
-            Leftover::Scratch(s) => drop(s),
-        }
-    }
 }
 
 impl ProcessExecutor {
@@ -154,10 +102,10 @@ impl ProcessExecutor {
 
 impl Isolated {
     fn new(exe: &Path, isolation: &Isolation, max_file: u64) -> anyhow::Result<Self> {
-        if isolation.sandbox == Sandbox::Bwrap && which::which("bwrap").is_err() {
-            anyhow::bail!(
-                "--sandbox bwrap: bwrap is not on PATH (Debian: apt-get install bubblewrap)"
-            );
+        if isolation.sandbox == Sandbox::Bwrap
+            && let Err(why) = isolate::bwrap_here()
+        {
+            anyhow::bail!("--sandbox bwrap: {why}");
         }
         let (cgroups, why) = if isolation.cgroups {
             match Cgroups::create(isolation.memory_limit, isolation.pids_limit) {
@@ -167,7 +115,12 @@ impl Isolated {
         } else {
             (None, None)
         };
-        let mut level = isolate::settle(isolation, &cgroups, why.map(|e| e.to_string()));
+        let mut level = isolate::settle(
+            isolation,
+            &cgroups,
+            why.map(|e| e.to_string()),
+            &isolate::bwrap_here,
+        );
         // Uids of their own, held for the whole run: no other run on this
         // machine runs candidates as them meanwhile.
         let uids = match level.uid_base {
@@ -187,12 +140,23 @@ impl Isolated {
             // Counted per user: this user's processes now, plus the limit.
             (None, None) => Some(own_processes() + isolation.pids_limit),
         };
+        let run_dir = RunDir::new(&isolate::scratch_base(cgroups.is_some()))
+            .or_else(|_| RunDir::new(&std::env::temp_dir()))?;
+        // What a case's view replaces: the shared places, where the runs'
+        // (and a class's) scratch folders are, and what the run hides.
+        let roots = view::roots(
+            view::SHARED
+                .iter()
+                .map(PathBuf::from)
+                .chain(run_dir.path().parent().map(Path::to_owned))
+                .chain(isolation.hide.iter().cloned()),
+        );
         Ok(Self {
             trampoline: super::trampoline::Trampoline::beside(exe),
             isolation: isolation.clone(),
             level,
-            run_dir: RunDir::new(&isolate::scratch_base(cgroups.is_some()))
-                .or_else(|_| RunDir::new(&std::env::temp_dir()))?,
+            roots,
+            run_dir,
             cgroups,
             nproc,
             max_file,
@@ -261,7 +225,22 @@ impl Isolated {
                 cpu.as_secs() + u64::from(cpu.subsec_nanos() > 0),
             ));
         }
-        let bwrap = self.isolation.sandbox == Sandbox::Bwrap;
+        let bwrap = self.level.bwrap;
+        let workdir = if spec.relative {
+            scratch.path()
+        } else {
+            spec.workdir.as_path()
+        };
+        let view = self.level.private.then(|| {
+            let needs = view::needs(
+                scratch.path(),
+                workdir,
+                spec.write_workdir,
+                &spec.argv,
+                &self.isolation.env,
+            );
+            View::plan(&self.roots, &needs, self.isolation.memory_limit)
+        });
         let launch = Launch {
             join: cgroup
                 .as_ref()
@@ -269,18 +248,16 @@ impl Isolated {
                 .unwrap_or_default(),
             rlimits,
             user: owner,
-            bwrap: bwrap.then(|| scratch.path().to_owned()),
-            bwrap_rw_workdir: spec.write_workdir,
+            bwrap,
+            view,
             error_file: self.run_dir.error_file(id),
         };
         let mut argv = spec.argv.clone();
-        let workdir = if spec.relative {
+        if spec.relative {
             argv.extend(copies.iter().map(|c| relative_to(c, scratch.path())));
-            scratch.path()
         } else {
             argv.extend(copies.into_iter().map(PathBuf::into_os_string));
-            spec.workdir.as_path()
-        };
+        }
         let mut cmd = launch.command(&self.trampoline, &argv);
         cmd.env_clear()
             .envs(isolate::environment(scratch.path(), &self.isolation.env))

@@ -2,7 +2,8 @@
 //! done in the candidate's own process before it becomes the candidate
 //! (safe Rust instead of code between `fork` and `exec`): join the case's
 //! cgroups, set rlimits, drop to the slot's user (supplementary groups
-//! dropped), then exec the candidate (or bubblewrap around it). Its pid,
+//! dropped), make the case's view of the file system (see `view`), then
+//! exec the candidate (or bubblewrap around it, which makes the view). Its pid,
 //! process group, pipes, working folder and environment are the
 //! candidate's. A failure is written to a file only the harness can write
 //! (so a candidate cannot fake our error), and the process exits 125.
@@ -13,6 +14,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use rlimit::Resource;
+
+use super::view::{Step, View};
 
 /// The exit status of a trampoline that could not start the candidate.
 pub const FAILED: i32 = 125;
@@ -68,10 +71,11 @@ pub struct Launch {
     pub rlimits: Vec<(String, u64)>,
     /// Run as this uid and gid.
     pub user: Option<(u32, u32)>,
-    /// Wrap the candidate in bubblewrap, with this folder writable.
-    pub bwrap: Option<PathBuf>,
-    /// Under bubblewrap, the working folder is writable too (a build).
-    pub bwrap_rw_workdir: bool,
+    /// Wrap the candidate in bubblewrap.
+    pub bwrap: bool,
+    /// What the case sees of the file system: built by bubblewrap when it
+    /// wraps the case, else by the trampoline itself (as root).
+    pub view: Option<View>,
     /// Where a failure is written.
     pub error_file: PathBuf,
 }
@@ -121,10 +125,17 @@ impl Launch {
             cmd.arg("--uid").arg(uid.to_string());
             cmd.arg("--gid").arg(gid.to_string());
         }
-        if let Some(dir) = &self.bwrap {
-            cmd.arg("--bwrap").arg(dir);
-            if self.bwrap_rw_workdir {
-                cmd.arg("--bwrap-rw-workdir");
+        if self.bwrap {
+            cmd.arg("--bwrap");
+        }
+        if let Some(view) = &self.view {
+            cmd.arg("--view-size").arg(view.size.to_string());
+            for step in &view.steps {
+                match step {
+                    Step::Private(p) => cmd.arg("--private").arg(p),
+                    Step::Keep(p, false) => cmd.arg("--keep").arg(p),
+                    Step::Keep(p, true) => cmd.arg("--keep-rw").arg(p),
+                };
             }
         }
         cmd.arg("--").args(argv);
@@ -145,10 +156,10 @@ pub struct ExecArgs {
     pub uid: Option<u32>,
     /// Run as this gid.
     pub gid: Option<u32>,
-    /// Run under bubblewrap with this folder writable.
-    pub bwrap: Option<PathBuf>,
-    /// Under bubblewrap, the working folder writable too.
-    pub bwrap_rw_workdir: bool,
+    /// Run under bubblewrap.
+    pub bwrap: bool,
+    /// The case's view of the file system, if it gets one.
+    pub view: Option<View>,
     /// The candidate: program and arguments.
     pub argv: Vec<OsString>,
 }
@@ -165,8 +176,8 @@ impl ExecArgs {
             rlimit: Vec::new(),
             uid: None,
             gid: None,
-            bwrap: None,
-            bwrap_rw_workdir: false,
+            bwrap: false,
+            view: None,
             argv: Vec::new(),
         };
         let err = |e: lexopt::Error| e.to_string();
@@ -179,8 +190,19 @@ impl ExecArgs {
                     .push(p.value().map_err(err)?.string().map_err(err)?),
                 Long("uid") => out.uid = Some(p.value().map_err(err)?.parse().map_err(err)?),
                 Long("gid") => out.gid = Some(p.value().map_err(err)?.parse().map_err(err)?),
-                Long("bwrap") => out.bwrap = Some(p.value().map_err(err)?.into()),
-                Long("bwrap-rw-workdir") => out.bwrap_rw_workdir = true,
+                Long("bwrap") => out.bwrap = true,
+                Long("view-size") => {
+                    out.view.get_or_insert_default().size =
+                        p.value().map_err(err)?.parse().map_err(err)?
+                }
+                Long(step @ ("private" | "keep" | "keep-rw")) => {
+                    let step = step.to_string();
+                    let path = PathBuf::from(p.value().map_err(err)?);
+                    out.view.get_or_insert_default().steps.push(match &*step {
+                        "private" => Step::Private(path),
+                        rw => Step::Keep(path, rw == "keep-rw"),
+                    });
+                }
                 Value(v) => {
                     out.argv.push(v);
                     out.argv.extend(p.raw_args().map_err(err)?);
@@ -197,11 +219,39 @@ impl ExecArgs {
 
 /// The trampoline: returns only on failure (after recording it).
 pub fn main(args: &ExecArgs) -> std::process::ExitCode {
+    // The error file's folder, opened before a view hides it.
+    let folder = args.view.as_ref().and_then(|_| {
+        let dir = args.error_file.parent()?;
+        rustix::fs::open(
+            dir,
+            rustix::fs::OFlags::PATH | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
+            rustix::fs::Mode::empty(),
+        )
+        .ok()
+    });
     let err = match prepare_and_exec(args) {
         Ok(never) => match never {},
         Err(e) => e,
     };
-    let _ = std::fs::write(&args.error_file, &err);
+    match (&folder, args.error_file.file_name()) {
+        (Some(dir), Some(name)) => {
+            let file = rustix::fs::openat(
+                dir,
+                name,
+                rustix::fs::OFlags::WRONLY
+                    | rustix::fs::OFlags::CREATE
+                    | rustix::fs::OFlags::TRUNC
+                    | rustix::fs::OFlags::CLOEXEC,
+                rustix::fs::Mode::from_raw_mode(0o600),
+            );
+            if let Ok(fd) = file {
+                let _ = std::io::Write::write_all(&mut std::fs::File::from(fd), err.as_bytes());
+            }
+        }
+        _ => {
+            let _ = std::fs::write(&args.error_file, &err);
+        }
+    }
     eprintln!("harness __exec: {err}");
     std::process::ExitCode::from(FAILED as u8)
 }
@@ -243,53 +293,41 @@ fn prepare_and_exec(args: &ExecArgs) -> Result<Never, String> {
     }
     drop_terminal()?;
     let (program, rest) = args.argv.split_first().ok_or("no command")?;
-    let mut cmd = match &args.bwrap {
-        None => {
-            let mut c = Command::new(program);
-            c.args(rest);
-            c
+    let mut cmd = if args.bwrap {
+        let cwd = std::env::current_dir().map_err(|e| format!("no working folder: {e}"))?;
+        let mut c = Command::new("bwrap");
+        // The whole system read-only; the view's private folders and what
+        // it keeps (the scratch folder, the candidate's TMPDIR, writable;
+        // a build's own folder too) on top.
+        c.args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]);
+        if let Some(view) = &args.view {
+            c.args(view.bwrap_args());
         }
-        Some(writable) => {
-            let cwd = std::env::current_dir().map_err(|e| format!("no working folder: {e}"))?;
-            let mut c = Command::new("bwrap");
-            // The whole system read-only, /tmp included (a tmpfs there
-            // would hide candidates that live in /tmp); the scratch folder,
-            // the candidate's TMPDIR, is its one writable place, but for a
-            // build's own folder.
-            c.args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"])
-                .arg("--bind")
-                .arg(writable)
-                .arg(writable);
-            // The working folder may sit where the sandbox's own /dev hides
-            // it (a class's copies on /dev/shm): bound again, on top.
-            if !cwd.starts_with(writable) {
-                c.arg(if args.bwrap_rw_workdir {
-                    "--bind"
-                } else {
-                    "--ro-bind"
-                })
-                .arg(&cwd)
-                .arg(&cwd);
-            }
-            // bubblewrap says on this file when the candidate's process
-            // exists: a failure before that is the sandbox's, not the
-            // candidate's (see sandbox_started).
-            let report = std::fs::File::create(sandbox_report(&args.error_file))
-                .map_err(|e| format!("cannot make the sandbox's report: {e}"))?;
-            rustix::io::fcntl_setfd(&report, rustix::io::FdFlags::empty())
-                .map_err(|e| format!("cannot hand the sandbox its report: {e}"))?;
-            c.arg("--info-fd")
-                .arg(std::os::fd::AsRawFd::as_raw_fd(&report).to_string());
-            // Open until the exec: bubblewrap inherits it.
-            std::mem::forget(report);
-            c.args(["--unshare-all", "--die-with-parent", "--new-session"])
-                .arg("--chdir")
-                .arg(&cwd)
-                .arg("--")
-                .arg(program)
-                .args(rest);
-            c
+        // bubblewrap says on this file when the candidate's process
+        // exists: a failure before that is the sandbox's, not the
+        // candidate's (see sandbox_started).
+        let report = std::fs::File::create(sandbox_report(&args.error_file))
+            .map_err(|e| format!("cannot make the sandbox's report: {e}"))?;
+        rustix::io::fcntl_setfd(&report, rustix::io::FdFlags::empty())
+            .map_err(|e| format!("cannot hand the sandbox its report: {e}"))?;
+        c.arg("--info-fd")
+            .arg(std::os::fd::AsRawFd::as_raw_fd(&report).to_string());
+        // Open until the exec: bubblewrap inherits it.
+        std::mem::forget(report);
+        c.args(["--unshare-all", "--die-with-parent", "--new-session"])
+            .arg("--chdir")
+            .arg(&cwd)
+            .arg("--")
+            .arg(program)
+            .args(rest);
+        c
+    } else {
+        if let Some(view) = &args.view {
+            view.enter()?;
         }
+        let mut c = Command::new(program);
+        c.args(rest);
+        c
     };
     if let Some(gid) = args.gid {
         cmd.gid(gid);
@@ -344,8 +382,15 @@ mod tests {
             join: vec!["/cg/a/cgroup.procs".into(), "/cg/b/cgroup.procs".into()],
             rlimits: vec![("core".into(), 0), ("cpu".into(), 80)],
             user: Some((60_001, 60_001)),
-            bwrap: Some("/scratch".into()),
-            bwrap_rw_workdir: true,
+            bwrap: true,
+            view: Some(View {
+                steps: vec![
+                    Step::Private("/tmp".into()),
+                    Step::Keep("/tmp/a b".into(), false),
+                    Step::Keep("/tmp/a b/scratch".into(), true),
+                ],
+                size: 1 << 20,
+            }),
             error_file: "/run/case-7.err".into(),
         };
         let small = Trampoline {
@@ -361,8 +406,8 @@ mod tests {
         assert_eq!(args.join, launch.join);
         assert_eq!(args.rlimit, ["core=0", "cpu=80"]);
         assert_eq!((args.uid, args.gid), (Some(60_001), Some(60_001)));
-        assert_eq!(args.bwrap, launch.bwrap);
-        assert!(args.bwrap_rw_workdir);
+        assert!(args.bwrap);
+        assert_eq!(args.view, launch.view, "the steps in their order");
         assert_eq!(args.argv, argv, "the candidate's own -- and options kept");
         let sub = Trampoline {
             program: "harness".into(),

@@ -608,3 +608,97 @@ fn hostile_submissions_cannot_hurt_the_class() {
     );
     assert!(class.join("honest/lightsout.c").is_file());
 }
+
+/// No student reads another's work during a class run: a submission that
+/// searches every place a candidate may write (/tmp, /var/tmp, /dev/shm,
+/// where the class's builds are) and the class's own folder (found on the
+/// harness's command line) for another student's secret finds nothing,
+/// in its build or in any case, with the default isolation and under
+/// bubblewrap. Without a view of its own (`--sandbox none`) it would.
+#[test]
+fn students_cannot_read_each_other() {
+    use std::os::unix::fs::PermissionsExt;
+    let root = rustix::process::geteuid().is_root();
+    if !root {
+        assert!(
+            std::env::var_os("PUZZLEGRADE_REQUIRE_ISOLATION").is_none(),
+            "needs root here"
+        );
+        eprintln!(
+            "note: skipping: not root (an ordinary user's class is bubblewrap's, see the gallery)"
+        );
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(out.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let class = out.path().join("class");
+    let perfect = fixtures("cmu15122").join("perfect");
+    std::fs::create_dir_all(class.join("honest")).unwrap();
+    for f in ["lightsout.c", "Makefile"] {
+        std::fs::copy(perfect.join(f), class.join("honest").join(f)).unwrap();
+    }
+    std::fs::write(class.join("honest/notes.txt"), "SECRET-7f3a\n").unwrap();
+    std::fs::create_dir_all(class.join("snoop")).unwrap();
+    // Exit 3 naming what it found; else "no solution" everywhere.
+    let search = "#!/bin/sh\n\
+        found=$( { grep -rl 'SECRET-7f3[a]' /tmp /var/tmp /dev/shm 2>/dev/null;\n\
+          for c in /proc/[0-9]*/cmdline; do\n\
+            tr '\\0' '\\n' 2>/dev/null < \"$c\" | grep -A1 -x -- --submissions | tail -n +2;\n\
+          done | while read -r d; do grep -rl 'SECRET-7f3[a]' \"$d\" 2>/dev/null; done; } | head -1)\n\
+        if [ -n \"$found\" ]; then echo \"LEAK $found\" >&2; exit 3; fi\n\
+        exit 1\n";
+    std::fs::write(class.join("snoop/search.sh"), search).unwrap();
+    std::fs::write(
+        class.join("snoop/Makefile"),
+        "lightsout: search.sh\n\tsh search.sh; [ $$? = 1 ]\n\tcp search.sh lightsout\n\tchmod 755 lightsout\n",
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(workspace().join("courses/cmu15122-lightsout.toml"))
+        .unwrap()
+        .replace(
+            "\"../suites/lightsout/easy\"",
+            &format!(
+                "{:?}",
+                workspace()
+                    .join("suites/lightsout/easy")
+                    .display()
+                    .to_string()
+            ),
+        );
+    let course = out.path().join("course.toml");
+    std::fs::write(&course, text).unwrap();
+    let mut sandboxes = vec!["auto"];
+    if crate::candidates::have("bwrap") {
+        sandboxes.push("bwrap");
+    }
+    for sandbox in sandboxes {
+        harness()
+            .current_dir(out.path())
+            .args(["grade", "--course"])
+            .arg(&course)
+            .arg("--submissions")
+            .arg(&class)
+            .args(["--summary", "summary.csv", "--jobs", "2", "--force"])
+            .args(["--time-limit", "10s", "--sandbox", sandbox])
+            .assert()
+            .code(1);
+        let rows = read_scorecard(&out.path().join("scorecard.csv"));
+        let leaks: Vec<_> = rows
+            .iter()
+            .filter(|r| r["candidate"] == "snoop" && r["verdict"] != "accepted")
+            .filter(|r| r["verdict"] != "wrong-exit-status" && r["verdict"] != "wrong-answer")
+            .map(|r| format!("{} {}: {}", r["verdict"], r["case"], r["detail"]))
+            .collect();
+        assert_eq!(leaks, Vec::<String>::new(), "--sandbox {sandbox}");
+        let summary = std::fs::read_to_string(out.path().join("summary.csv")).unwrap();
+        assert_eq!(
+            points(&summary),
+            [
+                "submission,boards,usage errors exit 1,total,max,built",
+                "honest,19,1,20,20,yes",
+                "snoop,7,0,7,20,yes",
+            ],
+            "--sandbox {sandbox}"
+        );
+    }
+}

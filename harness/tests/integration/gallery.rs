@@ -232,21 +232,17 @@ fn a_sandbox_that_never_started_is_our_failure() {
     }
 }
 
-/// As an ordinary user the harness says what it cannot do, records the
-/// level in every row, and still grades.
-#[test]
-fn as_a_normal_user_the_missing_protections_are_said() {
-    let have = is_root() && Path::new("/usr/bin/setpriv").exists();
-    if !require(have, "needs root and setpriv to become an ordinary user") {
-        return;
-    }
-    use std::os::unix::fs::PermissionsExt;
-    let f = Fixture::new();
-    let out_dir = f.dir.path().join("out");
-    std::fs::create_dir(&out_dir).unwrap();
-    std::fs::set_permissions(&out_dir, std::fs::Permissions::from_mode(0o777)).unwrap();
-    let scorecard = out_dir.join("s.csv");
-    let out = std::process::Command::new("setpriv")
+/// `harness grade` on `f`'s suite with the gallery, run as the ordinary
+/// user 61000 (who owns the fixture: the suite and the scorecard are
+/// within its candidates' reach), with `extra` arguments.
+fn grade_as_a_normal_user(f: &Fixture, extra: &[&str]) -> std::process::Output {
+    let status = std::process::Command::new("chown")
+        .args(["-R", "61000:61000"])
+        .arg(f.dir.path())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    std::process::Command::new("setpriv")
         .args([
             "--reuid",
             "61000",
@@ -259,20 +255,99 @@ fn as_a_normal_user_the_missing_protections_are_said() {
         .arg("grade")
         .arg("--suite")
         .arg(f.suite())
-        .args(["--candidate", &format!("{} right", misbehave())])
+        .args(["--candidate", &format!("{} gallery", misbehave())])
         .arg("--scorecard")
-        .arg(&scorecard)
+        .arg(f.scorecard())
+        .args(["--jobs", "2", "--time-limit", "10s"])
+        .args(extra)
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+/// As an ordinary user the default is the strongest isolation the
+/// machine allows: bubblewrap, where unprivileged user namespaces work.
+/// Candidates that forge a row through the harness's open scorecard
+/// (/proc/PID/fd), truncate the scorecard and the suite, ptrace the harness
+/// or kill every process they may change nothing: every row is there and
+/// accepted, none forged, the suite byte-identical. The tier is said and
+/// recorded, with what it lacks.
+#[test]
+fn as_a_normal_user_the_rogues_cannot_reach_the_harness() {
+    let have = is_root() && Path::new("/usr/bin/setpriv").exists();
+    if !require(have, "needs root and setpriv to become an ordinary user") {
+        return;
+    }
+    let bwrap = std::process::Command::new("setpriv")
+        .args(["--reuid", "61000", "--regid", "61000", "--clear-groups"])
+        .args(["bwrap", "--ro-bind", "/", "/", "--unshare-all", "true"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !require(
+        bwrap,
+        "bwrap cannot make a sandbox for an ordinary user here",
+    ) {
+        return;
+    }
+    let board = "3x2\n#OO\n##O\n";
+    let names = ["right", "procfd", "truncate", "ptrace", "killall"];
+    let rows: Vec<(String, Option<&str>)> = names
+        .iter()
+        .map(|n| (format!("{n}.txt"), Some(board)))
+        .collect();
+    let rows: Vec<(&str, Option<&str>)> = rows.iter().map(|(n, b)| (n.as_str(), *b)).collect();
+    let f = Fixture::with_rows(&rows);
+    let before = snapshot(&f.suite());
+    let out = grade_as_a_normal_user(&f, &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert!(stderr.contains("isolation: copies+rlimits"), "{stderr}");
     assert!(
-        stderr.contains("not available: another user (the harness is not root)"),
+        stderr.contains("isolation: copies+private+rlimits+bwrap"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "not available: another user (the harness is not root): bubblewrap keeps candidates from the harness's processes and files"
+        ),
         "{stderr}"
     );
     assert!(stderr.contains("not available: cgroups ("), "{stderr}");
-    let rows = read_scorecard(&scorecard);
-    assert_eq!(rows.len(), 2);
-    assert!(rows.iter().all(|r| r["isolation"] == "copies+rlimits"));
+    let card = read_scorecard(&f.scorecard());
+    let got: BTreeMap<&str, (&str, &str)> = card
+        .iter()
+        .map(|r| {
+            (
+                r["case"].as_str(),
+                (r["verdict"].as_str(), r["isolation"].as_str()),
+            )
+        })
+        .collect();
+    let want: BTreeMap<&str, (&str, &str)> = names
+        .iter()
+        .zip(&rows)
+        .map(|(_, (n, _))| (*n, ("accepted", "copies+private+rlimits+bwrap")))
+        .collect();
+    assert_eq!(got, want, "every row, none forged");
+    assert_eq!(snapshot(&f.suite()), before, "the suite is byte-identical");
+}
+
+/// Without a sandbox an ordinary user's candidates reach everything it
+/// can: the harness says so.
+#[test]
+fn as_a_normal_user_without_a_sandbox_the_missing_protections_are_said() {
+    let have = is_root() && Path::new("/usr/bin/setpriv").exists();
+    if !require(have, "needs root and setpriv to become an ordinary user") {
+        return;
+    }
+    let f = Fixture::with_rows(&[("right.txt", Some("3x2\n#OO\n##O\n"))]);
+    let out = grade_as_a_normal_user(&f, &["--sandbox", "none"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("isolation: copies+rlimits;"), "{stderr}");
+    assert!(
+        stderr.contains("not available: a sandbox (--sandbox none): candidates can signal the harness and write what it can"),
+        "{stderr}"
+    );
+    let rows = read_scorecard(&f.scorecard());
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["isolation"], "copies+rlimits");
 }

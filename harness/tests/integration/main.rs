@@ -11,6 +11,7 @@ mod gogen;
 mod grading;
 mod lifecycle;
 mod misbehaving;
+mod privacy;
 mod report;
 mod shard;
 mod slidingblock;

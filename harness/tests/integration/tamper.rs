@@ -29,10 +29,11 @@ fn rewriting_the_suite_changes_no_later_case() {
     .unwrap();
     std::fs::set_permissions(&rogue, std::fs::Permissions::from_mode(0o755)).unwrap();
     let card = dir.path().join("card.csv");
-    // As the harness's own user (as a normal user always is): the suite is
-    // within the candidate's reach.
+    // As the harness's own user with no view of its own (as a normal user
+    // without a sandbox is): the suite is within the candidate's reach.
     harness()
-        .args(["grade", "--run-as", "harness", "--jobs", "1", "--suite"])
+        .args(["grade", "--run-as", "harness", "--sandbox", "none"])
+        .args(["--jobs", "1", "--suite"])
         .arg(&suite)
         .arg("--candidate")
         .arg(&rogue)

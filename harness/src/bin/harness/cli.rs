@@ -88,6 +88,9 @@ pub enum RunAsArg {
 /// `--sandbox`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum SandboxArg {
+    /// The strongest the machine allows: as root, a user per slot and the
+    /// case's own namespaces; as another user, bubblewrap where it works.
+    Auto,
     /// No outer sandbox.
     None,
     /// bubblewrap around each case.
@@ -323,7 +326,7 @@ pub struct IsolationArgs {
     #[arg(long, default_value = "64MiB")]
     pub file_size_limit: ByteSize,
     /// An outer sandbox for each case.
-    #[arg(long, value_enum, default_value = "none")]
+    #[arg(long, value_enum, default_value = "auto")]
     pub sandbox: SandboxArg,
     /// NAME=VALUE added to the candidates' environment. Repeatable.
     #[arg(long = "env", value_name = "NAME=VALUE")]

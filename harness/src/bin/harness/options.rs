@@ -74,7 +74,7 @@ pub struct Grade {
 /// Validates `grade`'s arguments.
 pub fn grade(args: &GradeArgs) -> anyhow::Result<Grade> {
     let args = args.clone();
-    let isolation = isolation(&args.sandbox, args.jobs)?;
+    let mut isolation = isolation(&args.sandbox, args.jobs)?;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let family = match &args.family {
         None => None,
@@ -129,6 +129,9 @@ pub fn grade(args: &GradeArgs) -> anyhow::Result<Grade> {
             bail!("suite {} does not exist", s.display());
         }
     }
+    // Out of every case's sight: the suites (a case sees its own copies)
+    // and the class's submissions.
+    isolation.hide = suites.iter().chain(&args.submissions).cloned().collect();
     let candidate = match &args.candidate {
         None if args.course.is_some() => None,
         None => {
@@ -233,10 +236,12 @@ pub fn isolation(args: &IsolationArgs, jobs: Option<NonZeroUsize>) -> anyhow::Re
         pids_limit: args.pids_limit,
         file_size_limit: args.file_size_limit.as_u64(),
         sandbox: match args.sandbox {
+            SandboxArg::Auto => Sandbox::Auto,
             SandboxArg::None => Sandbox::None,
             SandboxArg::Bwrap => Sandbox::Bwrap,
         },
         env,
+        hide: Vec::new(),
     })
 }
 

@@ -33,7 +33,9 @@ pub fn run(args: &crate::cli::ContestArgs) -> anyhow::Result<ExitCode> {
     }
     let cases = contest::cases(found, crate::options::role(args.role), moves.path())?;
     let limits = Limits::new(args.time_limit, args.sandbox.memory_limit.as_u64());
-    let isolation = crate::options::isolation(&args.sandbox, Some(args.jobs))?;
+    let mut isolation = crate::options::isolation(&args.sandbox, Some(args.jobs))?;
+    // Out of every run's sight: the suites and the other entries.
+    isolation.hide = args.suites.iter().chain([&args.entries]).cloned().collect();
     let options = RunOptions {
         repeat: Repeat {
             warmup: args.warmup as usize,

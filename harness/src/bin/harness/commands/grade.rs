@@ -91,7 +91,10 @@ fn class(args: &GradeArgs, course_path: &Path) -> anyhow::Result<ExitCode> {
             course.path.display()
         );
     }
-    let grade = options::grade(&args)?;
+    let mut grade = options::grade(&args)?;
+    // The course's suites are out of the cases' sight too.
+    let suites = course.parts.iter().flat_map(|p| p.suites.iter().cloned());
+    grade.options.isolation.hide.extend(suites);
     let outputs = Outputs::from_args(&args)?;
     let submissions = args.submissions.clone().unwrap_or_default();
     let (scorecard, kept) = Scorecard::open(&outputs.scorecard, outputs.mode, None)?;

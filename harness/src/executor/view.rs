@@ -1,0 +1,475 @@
+//! What a case sees of the file system. The places every user may write
+//! (`/tmp`, `/var/tmp`, `/dev/shm`, `/run/lock`), the folder that holds
+//! the runs' scratch folders and a class's builds, and the folders the run
+//! hides (its suites, a class's submissions, a contest's entries) are each
+//! replaced by a fresh, size-capped tmpfs of the case's own; what the case
+//! needs is bound back in at its own place: its scratch folder, its working
+//! folder, and every existing path its command line or `--env` values
+//! name. What a case writes there dies with it, no other case sees it, and
+//! it sees no other case's or student's files.
+//!
+//! Two ways to build it: as root, the trampoline makes a mount (and IPC)
+//! namespace of the case's own ([`View::enter`]); under bubblewrap, its
+//! arguments say the same ([`View::bwrap_args`]).
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+/// The places every user may write, on any Linux machine.
+pub const SHARED: [&str; 4] = ["/tmp", "/var/tmp", "/dev/shm", "/run/lock"];
+
+/// One case's view.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct View {
+    /// In order (a folder before anything inside it): a fresh tmpfs, or a
+    /// path bound back at its place.
+    pub steps: Vec<Step>,
+    /// The bytes each fresh tmpfs may hold.
+    pub size: u64,
+}
+
+/// One step of building a view.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// A fresh tmpfs here (mode 1777).
+    Private(PathBuf),
+    /// This path as it is outside, here; writable (under bubblewrap, where
+    /// the rest is read-only) or not.
+    Keep(PathBuf, bool),
+}
+
+impl Step {
+    fn path(&self) -> &Path {
+        match self {
+            Step::Private(p) | Step::Keep(p, _) => p,
+        }
+    }
+}
+
+/// The folders to replace, from `candidates`: those that exist, as real
+/// paths, once each.
+pub fn roots<P: AsRef<Path>>(candidates: impl IntoIterator<Item = P>) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for c in candidates {
+        if let Ok(p) = c.as_ref().canonicalize()
+            && p.is_dir()
+            && p != Path::new("/")
+            && !out.contains(&p)
+        {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// The paths `args` name that exist, relative ones from `workdir`: an
+/// argument may be a colon list (a class path), `--option=VALUE`, or a
+/// shell command (`sh -c '...'`, split as the shell would).
+pub fn named_paths(args: &[OsString], workdir: &Path) -> Vec<PathBuf> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut words: Vec<Vec<u8>> = Vec::new();
+    for arg in args {
+        words.push(arg.as_bytes().to_vec());
+        if let Some(text) = arg.to_str()
+            && text.contains(char::is_whitespace)
+            && let Ok(split) = shell_words::split(text)
+        {
+            words.extend(split.into_iter().map(String::into_bytes));
+        }
+    }
+    let mut out = Vec::new();
+    for word in &words {
+        let value = match word.iter().position(|&b| b == b'=') {
+            Some(at) if word.starts_with(b"-") => &word[at + 1..],
+            _ => word,
+        };
+        for part in value.split(|&b| b == b':') {
+            if part.is_empty() || part.len() > 4096 {
+                continue;
+            }
+            let path = workdir.join(std::ffi::OsStr::from_bytes(part));
+            if std::fs::symlink_metadata(&path).is_ok() && !out.contains(&path) {
+                out.push(path);
+            }
+        }
+    }
+    out
+}
+
+/// What one case needs to see: its scratch folder (writable), its working
+/// folder (writable for a build), and what its command line (`argv`) and
+/// the `env` values name.
+pub fn needs(
+    scratch: &Path,
+    workdir: &Path,
+    write_workdir: bool,
+    argv: &[OsString],
+    env: &[(OsString, OsString)],
+) -> Vec<(PathBuf, bool)> {
+    let values: Vec<OsString> = env.iter().map(|(_, v)| v.clone()).collect();
+    let mut out = vec![
+        (scratch.to_owned(), true),
+        (workdir.to_owned(), write_workdir),
+    ];
+    out.extend(
+        named_paths(argv, workdir)
+            .into_iter()
+            .chain(named_paths(&values, workdir))
+            .map(|p| (p, false)),
+    );
+    out
+}
+
+impl View {
+    /// The view that replaces `roots` and keeps `needs` (path, writable).
+    /// A needed folder is kept whole; a needed file, its folder (its
+    /// neighbours: a script's modules, a class path), unless that folder is
+    /// a root. Only what a root would hide is kept, and what must be
+    /// writable. A root a kept path holds whole is not replaced.
+    pub fn plan(roots: &[PathBuf], needs: &[(PathBuf, bool)], size: u64) -> View {
+        let mut keep: Vec<(PathBuf, bool)> = Vec::new();
+        for (path, writable) in needs {
+            let Ok(real) = path.canonicalize() else {
+                continue;
+            };
+            let real = if real.is_dir() {
+                real
+            } else {
+                match real.parent() {
+                    Some(dir) if !roots.iter().any(|r| r == dir) => dir.to_owned(),
+                    _ => real,
+                }
+            };
+            if !writable && !roots.iter().any(|r| real.starts_with(r)) {
+                continue;
+            }
+            match keep.iter_mut().find(|(k, _)| *k == real) {
+                Some(k) => k.1 |= writable,
+                None => keep.push((real, *writable)),
+            }
+        }
+        // A kept path inside another kept one is there already, unless it
+        // must be writable where its holder is not.
+        let inner = |(p, w): &(PathBuf, bool)| {
+            keep.iter()
+                .any(|(q, qw)| q != p && p.starts_with(q) && (*qw || !*w))
+        };
+        let keep: Vec<(PathBuf, bool)> = keep.iter().filter(|k| !inner(k)).cloned().collect();
+        let private = roots
+            .iter()
+            .filter(|r| {
+                // Kept as it is; or hidden by an outer root already, with
+                // nothing kept between them.
+                let kept = keep.iter().any(|(k, _)| k == *r);
+                let hidden = roots.iter().any(|o| {
+                    o != *r
+                        && r.starts_with(o)
+                        && !keep
+                            .iter()
+                            .any(|(k, _)| k != o && k.starts_with(o) && r.starts_with(k))
+                });
+                !kept && !hidden
+            })
+            .cloned()
+            .collect::<Vec<_>>();
+        let mut steps: Vec<Step> = private
+            .into_iter()
+            .map(Step::Private)
+            .chain(keep.into_iter().map(|(p, w)| Step::Keep(p, w)))
+            .collect();
+        // Outer before inner (a stable sort: a root before what it holds).
+        steps.sort_by_key(|s| s.path().components().count());
+        View { steps, size }
+    }
+
+    /// bubblewrap's arguments for this view, after `--ro-bind / / --dev
+    /// /dev --proc /proc`.
+    pub fn bwrap_args(&self) -> Vec<OsString> {
+        let mut out: Vec<OsString> = Vec::new();
+        for step in &self.steps {
+            match step {
+                Step::Private(p) => {
+                    out.push("--tmpfs".into());
+                    out.push(p.into());
+                }
+                Step::Keep(p, writable) => {
+                    out.push(if *writable { "--bind" } else { "--ro-bind" }.into());
+                    out.push(p.into());
+                    out.push(p.into());
+                }
+            }
+        }
+        out
+    }
+
+    /// Builds the view in a mount namespace of this process's own (and an
+    /// IPC namespace: System V objects die with the case too). Needs root;
+    /// done by the trampoline before it becomes the candidate. The working
+    /// folder is entered again through the view.
+    pub fn enter(&self) -> Result<(), String> {
+        use rustix::fs::CWD;
+        use rustix::mount::{MountFlags, MountPropagationFlags, MoveMountFlags, OpenTreeFlags};
+        use rustix::thread::UnshareFlags;
+        let cwd = std::env::current_dir().ok();
+        // SAFETY: no FILES flag: the descriptor table stays shared.
+        #[allow(unsafe_code)]
+        unsafe { rustix::thread::unshare_unsafe(UnshareFlags::NEWNS | UnshareFlags::NEWIPC) }
+            .map_err(|e| format!("cannot make the case's mount namespace: {e}"))?;
+        rustix::mount::mount_change(
+            "/",
+            MountPropagationFlags::REC | MountPropagationFlags::PRIVATE,
+        )
+        .map_err(|e| format!("cannot make the case's mounts private: {e}"))?;
+        // What is kept, taken before any root is replaced.
+        let mut kept = Vec::new();
+        for step in &self.steps {
+            if let Step::Keep(p, _) = step {
+                let tree = rustix::mount::open_tree(
+                    CWD,
+                    p,
+                    OpenTreeFlags::OPEN_TREE_CLONE
+                        | OpenTreeFlags::OPEN_TREE_CLOEXEC
+                        | OpenTreeFlags::AT_RECURSIVE,
+                )
+                .map_err(|e| format!("cannot take {}: {e}", p.display()))?;
+                kept.push((tree, p.is_dir()));
+            }
+        }
+        let options = format!("size={},nr_inodes=65536,mode=1777", self.size.max(1 << 20));
+        let mut trees = kept.into_iter();
+        for step in &self.steps {
+            match step {
+                Step::Private(p) => {
+                    rustix::mount::mount(
+                        "tmpfs",
+                        p,
+                        "tmpfs",
+                        MountFlags::NOSUID | MountFlags::NODEV,
+                        Some(
+                            std::ffi::CString::new(options.as_str())
+                                .map_err(|e| e.to_string())?
+                                .as_c_str(),
+                        ),
+                    )
+                    .map_err(|e| format!("cannot make a private {}: {e}", p.display()))?;
+                }
+                Step::Keep(p, _) => {
+                    let (tree, dir) = trees.next().ok_or("a kept path went missing")?;
+                    mount_point(p, dir)?;
+                    rustix::mount::move_mount(
+                        &tree,
+                        "",
+                        CWD,
+                        p,
+                        MoveMountFlags::MOVE_MOUNT_F_EMPTY_PATH,
+                    )
+                    .map_err(|e| format!("cannot keep {}: {e}", p.display()))?;
+                }
+            }
+        }
+        if let Some(dir) = cwd {
+            std::env::set_current_dir(&dir)
+                .map_err(|e| format!("cannot enter {} again: {e}", dir.display()))?;
+        }
+        Ok(())
+    }
+}
+
+/// Makes `path` exist in a fresh tmpfs (a folder, or an empty file where
+/// a file is kept) for a mount on top: the folders on the way are root's,
+/// 0755. On a real file system it exists already.
+fn mount_point(path: &Path, dir: bool) -> Result<(), String> {
+    use std::os::unix::fs::DirBuilderExt;
+    if std::fs::symlink_metadata(path).is_ok() {
+        return Ok(());
+    }
+    let parent = path.parent().unwrap_or(Path::new("/"));
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o755)
+        .create(parent)
+        .map_err(|e| format!("cannot make {}: {e}", parent.display()))?;
+    let made = if dir {
+        std::fs::DirBuilder::new().mode(0o755).create(path)
+    } else {
+        std::fs::File::create(path).map(drop)
+    };
+    made.map_err(|e| format!("cannot make {}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(s: &str) -> PathBuf {
+        PathBuf::from(s)
+    }
+
+    /// Plans over a real tree (paths are resolved): `dirs` made under a
+    /// temporary folder, named from it.
+    fn tree(dirs: &[&str], files: &[&str]) -> (tempfile::TempDir, PathBuf) {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().canonicalize().unwrap();
+        for d in dirs {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        for f in files {
+            std::fs::write(root.join(f), "x").unwrap();
+        }
+        (t, root)
+    }
+
+    #[test]
+    fn roots_are_replaced_and_needs_kept_outer_first() {
+        let (_t, r) = tree(
+            &[
+                "tmp/fixture/suite",
+                "tmp/other",
+                "shm/run/case-1",
+                "home/me",
+            ],
+            &["tmp/fixture/pids", "tmp/solver"],
+        );
+        let roots = roots([
+            r.join("tmp"),
+            r.join("shm"),
+            r.join("tmp/fixture/suite"),
+            r.join("missing"),
+            r.join("tmp"),
+        ]);
+        assert_eq!(
+            roots,
+            [r.join("tmp"), r.join("shm"), r.join("tmp/fixture/suite")],
+            "existing folders, once each"
+        );
+        let view = View::plan(
+            &roots,
+            &[
+                (r.join("shm/run/case-1"), true),
+                (r.join("home/me"), false),
+                (r.join("tmp/fixture/pids"), false),
+                (r.join("tmp/solver"), false),
+                (r.join("tmp/nothing-here"), false),
+            ],
+            1 << 20,
+        );
+        assert_eq!(
+            view.steps,
+            [
+                Step::Private(r.join("tmp")),
+                Step::Private(r.join("shm")),
+                // A file's folder, unless that is a root: then the file.
+                Step::Keep(r.join("tmp/fixture"), false),
+                Step::Keep(r.join("tmp/solver"), false),
+                // A root inside a kept folder is replaced after it.
+                Step::Private(r.join("tmp/fixture/suite")),
+                Step::Keep(r.join("shm/run/case-1"), true),
+            ],
+            "home/me is in sight anyway; what does not exist is skipped"
+        );
+        let args: Vec<String> = View {
+            steps: view.steps[..3].to_vec(),
+            size: 1,
+        }
+        .bwrap_args()
+        .into_iter()
+        .map(|a| a.into_string().unwrap())
+        .collect();
+        let s = |p: PathBuf| p.display().to_string();
+        assert_eq!(
+            args,
+            [
+                "--tmpfs".into(),
+                s(r.join("tmp")),
+                "--tmpfs".into(),
+                s(r.join("shm")),
+                "--ro-bind".into(),
+                s(r.join("tmp/fixture")),
+                s(r.join("tmp/fixture")),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_kept_root_stays_and_nested_roots_go() {
+        let (_t, r) = tree(&["tmp/a/b", "tmp/c", "work"], &[]);
+        let roots = roots([r.join("tmp"), r.join("tmp/a/b"), r.join("tmp/c")]);
+        // The working folder is a root itself: it is kept as it is; a root
+        // inside another, with nothing kept between, is hidden already.
+        let view = View::plan(
+            &roots,
+            &[(r.join("tmp/c"), false), (r.join("work"), true)],
+            1,
+        );
+        assert_eq!(
+            view.steps,
+            [
+                Step::Private(r.join("tmp")),
+                Step::Keep(r.join("work"), true),
+                Step::Keep(r.join("tmp/c"), false),
+            ],
+            "a writable folder is kept even in sight (bubblewrap's / is read-only)"
+        );
+        // The same folder needed twice: writable wins; a kept folder
+        // inside another kept one is not kept again.
+        let view = View::plan(
+            &roots,
+            &[
+                (r.join("tmp/a"), false),
+                (r.join("tmp/a"), true),
+                (r.join("tmp/a/b"), true),
+            ],
+            1,
+        );
+        assert_eq!(
+            view.steps,
+            [
+                Step::Private(r.join("tmp")),
+                Step::Keep(r.join("tmp/a"), true),
+                Step::Private(r.join("tmp/a/b")),
+            ]
+        );
+    }
+
+    #[test]
+    fn paths_a_command_line_names() {
+        let (_t, r) = tree(&["lib", "cp1", "cp2"], &["solver.py", "course.mk"]);
+        let args: Vec<OsString> = [
+            "python3",
+            "solver.py",
+            "--data=lib",
+            "-cp",
+            "cp1:cp2:nope",
+            "make -f 'course.mk' all",
+            "plain-word",
+        ]
+        .map(OsString::from)
+        .to_vec();
+        assert_eq!(
+            named_paths(&args, &r),
+            [
+                r.join("solver.py"),
+                r.join("lib"),
+                r.join("cp1"),
+                r.join("cp2"),
+                r.join("course.mk"),
+            ]
+        );
+        let needs = needs(
+            &p("/scratch"),
+            &r,
+            false,
+            &args[..2],
+            &[("CLASSPATH".into(), "cp1".into())],
+        );
+        assert_eq!(
+            needs,
+            [
+                (p("/scratch"), true),
+                (r.clone(), false),
+                (r.join("solver.py"), false),
+                (r.join("cp1"), false),
+            ]
+        );
+    }
+}

@@ -1,0 +1,96 @@
+//! What a case writes where every user may write (/tmp, /var/tmp,
+//! /dev/shm, /run/lock, System V shared memory) is its own: no other case
+//! running beside it sees it, and none of it outlives the case. Root's
+//! tier (the trampoline's namespaces) and bubblewrap's alike.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use crate::support::{Fixture, read_scorecard};
+
+const PLACES: [&str; 4] = ["/tmp", "/var/tmp", "/dev/shm", "/run/lock"];
+
+/// The markers left in `PLACES`.
+fn markers() -> Vec<String> {
+    PLACES
+        .iter()
+        .flat_map(|d| std::fs::read_dir(d).into_iter().flatten().flatten())
+        .map(|e| e.path().display().to_string())
+        .filter(|p| p.contains("pg-mark-"))
+        .collect()
+}
+
+/// System V shared memory segments on the machine.
+fn segments() -> usize {
+    std::fs::read_to_string("/proc/sysvipc/shm")
+        .map(|t| t.lines().count().saturating_sub(1))
+        .unwrap_or(0)
+}
+
+#[test]
+fn what_a_case_leaves_dies_with_it() {
+    if !rustix::process::geteuid().is_root() {
+        assert!(
+            std::env::var_os("PUZZLEGRADE_REQUIRE_ISOLATION").is_none(),
+            "needs root here"
+        );
+        eprintln!(
+            "note: skipping: not root (an ordinary user's view is bubblewrap's, see the gallery)"
+        );
+        return;
+    }
+    let board = "3x2\n#OO\n##O\n";
+    let names: Vec<String> = (0..6).map(|i| format!("b{i}.txt")).collect();
+    let rows: Vec<(&str, Option<&str>)> = names.iter().map(|n| (n.as_str(), Some(board))).collect();
+    let f = Fixture::with_rows(&rows);
+    // Marks every shared place and its TMPDIR, waits while the other job
+    // slot's case does the same, fails (exit 3) if it sees another case's
+    // mark, leaves a shared memory segment, then answers right.
+    let solver = f.dir.path().join("marker");
+    std::fs::write(
+        &solver,
+        format!(
+            "#!/bin/sh\n\
+             me=$$\n\
+             for d in {places} \"$TMPDIR\"; do echo x > \"$d/pg-mark-$me\" || {{ echo \"cannot write $d\" >&2; exit 4; }}; done\n\
+             sleep 0.3\n\
+             for d in {places}; do for m in \"$d\"/pg-mark-*; do\n\
+               if [ -e \"$m\" ] && [ \"$m\" != \"$d/pg-mark-$me\" ]; then echo \"saw $m\" >&2; exit 3; fi\n\
+             done; done\n\
+             ipcmk -M 4096 >/dev/null || exit 5\n\
+             exec {harness} solve --family lightsout \"$@\"\n",
+            places = PLACES.join(" "),
+            harness = env!("CARGO_BIN_EXE_harness"),
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&solver, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let have_bwrap = crate::candidates::have("bwrap");
+    for sandbox in ["auto", "bwrap"] {
+        if sandbox == "bwrap" && !have_bwrap {
+            continue;
+        }
+        assert_eq!(markers(), Vec::<String>::new(), "no marks before");
+        let before = segments();
+        f.grade(solver.to_str().unwrap())
+            .args(["--jobs", "2", "--force", "--sandbox", sandbox])
+            .assert()
+            .code(0);
+        let verdicts: Vec<(String, String)> = read_scorecard(&f.scorecard())
+            .into_iter()
+            .map(|r| (r["verdict"].clone(), r["detail"].clone()))
+            .collect();
+        assert_eq!(
+            verdicts,
+            vec![("accepted".to_string(), String::new()); names.len()],
+            "--sandbox {sandbox}"
+        );
+        assert_eq!(
+            markers(),
+            Vec::<String>::new(),
+            "--sandbox {sandbox}: nothing left"
+        );
+        assert_eq!(segments(), before, "--sandbox {sandbox}: no segment left");
+        assert!(Path::new(&f.suite()).join("b0.txt").is_file());
+    }
+}
