@@ -13,7 +13,7 @@ use std::sync::mpsc;
 use std::time::Instant;
 
 use crate::event::{Event, Summary};
-use crate::grade::{grade, prepare};
+use crate::grade::{grade, prepare, stopped_by_the_wall_clock};
 use crate::job::{Job, Task};
 use crate::outcome::{Row, Verdict};
 use crate::settings::Context;
@@ -69,16 +69,21 @@ pub fn not_kept(jobs: Vec<Job>, kept: &[Row]) -> Vec<Job> {
 /// run each (its warm-up runs, then its counted runs) on their slot; the
 /// events go to `on_event` on the caller's thread, in order. After a stop
 /// request no job starts; each job no worker took gets a `cancelled` row.
+/// A case the wall-clock safety net stopped beside others while its CPU
+/// time was under the limit is run again, alone, once the pool is done:
+/// its row is that run's.
 pub fn pool(ctx: &Context, jobs: &[Job], on_event: &mut dyn FnMut(Event)) {
     prepare(ctx, jobs);
     let repeat = ctx.options.repeat;
     let next = AtomicUsize::new(0);
+    let again: std::sync::Mutex<Vec<(usize, Row)>> = Default::default();
+    let alone_matters = ctx.options.jobs > 1 && jobs.len() > 1;
     let (tx, rx) = mpsc::channel();
     let workers = ctx.options.jobs.clamp(1, jobs.len().max(1));
     std::thread::scope(|scope| {
         for slot in 0..workers {
             let tx = tx.clone();
-            let next = &next;
+            let (next, again) = (&next, &again);
             scope.spawn(move || {
                 while !ctx.cancel.is_requested() {
                     let i = next.fetch_add(1, Ordering::SeqCst);
@@ -92,7 +97,16 @@ pub fn pool(ctx: &Context, jobs: &[Job], on_event: &mut dyn FnMut(Event)) {
                             break;
                         }
                         let row = grade(ctx, job, slot);
-                        if run >= repeat.warmup {
+                        if alone_matters
+                            && repeat.runs <= 1
+                            && repeat.warmup == 0
+                            && stopped_by_the_wall_clock(&row, &ctx.options.limits)
+                        {
+                            again
+                                .lock()
+                                .unwrap_or_else(|p| p.into_inner())
+                                .push((i, row));
+                        } else if run >= repeat.warmup {
                             let _ = tx.send(finished(row));
                         }
                     }
@@ -104,12 +118,39 @@ pub fn pool(ctx: &Context, jobs: &[Job], on_event: &mut dyn FnMut(Event)) {
             on_event(event);
         }
     });
+    let mut again = again.into_inner().unwrap_or_else(|p| p.into_inner());
+    again.sort_by_key(|(i, _)| *i);
+    for (i, first) in again {
+        on_event(finished(alone(ctx, &jobs[i], first)));
+    }
     let taken = next.load(Ordering::SeqCst).min(jobs.len());
     for job in &jobs[taken..] {
         on_event(Event::CaseCancelled {
             row: Box::new(not_run(ctx, job)),
         });
     }
+}
+
+/// `job` run again with nothing beside it, after `first` was stopped by
+/// the wall clock beside other cases with its CPU time under the limit.
+fn alone(ctx: &Context, job: &Job, first: Row) -> Row {
+    let beside = format!(
+        "beside other cases the wall clock stopped it with {:.2} s of CPU time",
+        first.cpu_ms.unwrap_or_default() / 1000.0
+    );
+    if ctx.cancel.is_requested() {
+        let mut row = first;
+        row.detail = format!("{}; not run again alone: the run was cancelled", row.detail);
+        return row;
+    }
+    let mut row = grade(ctx, job, 0);
+    if row.verdict == Verdict::TimeLimit && stopped_by_the_wall_clock(&row, &ctx.options.limits) {
+        row.detail = format!("{}, alone too", row.detail);
+    } else {
+        let sep = if row.detail.is_empty() { "" } else { "; " };
+        row.detail = format!("{}{sep}run again alone ({beside})", row.detail);
+    }
+    row
 }
 
 /// The `cancelled` row of a job no worker took.

@@ -14,8 +14,16 @@ use crate::executor::{Executor, Limits};
 
 /// The longest time limit or grace accepted.
 pub const MAX_DURATION: Duration = Duration::from_secs(24 * 3600);
-/// The wall-clock limit per case when none is given (the courses' 80 s).
+/// The limit per case when none is given (the courses' 80 s): CPU time
+/// under isolation, else wall-clock time.
 pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(80);
+
+/// The wall-clock safety net under a CPU-time limit `cpu` when none is
+/// given: three times the limit and five seconds, room for a program that
+/// waits on its input or shares a loaded machine.
+pub fn safety_net(cpu: Duration) -> Duration {
+    cpu.saturating_mul(3).saturating_add(Duration::from_secs(5))
+}
 /// The most cases at once.
 pub const MAX_JOBS: usize = 1024;
 

@@ -9,7 +9,8 @@
 //! it), `flood` (stdout without end), `flood-stderr`, `flood-stderr-then-abort` (4 MiB on stderr,
 //! then SIGABRT), `signal` (dies of
 //! SIGABRT), `exit N` (exits with N, no output), `spin MS` (burns CPU for MS
-//! milliseconds, then answers right), `ignore-term` (ignores SIGTERM and
+//! milliseconds, then answers right), `burn MS [N]` (MS milliseconds of CPU
+//! time in each of N processes, then answers right), `ignore-term` (ignores SIGTERM and
 //! sleeps), `pad N` (N pairs of cancelling presses, then `right`), `gallery` (the behaviour named by the puzzle file's name: see
 //! `gallery`). With MISBEHAVE_PIDS=FILE set, every process appends its pid there.
 
@@ -88,6 +89,29 @@ fn main() -> ExitCode {
                 }
             }
             right(&rest[1..])
+        }
+        "burn" => {
+            // MS milliseconds of CPU time (not wall: a loaded machine only
+            // makes it slower), in each of N processes at once.
+            let ms: u64 = rest.first().and_then(|s| s.parse().ok()).unwrap_or(100);
+            let n: usize = rest.get(1).and_then(|s| s.parse().ok()).unwrap_or(1);
+            let helpers: Vec<_> = (1..n)
+                .filter_map(|_| {
+                    Command::new(std::env::current_exe().ok()?)
+                        .args(["burn-one", &ms.to_string()])
+                        .spawn()
+                        .ok()
+                })
+                .collect();
+            burn(ms);
+            for mut h in helpers {
+                let _ = h.wait();
+            }
+            right(&rest[2..])
+        }
+        "burn-one" => {
+            burn(rest.first().and_then(|s| s.parse().ok()).unwrap_or(100));
+            ExitCode::SUCCESS
         }
         "gallery" => gallery(rest),
         "pad" => {
@@ -447,6 +471,20 @@ fn finish(answer: Option<reference::family::Answer>) -> ExitCode {
             ExitCode::from(a.exit_code)
         }
         None => ExitCode::from(3),
+    }
+}
+
+/// Spins until this process has used `ms` milliseconds of CPU time.
+fn burn(ms: u64) {
+    let used = || {
+        let t = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
+        Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+    };
+    let mut x = 0u64;
+    while used() < Duration::from_millis(ms) {
+        for i in 0..10_000u64 {
+            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(i));
+        }
     }
 }
 

@@ -110,10 +110,10 @@ fn default_build_limit() -> Duration {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LimitsFile {
-    /// Wall-clock limit per case.
+    /// The wall-clock safety net per case (default: 3 x `cpu_limit` + 5 s).
     #[serde(default, with = "humantime_serde")]
     pub time_limit: Option<Duration>,
-    /// CPU-time limit per process (the course scripts' `ulimit -t`).
+    /// The time limit per case: CPU time of its whole process tree.
     #[serde(default, with = "humantime_serde")]
     pub cpu_limit: Option<Duration>,
 }

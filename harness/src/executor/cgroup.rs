@@ -249,6 +249,25 @@ impl CaseCgroup {
         }
     }
 
+    /// The CPU time of the case's whole tree so far (one small read).
+    pub fn cpu(&self) -> Option<Duration> {
+        let read = |dir: Option<&Path>, file: &str| {
+            dir.and_then(|d| std::fs::read_to_string(d.join(file)).ok())
+        };
+        if let Some(v2) = self.dir(Role::V2) {
+            let stat = read(Some(v2), "cpu.stat")?;
+            return stat
+                .lines()
+                .find_map(|l| l.strip_prefix("usage_usec ")?.trim().parse().ok())
+                .map(Duration::from_micros);
+        }
+        read(self.dir(Role::Cpuacct), "cpuacct.usage")?
+            .trim()
+            .parse()
+            .ok()
+            .map(Duration::from_nanos)
+    }
+
     /// What the kernel measured.
     pub fn usage(&self) -> Usage {
         let read = |dir: Option<&Path>, file: &str| {

@@ -465,6 +465,16 @@ fn run(
             let _ = kill_process_group(group, Signal::TERM);
             kill_at = Some(now + limits.grace);
         }
+        // The verdict clock: the CPU time of the case's whole tree.
+        if kill_at.is_none()
+            && let (Some(cpu), Some(cg)) = (limits.cpu, cgroup)
+            && cg.cpu().is_some_and(|used| used >= cpu)
+        {
+            limit = Some(LimitHit::Cpu);
+            let _ = kill_process_group(group, Signal::KILL);
+            cg.kill();
+            kill_at = Some(now + limits.grace);
+        }
         let mut wake = kill_at.unwrap_or(deadline).min(now + CANCEL_POLL);
         if case.pidfd.is_none() {
             wake = wake.min(now + EXIT_POLL);

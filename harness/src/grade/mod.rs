@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-pub use puzzle::{fill, output_files};
+pub use puzzle::{fill, output_files, stopped_by_the_wall_clock};
 
 use crate::job::{Job, Task};
 use crate::outcome::Row;

@@ -172,6 +172,18 @@ fn check_files(files: &[PathBuf], root: &Path, options: &RunOptions) -> Result<(
     Ok(())
 }
 
+/// Whether `row` is a case the wall-clock safety net stopped while its CPU
+/// time was under the limit: beside other cases, that may be the machine's
+/// doing, not the candidate's, so it is run again alone.
+pub fn stopped_by_the_wall_clock(row: &Row, limits: &Limits) -> bool {
+    row.verdict == Verdict::TimeLimit
+        && limits.cpu.is_some_and(|cpu| cpu < limits.time)
+        && row.detail.starts_with(SAFETY_NET)
+}
+
+/// How a row stopped by the wall-clock safety net begins.
+const SAFETY_NET: &str = "stopped by the wall-clock safety net";
+
 /// Turns a run into the row's measurements and verdict: the whole verdict
 /// table. Order matters: our failure first, then a stopped run, then the
 /// limits we enforced, then a death by signal, then the contract.
@@ -193,7 +205,7 @@ pub fn fill(row: &mut Row, case: &dyn Puzzle, run: &RunResult, limits: &Limits) 
         (Some(LimitHit::Cpu), _) => (
             Verdict::TimeLimit,
             format!(
-                "CPU time over {} (--cpu-limit)",
+                "CPU time over {}",
                 humantime::format_duration(limits.cpu.unwrap_or_default())
             ),
         ),
@@ -213,10 +225,18 @@ pub fn fill(row: &mut Row, case: &dyn Puzzle, run: &RunResult, limits: &Limits) 
         ),
         (Some(LimitHit::Time), _) => (
             Verdict::TimeLimit,
-            format!(
-                "still running after {}",
-                humantime::format_duration(limits.time)
-            ),
+            match limits.cpu.filter(|c| *c < limits.time) {
+                Some(cpu) => format!(
+                    "{SAFETY_NET} at {} with {:.2} s of CPU time (the limit is {})",
+                    humantime::format_duration(limits.time),
+                    run.cpu.unwrap_or_default().as_secs_f64(),
+                    humantime::format_duration(cpu)
+                ),
+                None => format!(
+                    "still running after {}",
+                    humantime::format_duration(limits.time)
+                ),
+            },
         ),
         (None, Ending::Signaled(sig)) => (
             Verdict::RuntimeError,

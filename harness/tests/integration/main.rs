@@ -3,6 +3,7 @@
 
 mod candidates;
 mod class;
+mod clock;
 mod compare;
 mod conform;
 mod contest;

@@ -162,12 +162,16 @@ pub struct GradeArgs {
     /// Only suites of this family (default: detected from each listing).
     #[arg(long, conflicts_with = "course")]
     pub family: Option<String>,
-    /// Wall-clock limit per case [default: 80s, or the course config's].
+    /// The wall-clock safety net per case [default: 3 x --cpu-limit + 5s,
+    /// or the course config's; 80s with --isolation none]. A case it stops
+    /// with its CPU time under the limit is run again alone. At or under
+    /// --cpu-limit it is the verdict clock itself.
     #[arg(long, value_parser = humantime::parse_duration)]
     pub time_limit: Option<Duration>,
-    /// CPU-time limit per process, as the course scripts' `ulimit -t 80`
-    /// (SIGXCPU at the limit, SIGKILL a second later); the wall limit
-    /// stays as a safety net. Needs isolation (it is set by the trampoline).
+    /// The time limit per case, on the CPU time of its whole process tree
+    /// (its cgroup; RLIMIT_CPU per process where there is none), so a
+    /// loaded machine costs no student anything [default: 80s, or the
+    /// course config's]. Needs isolation.
     #[arg(long, value_parser = humantime::parse_duration)]
     pub cpu_limit: Option<Duration>,
     /// Time between SIGTERM and SIGKILL when a case runs out of time.

@@ -86,7 +86,19 @@ pub fn grade(args: &GradeArgs) -> anyhow::Result<Grade> {
             format!("unknown family {name:?} (known: {})", known.join(", "))
         })?),
     };
-    let time_limit = args.time_limit.unwrap_or(DEFAULT_TIME_LIMIT);
+    // The verdict clock is CPU time of the case's whole process tree (80 s
+    // unless told), the wall clock a generous safety net; without
+    // isolation nothing can measure the tree: the wall clock judges.
+    let cpu_limit = match args.cpu_limit {
+        Some(c) => Some(c),
+        None if args.sandbox.isolation == IsolationArg::Full => Some(DEFAULT_TIME_LIMIT),
+        None => None,
+    };
+    let time_limit = match (args.time_limit, cpu_limit) {
+        (Some(t), _) => t,
+        (None, Some(c)) => harness::settings::safety_net(c),
+        (None, None) => DEFAULT_TIME_LIMIT,
+    };
     if time_limit.is_zero() {
         bail!("--time-limit must be more than zero");
     }
@@ -182,7 +194,7 @@ pub fn grade(args: &GradeArgs) -> anyhow::Result<Grade> {
                 stdout: args.stdout_limit.as_u64(),
                 stderr: args.stderr_limit.as_u64(),
                 memory: args.sandbox.memory_limit.as_u64(),
-                cpu: args.cpu_limit,
+                cpu: cpu_limit,
             },
             allow_outside_suite: args.allow_outside_suite,
             max_puzzle_size: args.max_puzzle_size.as_u64(),

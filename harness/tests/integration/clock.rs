@@ -1,0 +1,156 @@
+//! The verdict clock is CPU time of the case's whole process tree, and no
+//! verdict depends on the machine's load: four busy loops beside the run
+//! slow a candidate down but change no verdict; the wall clock is only a
+//! safety net, and a case it stops beside others with its CPU time under
+//! the limit is run again alone.
+
+use std::os::unix::fs::PermissionsExt;
+use std::process::{Child, Command};
+
+use crate::support::{Fixture, misbehave};
+
+/// Busy loops on the machine, stopped when dropped.
+struct Load(Vec<Child>);
+
+impl Load {
+    fn start(n: usize) -> Self {
+        Self(
+            (0..n)
+                .map(|_| {
+                    Command::new("sh")
+                        .args(["-c", "while :; do :; done"])
+                        .spawn()
+                        .unwrap()
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Drop for Load {
+    fn drop(&mut self) {
+        for c in &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// (verdict, detail) of every row, sorted by case.
+fn verdicts(f: &Fixture) -> Vec<(String, String, String)> {
+    let mut rows: Vec<_> = f
+        .rows()
+        .into_values()
+        .map(|r| (r["case"].clone(), r["verdict"].clone(), r["detail"].clone()))
+        .collect();
+    rows.sort();
+    rows
+}
+
+#[test]
+fn cpu_time_is_the_clock_however_loaded_the_machine() {
+    let _load = Load::start(4);
+    let burn = |ms: u32, procs: u32| format!("{} burn {ms} {procs}", misbehave());
+    // 1.5 s of CPU under a 2 s limit, on two cores shared with four busy
+    // loops and the other case: seconds of wall time, accepted.
+    let f = Fixture::new();
+    f.grade(&burn(1500, 1))
+        .args(["--cpu-limit", "2s", "--jobs", "2"])
+        .assert()
+        .code(0);
+    for (case, r) in f.rows() {
+        let cpu: f64 = r["cpu_ms"].parse().unwrap();
+        // (The cgroup's count and the process's own clock differ a little.)
+        assert!((1400.0..2000.0).contains(&cpu), "{case}: {cpu} ms of CPU");
+    }
+    // 3 s of CPU: over the limit, whatever the wall clock says.
+    f.grade(&burn(3000, 1))
+        .args(["--cpu-limit", "2s", "--jobs", "2", "--force"])
+        .assert()
+        .code(1);
+    let over = |case: &str| {
+        (
+            case.to_string(),
+            "time-limit".to_string(),
+            "CPU time over 2s".to_string(),
+        )
+    };
+    assert_eq!(verdicts(&f), [over("solvable.txt"), over("unsolvable.txt")]);
+    // The whole tree's time: three processes of 0.8 s each (a cgroup
+    // measures them: as root).
+    if rustix::process::geteuid().is_root() {
+        f.grade(&burn(800, 3))
+            .args(["--cpu-limit", "2s", "--jobs", "2", "--force"])
+            .assert()
+            .code(1);
+        assert_eq!(verdicts(&f), [over("solvable.txt"), over("unsolvable.txt")]);
+    }
+}
+
+/// A case the wall clock stops beside another, with its CPU time under the
+/// limit, is run again alone: a candidate that cannot run beside another
+/// (it takes a lock the other holds, and waits) is accepted then, and says
+/// so; one that sleeps is `time-limit` again.
+#[test]
+fn the_wall_clock_is_a_safety_net_and_a_stopped_case_runs_again_alone() {
+    let f = Fixture::new();
+    let lock = f.dir.path().join("lock");
+    std::fs::create_dir(&lock).unwrap();
+    std::fs::set_permissions(&lock, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let shy = f.dir.path().join("shy");
+    std::fs::write(
+        &shy,
+        format!(
+            "#!/bin/sh\n\
+             exec 9<\"$LOCK\"\n\
+             flock -n 9 || {{ sleep 100; exit 1; }}\n\
+             sleep 0.7\n\
+             exec {} solve --family lightsout \"$@\"\n",
+            env!("CARGO_BIN_EXE_harness")
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&shy, std::fs::Permissions::from_mode(0o755)).unwrap();
+    f.grade(shy.to_str().unwrap())
+        .args(["--cpu-limit", "1s", "--time-limit", "2s", "--jobs", "2"])
+        .arg("--env")
+        .arg(format!("LOCK={}", lock.display()))
+        .assert()
+        .code(0);
+    let rows = verdicts(&f);
+    assert!(rows.iter().all(|r| r.1 == "accepted"), "{rows:?}");
+    let again: Vec<_> = rows.iter().filter(|r| r.2.contains("run again")).collect();
+    assert_eq!(
+        again.len(),
+        1,
+        "one of the two waited for the other: {rows:?}"
+    );
+    assert!(
+        again[0]
+            .2
+            .contains("run again alone (beside other cases the wall clock stopped it with 0."),
+        "{}",
+        again[0].2
+    );
+
+    f.grade(&format!("{} sleep", misbehave()))
+        .args([
+            "--cpu-limit",
+            "1s",
+            "--time-limit",
+            "2s",
+            "--jobs",
+            "2",
+            "--force",
+        ])
+        .assert()
+        .code(1);
+    for (case, verdict, detail) in verdicts(&f) {
+        assert_eq!(verdict, "time-limit", "{case}");
+        assert!(
+            detail.starts_with("stopped by the wall-clock safety net at 2s with 0.0")
+                && detail.ends_with(" s of CPU time (the limit is 1s), alone too"),
+            "{case}: {detail}"
+        );
+    }
+}
