@@ -520,16 +520,40 @@ fn bad_course_configs_name_the_file_and_line() {
 /// that rewrites itself for the next case, deletes what it can reach and
 /// signals its parent. The class goes on, the honest submission's points
 /// are whole, the class folder is untouched, every row is written.
-#[test]
-fn hostile_submissions_cannot_hurt_the_class() {
-    use std::os::unix::fs::PermissionsExt;
-    let out = tempfile::tempdir().unwrap();
-    let class = out.path().join("class");
+/// The 15-122 course config in `dir`, its suite made absolute, with
+/// `build_limit` for its build.
+fn cmu15122_course(dir: &Path, build_limit: &str) -> PathBuf {
+    let suite = workspace().join("suites/lightsout/easy");
+    let text = std::fs::read_to_string(workspace().join("courses/cmu15122-lightsout.toml"))
+        .unwrap()
+        .replace(
+            "time_limit = \"120s\"",
+            &format!("time_limit = \"{build_limit}\""),
+        )
+        .replace(
+            "\"../suites/lightsout/easy\"",
+            &format!("{:?}", suite.display().to_string()),
+        );
+    let course = dir.join("course.toml");
+    std::fs::write(&course, text).unwrap();
+    course
+}
+
+/// The 15-122 fixture's perfect submission as `class/honest`.
+fn honest(class: &Path) {
     let perfect = fixtures("cmu15122").join("perfect");
     std::fs::create_dir_all(class.join("honest")).unwrap();
     for f in ["lightsout.c", "Makefile"] {
         std::fs::copy(perfect.join(f), class.join("honest").join(f)).unwrap();
     }
+}
+
+#[test]
+fn hostile_submissions_cannot_hurt_the_class() {
+    use std::os::unix::fs::PermissionsExt;
+    let out = tempfile::tempdir().unwrap();
+    let class = out.path().join("class");
+    honest(&class);
     std::fs::create_dir_all(class.join("hangs")).unwrap();
     std::fs::write(class.join("hangs/Makefile"), "lightsout:\n\tsleep 1000\n").unwrap();
     std::fs::create_dir_all(class.join("vandal")).unwrap();
@@ -552,21 +576,7 @@ fn hostile_submissions_cannot_hurt_the_class() {
     .unwrap();
     let before = std::fs::read(class.join("vandal/run.sh")).unwrap();
     // The 15-122 course with a 3 s build limit.
-    let text = std::fs::read_to_string(workspace().join("courses/cmu15122-lightsout.toml"))
-        .unwrap()
-        .replace("time_limit = \"120s\"", "time_limit = \"3s\"")
-        .replace(
-            "\"../suites/lightsout/easy\"",
-            &format!(
-                "{:?}",
-                workspace()
-                    .join("suites/lightsout/easy")
-                    .display()
-                    .to_string()
-            ),
-        );
-    let course = out.path().join("course.toml");
-    std::fs::write(&course, text).unwrap();
+    let course = cmu15122_course(out.path(), "3s");
     harness()
         .current_dir(out.path())
         .args(["grade", "--course"])
@@ -632,11 +642,7 @@ fn students_cannot_read_each_other() {
     let out = tempfile::tempdir().unwrap();
     std::fs::set_permissions(out.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     let class = out.path().join("class");
-    let perfect = fixtures("cmu15122").join("perfect");
-    std::fs::create_dir_all(class.join("honest")).unwrap();
-    for f in ["lightsout.c", "Makefile"] {
-        std::fs::copy(perfect.join(f), class.join("honest").join(f)).unwrap();
-    }
+    honest(&class);
     std::fs::write(class.join("honest/notes.txt"), "SECRET-7f3a\n").unwrap();
     std::fs::create_dir_all(class.join("snoop")).unwrap();
     // Exit 3 naming what it found; else "no solution" everywhere.
@@ -653,20 +659,7 @@ fn students_cannot_read_each_other() {
         "lightsout: search.sh\n\tsh search.sh; [ $$? = 1 ]\n\tcp search.sh lightsout\n\tchmod 755 lightsout\n",
     )
     .unwrap();
-    let text = std::fs::read_to_string(workspace().join("courses/cmu15122-lightsout.toml"))
-        .unwrap()
-        .replace(
-            "\"../suites/lightsout/easy\"",
-            &format!(
-                "{:?}",
-                workspace()
-                    .join("suites/lightsout/easy")
-                    .display()
-                    .to_string()
-            ),
-        );
-    let course = out.path().join("course.toml");
-    std::fs::write(&course, text).unwrap();
+    let course = cmu15122_course(out.path(), "120s");
     let mut sandboxes = vec!["auto"];
     if crate::candidates::have("bwrap") {
         sandboxes.push("bwrap");
