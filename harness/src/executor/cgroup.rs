@@ -9,15 +9,21 @@
 //! folder first (moving the harness into a leaf of its own when its cgroup
 //! must have no processes). Hybrid (v1 controllers, as on the machines this
 //! project is built on): a folder per case in each of the v1 `memory`,
-//! `pids`, `cpuacct` and `freezer` hierarchies, and in the controller-less
-//! v2 `unified` hierarchy for `cgroup.kill`; without that, the v1 freezer
-//! stops the tree while every process in it gets SIGKILL. No crate handled
+//! `pids`, `cpuacct` and `freezer` hierarchies (the freezer stops the tree
+//! while every process in it gets SIGKILL), all joined without waiting
+//! for an RCU grace period; the controller-less v2 `unified` hierarchy
+//! (`cgroup.kill`, `cpu.stat`) only where the freezer or cpuacct is
+//! missing. On pure v1 a job slot's cases run one after another in the
+//! slot's own folders, made once, emptied and reset between cases (see
+//! [`Cgroups::case`]); a slot's cores are a v1 cpuset folder of its own
+//! (see [`Cgroups::pin`]). No crate handled
 //! both layouts with `cgroup.kill` (cgroups-rs does v1 or v2, not a v2
 //! kill beside v1 controllers), so this is plain file I/O.
 
 use std::path::{Path, PathBuf};
 
 use super::ExecError;
+use super::hierarchy::{delegate, join, make, own_cgroup, parse_mounts};
 use std::time::{Duration, Instant};
 
 /// One hierarchy's role.
@@ -37,18 +43,37 @@ enum Role {
     Unified,
 }
 
+/// Folders, one per hierarchy, with their roles.
+type Dirs = Vec<(Role, PathBuf)>;
+
 /// The run's cgroup folders, one per hierarchy used.
 #[derive(Debug)]
 pub struct Cgroups {
     runs: Vec<(Role, PathBuf)>,
     memory_limit: u64,
     pids_limit: u64,
+    /// Where the run's v1 cpuset folder would go (the cpuset mount and
+    /// this process's place in it), on the hybrid layout.
+    cpuset_base: Option<PathBuf>,
+    /// The run's v1 cpuset folder and a folder per job slot in it, once
+    /// [`Cgroups::pin`] made them.
+    cpusets: Option<(PathBuf, Vec<PathBuf>)>,
+    /// Pure v1: each job slot's folders, made on its first case and used
+    /// by every case it runs (see [`Cgroups::case`]).
+    slots: std::sync::Mutex<Vec<Option<Dirs>>>,
 }
 
 /// One case's cgroup folders.
 #[derive(Debug)]
 pub struct CaseCgroup {
     dirs: Vec<(Role, PathBuf)>,
+    /// The folders are its job slot's, used again by the slot's next case.
+    shared: bool,
+    /// Memory the slot's folder was charged when the case began (page
+    /// cache an earlier case left), taken off its peak.
+    base_bytes: u64,
+    /// The slot's OOM kills before the case.
+    oom_before: u64,
 }
 
 /// What the kernel measured for a case's whole tree.
@@ -75,7 +100,11 @@ impl Cgroups {
         let own_path = |controller: Option<&str>| own_cgroup(&own, controller);
         let mut runs = Vec::new();
         let has_v1 = |c: &str| v1.iter().any(|(ctl, _)| ctl == c);
+        let mut cpuset_base = None;
         if has_v1("memory") && has_v1("pids") {
+            cpuset_base = v1.iter().find(|(c, _)| c == "cpuset").map(|(_, mount)| {
+                join(mount, &own_path(Some("cpuset")).unwrap_or_default()).join(&name)
+            });
             for (role, ctl) in [
                 (Role::Memory, "memory"),
                 (Role::Pids, "pids"),
@@ -88,7 +117,16 @@ impl Cgroups {
                 let base = join(mount, &own_path(Some(ctl)).unwrap_or_default());
                 runs.push((role, make(&base.join(&name))?));
             }
-            if let Some(unified) = &v2 {
+            // Every v1 hierarchy is joined by a thread moving itself (see
+            // CaseCgroup::procs_files), which costs no grace period; a
+            // process joining the v2 hierarchy beside waits for one (a
+            // millisecond or more per case). So v2 only stands in for what
+            // v1 lacks here: the freezer (for cgroup.kill), cpuacct (its
+            // cpu.stat).
+            let has = |runs: &[(Role, PathBuf)], role| runs.iter().any(|(r, _)| *r == role);
+            if (!has(&runs, Role::Freezer) || !has(&runs, Role::Cpuacct))
+                && let Some(unified) = &v2
+            {
                 let base = join(unified, &own_path(None).unwrap_or_default());
                 if let Ok(dir) = make(&base.join(&name)) {
                     // The root has no cgroup.kill; a child has one where
@@ -100,14 +138,6 @@ impl Cgroups {
                     }
                 }
             }
-            // With cgroup.kill the freezer is not needed: one hierarchy
-            // fewer to make, join and remove per case.
-            if runs.iter().any(|(r, _)| *r == Role::Unified)
-                && let Some(at) = runs.iter().position(|(r, _)| *r == Role::Freezer)
-            {
-                let (_, dir) = runs.remove(at);
-                let _ = std::fs::remove_dir(dir);
-            }
         } else if let Some(root) = &v2 {
             let own = join(root, &own_path(None).unwrap_or_default());
             runs.push((Role::V2, delegate(&own, &name)?));
@@ -118,16 +148,78 @@ impl Cgroups {
             runs,
             memory_limit,
             pids_limit,
+            cpuset_base,
+            cpusets: None,
+            slots: std::sync::Mutex::new(Vec::new()),
         };
         // Prove it works before the first case needs it.
-        let probe = c.case("probe")?;
+        let probe = c.fresh("probe")?;
         probe.remove();
         Ok(c)
     }
 
     /// The run's folders, one per hierarchy.
     pub fn run_dirs(&self) -> Vec<PathBuf> {
-        self.runs.iter().map(|(_, d)| d.clone()).collect()
+        self.runs
+            .iter()
+            .map(|(_, d)| d.clone())
+            .chain(self.cpusets.as_ref().map(|(run, _)| run.clone()))
+            .collect()
+    }
+
+    /// Keeps job slot k's cases to `shares[k]` with a v1 cpuset folder per
+    /// slot (made once; a case joins its slot's, no folder a case), so a
+    /// candidate cannot widen its CPU affinity onto a neighbour's cores.
+    /// `Err` says why not (pure v2 here, or no cpuset hierarchy): then the
+    /// candidates' affinity alone keeps them apart.
+    pub fn pin(&mut self, shares: &[Vec<usize>]) -> Result<(), ExecError> {
+        let Some(run) = self.cpuset_base.clone() else {
+            return Err(ExecError::NoCpuset);
+        };
+        let parent = run.parent().unwrap_or(Path::new("/"));
+        let mems = std::fs::read_to_string(parent.join("cpuset.effective_mems"))
+            .or_else(|_| std::fs::read_to_string(parent.join("cpuset.mems")))
+            .map_err(|e| ExecError::io("read", parent.join("cpuset.mems"), e))?;
+        let all: Vec<usize> = shares.iter().flatten().copied().collect();
+        let set = |dir: &Path, cores: &[usize]| -> Result<(), ExecError> {
+            // A v1 cpuset takes no process until it has cores and memory
+            // nodes of its own.
+            for (file, value) in [
+                ("cpuset.cpus", super::cpus::list(cores)),
+                ("cpuset.mems", mems.trim().to_string()),
+            ] {
+                std::fs::write(dir.join(file), value)
+                    .map_err(|e| ExecError::io("write", dir.join(file), e))?;
+            }
+            Ok(())
+        };
+        let run = make(&run)?;
+        let mut slots = Vec::new();
+        let made = set(&run, &all).and_then(|()| {
+            for (slot, cores) in shares.iter().enumerate() {
+                let dir = make(&run.join(format!("slot-{slot}")))?;
+                slots.push(dir.clone());
+                set(&dir, cores)?;
+            }
+            Ok(())
+        });
+        if let Err(e) = made {
+            // Nothing half made is used: no case joins a cpuset without
+            // cores.
+            for dir in slots.iter().rev().chain([&run]) {
+                let _ = std::fs::remove_dir(dir);
+            }
+            return Err(e);
+        }
+        self.cpusets = Some((run, slots));
+        Ok(())
+    }
+
+    /// The file that joins job slot `slot`'s cpuset (v1: `tasks`), once
+    /// pinned.
+    pub fn slot_procs(&self, slot: usize) -> Option<PathBuf> {
+        let (_, slots) = self.cpusets.as_ref()?;
+        slots.get(slot).map(|d| d.join("tasks"))
     }
 
     /// `v2`, or `v1` with `+unified` when the v2 kill is there too.
@@ -141,15 +233,58 @@ impl Cgroups {
         }
     }
 
-    /// A new cgroup for one case, limits set.
-    pub fn case(&self, id: &str) -> Result<CaseCgroup, ExecError> {
+    /// The cgroup case `id` runs in on job slot `slot`. Pure v1 (every
+    /// folder joined without a grace period): the slot's own folders,
+    /// made on its first case, emptied (`reap` reaps what died) and their
+    /// counters reset: no folder is made or removed per case, the most a
+    /// case costs the kernel here. Otherwise a new folder per case.
+    pub fn case(&self, id: &str, slot: usize, reap: &dyn Fn()) -> Result<CaseCgroup, ExecError> {
+        let reusable = self
+            .runs
+            .iter()
+            .all(|(r, _)| matches!(r, Role::Memory | Role::Pids | Role::Cpuacct | Role::Freezer));
+        if !reusable {
+            return self.fresh(id);
+        }
+        let dirs = {
+            let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+            if slots.len() <= slot {
+                slots.resize(slot + 1, None);
+            }
+            match &slots[slot] {
+                Some(dirs) => dirs.clone(),
+                None => {
+                    let made = self.fresh(&format!("slot-{slot}"))?;
+                    let dirs = std::mem::take(&mut { made }.dirs);
+                    slots[slot] = Some(dirs.clone());
+                    dirs
+                }
+            }
+        };
+        let mut case = CaseCgroup {
+            dirs,
+            shared: true,
+            base_bytes: 0,
+            oom_before: 0,
+        };
+        case.settle(reap)?;
+        Ok(case)
+    }
+
+    /// A new cgroup of its own (folders `case-{id}`), limits set.
+    fn fresh(&self, id: &str) -> Result<CaseCgroup, ExecError> {
         let mut dirs = Vec::new();
         for (role, run) in &self.runs {
             let dir = run.join(format!("case-{id}"));
             std::fs::create_dir(&dir).map_err(|e| ExecError::io("create", &dir, e))?;
             dirs.push((*role, dir));
         }
-        let case = CaseCgroup { dirs };
+        let case = CaseCgroup {
+            dirs,
+            shared: false,
+            base_bytes: 0,
+            oom_before: 0,
+        };
         let (mem, pids) = (self.memory_limit.to_string(), self.pids_limit.to_string());
         let mut failure = None;
         'dirs: for (role, dir) in &case.dirs {
@@ -187,18 +322,44 @@ impl Cgroups {
 
 impl Drop for Cgroups {
     fn drop(&mut self) {
+        let slots = std::mem::take(&mut *self.slots.lock().unwrap_or_else(|p| p.into_inner()));
+        for dirs in slots.into_iter().flatten() {
+            CaseCgroup {
+                dirs,
+                shared: false,
+                base_bytes: 0,
+                oom_before: 0,
+            }
+            .remove();
+        }
         for (_, dir) in &self.runs {
             let _ = std::fs::remove_dir(dir);
+        }
+        if let Some((run, slots)) = &self.cpusets {
+            // A slot's folder empties as its last case's processes die.
+            for dir in slots {
+                for _ in 0..200 {
+                    if std::fs::remove_dir(dir).is_ok() || !dir.exists() {
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+            }
+            let _ = std::fs::remove_dir(run);
         }
     }
 }
 
 impl CaseCgroup {
-    /// The `cgroup.procs` files a process writes its pid to, to join.
+    /// The files a process writes to, to join: `cgroup.procs` in v2
+    /// (its pid), and in v1 `tasks` (`0`, itself: a single thread moved
+    /// by itself skips the kernel's wait for a grace period that moving a
+    /// whole process takes, a tenth of a millisecond per hierarchy; the
+    /// trampoline has one thread).
     pub fn procs_files(&self) -> Vec<PathBuf> {
         self.dirs
             .iter()
-            .map(|(_, d)| d.join("cgroup.procs"))
+            .map(|(role, d)| d.join(join_file(*role)))
             .collect()
     }
 
@@ -232,7 +393,12 @@ impl CaseCgroup {
         {
             return;
         }
-        // v1: freeze so nothing forks while it dies, kill each, thaw.
+        // v1: an empty cgroup stays empty (only a trampoline joins one),
+        // so the freezer's work is needed only where something is left.
+        if self.pids().is_empty() {
+            return;
+        }
+        // Freeze so nothing forks while it dies, kill each, thaw.
         let freezer = self.dir(Role::Freezer).map(|d| d.join("freezer.state"));
         if let Some(f) = &freezer {
             let _ = std::fs::write(f, "FROZEN");
@@ -249,12 +415,21 @@ impl CaseCgroup {
         }
     }
 
+    /// The v2 folder beside v1 whose `cpu.stat` counts the case's CPU
+    /// time, when the v1 cpuacct hierarchy is not used.
+    fn cpu_stat_dir(&self) -> Option<&Path> {
+        match self.dir(Role::Cpuacct) {
+            Some(_) => None,
+            None => self.dir(Role::Unified),
+        }
+    }
+
     /// The CPU time of the case's whole tree so far (one small read).
     pub fn cpu(&self) -> Option<Duration> {
         let read = |dir: Option<&Path>, file: &str| {
             dir.and_then(|d| std::fs::read_to_string(d.join(file)).ok())
         };
-        if let Some(v2) = self.dir(Role::V2) {
+        if let Some(v2) = self.dir(Role::V2).or_else(|| self.cpu_stat_dir()) {
             let stat = read(Some(v2), "cpu.stat")?;
             return stat
                 .lines()
@@ -291,15 +466,66 @@ impl CaseCgroup {
         }
         let oom = read(self.dir(Role::Memory), "memory.oom_control");
         Usage {
-            peak_bytes: number(read(self.dir(Role::Memory), "memory.max_usage_in_bytes")),
-            cpu: number(read(self.dir(Role::Cpuacct), "cpuacct.usage")).map(Duration::from_nanos),
-            oom_killed: field(&oom, "oom_kill ").is_some_and(|n| n > 0),
+            peak_bytes: number(read(self.dir(Role::Memory), "memory.max_usage_in_bytes"))
+                .map(|b| b.saturating_sub(self.base_bytes)),
+            cpu: self.cpu(),
+            oom_killed: oom_kills(oom.as_deref()) > self.oom_before,
         }
     }
 
+    /// A slot's folders made ready for its next case: nothing of an
+    /// earlier case left (killed, its zombies reaped by `reap`, for two
+    /// seconds at most), the CPU count at zero, the memory peak reset and
+    /// what is charged already noted.
+    fn settle(&mut self, reap: &dyn Fn()) -> Result<(), ExecError> {
+        let deadline = Instant::now() + Duration::from_secs(2);
+        let pids = self.dir(Role::Pids).map(|d| d.join("pids.current"));
+        // pids.current counts zombies too: a pid is free once reaped.
+        let left = || {
+            pids.as_ref()
+                .and_then(|f| std::fs::read_to_string(f).ok())
+                .and_then(|t| t.trim().parse::<u64>().ok())
+                .unwrap_or(0)
+        };
+        while left() > 0 {
+            if Instant::now() >= deadline {
+                return Err(ExecError::SlotBusy {
+                    left: left(),
+                    path: pids.clone().unwrap_or_default(),
+                });
+            }
+            self.kill();
+            reap();
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let write = |role, file: &str, value: &str| match self.dir(role) {
+            Some(d) => std::fs::write(d.join(file), value)
+                .map_err(|e| ExecError::io("write", d.join(file), e)),
+            None => Ok(()),
+        };
+        write(Role::Cpuacct, "cpuacct.usage", "0")?;
+        write(Role::Memory, "memory.max_usage_in_bytes", "0")?;
+        let memory = self.dir(Role::Memory).map(Path::to_owned);
+        let read = |file: &str| {
+            memory
+                .as_ref()
+                .and_then(|d| std::fs::read_to_string(d.join(file)).ok())
+        };
+        self.base_bytes = read("memory.usage_in_bytes")
+            .and_then(|t| t.trim().parse().ok())
+            .unwrap_or(0);
+        self.oom_before = oom_kills(read("memory.oom_control").as_deref());
+        Ok(())
+    }
+
     /// Kills what is left, waits (a little) for the cgroup to empty, and
-    /// removes its folders.
+    /// removes its folders. A slot's stay as they are: the case's end
+    /// killed what it left, and by now (this runs off the case's path)
+    /// they may hold the slot's next case.
     pub fn remove(self) {
+        if self.shared {
+            return;
+        }
         let deadline = Instant::now() + Duration::from_secs(2);
         loop {
             let mut left = false;
@@ -317,141 +543,20 @@ impl CaseCgroup {
     }
 }
 
-/// The v1 mounts (controller, mount point) and the v2 mount, from
-/// `/proc/self/mountinfo`.
-fn parse_mounts(mountinfo: &str) -> (Vec<(String, PathBuf)>, Option<PathBuf>) {
-    let mut v1 = Vec::new();
-    let mut v2 = None;
-    for line in mountinfo.lines() {
-        let Some((left, right)) = line.split_once(" - ") else {
-            continue;
-        };
-        let mount = left.split_whitespace().nth(4).map(PathBuf::from);
-        let mut fields = right.split_whitespace();
-        let (fstype, _source, options) = (fields.next(), fields.next(), fields.next());
-        match (fstype, mount) {
-            // Prefer the pure-v2 mount at /sys/fs/cgroup.
-            (Some("cgroup2"), Some(m)) if v2.is_none() || m == Path::new("/sys/fs/cgroup") => {
-                v2 = Some(m);
-            }
-            (Some("cgroup"), Some(m)) => {
-                for opt in options.unwrap_or("").split(',') {
-                    if ["memory", "pids", "cpuacct", "freezer"].contains(&opt) {
-                        v1.push((opt.to_string(), m.clone()));
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    (v1, v2)
-}
-
-/// This process's cgroup path for a v1 controller, or in v2 (`None`).
-fn own_cgroup(proc_cgroup: &str, controller: Option<&str>) -> Option<String> {
-    proc_cgroup.lines().find_map(|line| {
-        let mut parts = line.splitn(3, ':');
-        let (_, ctls, path) = (parts.next()?, parts.next()?, parts.next()?);
-        let hit = match controller {
-            None => ctls.is_empty(),
-            Some(c) => ctls.split(',').any(|x| x == c),
-        };
-        hit.then(|| path.to_string())
+/// The OOM kills a v1 `memory.oom_control` counts.
+fn oom_kills(text: Option<&str>) -> u64 {
+    text.and_then(|t| {
+        t.lines()
+            .find_map(|l| l.strip_prefix("oom_kill ")?.trim().parse().ok())
     })
+    .unwrap_or(0)
 }
 
-fn join(mount: &Path, own: &str) -> PathBuf {
-    mount.join(own.trim_start_matches('/'))
-}
-
-fn make(dir: &Path) -> Result<PathBuf, ExecError> {
-    match std::fs::create_dir(dir) {
-        Ok(()) => Ok(dir.to_owned()),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(dir.to_owned()),
-        Err(e) => Err(ExecError::io("create", dir, e)),
-    }
-}
-
-/// Pure v2: a run folder under `own` with the memory and pids controllers
-/// enabled for its cases. v2 lets a cgroup hand controllers to children
-/// only while it has no processes itself, so when `own` holds this
-/// process, the process first moves into a leaf of the run folder.
-fn delegate(own: &Path, name: &str) -> Result<PathBuf, ExecError> {
-    let want = "+memory +pids";
-    let controllers = std::fs::read_to_string(own.join("cgroup.controllers")).unwrap_or_default();
-    for c in ["memory", "pids"] {
-        if !controllers.split_whitespace().any(|x| x == c) {
-            return Err(ExecError::NotDelegated {
-                controller: c,
-                path: own.to_owned(),
-            });
-        }
-    }
-    let run = make(&own.join(name))?;
-    let enable = |dir: &Path| std::fs::write(dir.join("cgroup.subtree_control"), want);
-    if enable(own).is_err() {
-        let leaf = make(&run.join("harness"))?;
-        std::fs::write(leaf.join("cgroup.procs"), std::process::id().to_string())
-            .map_err(|e| ExecError::io("move the harness into", &leaf, e))?;
-        enable(own).map_err(|e| ExecError::io("enable controllers in", own, e))?;
-    }
-    enable(&run).map_err(|e| ExecError::io("enable controllers in", &run, e))?;
-    Ok(run)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const HYBRID: &str = "\
-35 25 0:30 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755
-36 35 0:31 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw
-40 35 0:35 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory
-41 35 0:36 / /sys/fs/cgroup/pids rw,relatime - cgroup cgroup rw,pids
-42 35 0:37 / /sys/fs/cgroup/cpu,cpuacct rw,relatime - cgroup cgroup rw,cpu,cpuacct
-";
-
-    #[test]
-    fn mounts_and_own_paths_are_read() {
-        let (v1, v2) = parse_mounts(HYBRID);
-        assert_eq!(v2, Some(PathBuf::from("/sys/fs/cgroup/unified")));
-        let ctls: Vec<&str> = v1.iter().map(|(c, _)| c.as_str()).collect();
-        assert_eq!(ctls, ["memory", "pids", "cpuacct"]);
-        assert_eq!(v1[2].1, PathBuf::from("/sys/fs/cgroup/cpu,cpuacct"));
-        let pure = "30 1 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw,nsdelegate\n";
-        assert_eq!(
-            parse_mounts(pure),
-            (vec![], Some(PathBuf::from("/sys/fs/cgroup")))
-        );
-
-        let own = "9:name=systemd:/\n4:memory:/api/x\n2:cpu,cpuacct:/\n0::/user.slice/s\n";
-        assert_eq!(own_cgroup(own, Some("memory")).as_deref(), Some("/api/x"));
-        assert_eq!(own_cgroup(own, Some("cpuacct")).as_deref(), Some("/"));
-        assert_eq!(own_cgroup(own, None).as_deref(), Some("/user.slice/s"));
-        assert_eq!(own_cgroup(own, Some("pids")), None);
-    }
-
-    /// Pure v2 delegation on a folder that stands in for a cgroup: the
-    /// controllers must be offered, and are then enabled for the run's
-    /// cases. (The kernel's own refusals cannot be faked in a plain
-    /// folder; pure v2 is untested on this project's hybrid machines.)
-    #[test]
-    fn v2_delegation_enables_the_controllers() {
-        let dir = tempfile::tempdir().unwrap();
-        let own = dir.path();
-        std::fs::write(own.join("cgroup.controllers"), "cpu io memory pids\n").unwrap();
-        let run = delegate(own, "puzzlegrade-1").unwrap();
-        assert_eq!(run, own.join("puzzlegrade-1"));
-        assert_eq!(
-            std::fs::read_to_string(run.join("cgroup.subtree_control")).unwrap(),
-            "+memory +pids"
-        );
-        std::fs::write(own.join("cgroup.controllers"), "cpu io\n").unwrap();
-        let err = delegate(own, "puzzlegrade-2").unwrap_err();
-        assert!(
-            err.to_string()
-                .starts_with("the memory controller is not delegated"),
-            "{err}"
-        );
+/// The file a process joins a cgroup of `role` by (see
+/// [`CaseCgroup::procs_files`]).
+fn join_file(role: Role) -> &'static str {
+    match role {
+        Role::V2 | Role::Unified => "cgroup.procs",
+        Role::Memory | Role::Pids | Role::Cpuacct | Role::Freezer => "tasks",
     }
 }

@@ -41,6 +41,19 @@ pub enum ExecError {
     /// No cgroup hierarchy has the controllers a case needs.
     #[error("no cgroup hierarchy with memory and pids controllers")]
     NoControllers,
+    /// A job slot's cgroup still holds what an earlier case left.
+    #[error("the job slot's cgroup still holds {left} process(es) of an earlier case ({})", path.display())]
+    SlotBusy {
+        /// How many.
+        left: u64,
+        /// Its `pids.current`.
+        path: PathBuf,
+    },
+    /// No v1 cpuset hierarchy to keep job slots to their cores.
+    #[error(
+        "no cpuset hierarchy beside the v1 controllers (pure cgroup v2 is not pinned by cgroup)"
+    )]
+    NoCpuset,
     /// An explicit uid range (`--uid-base`) that another run on this
     /// machine holds.
     #[error(

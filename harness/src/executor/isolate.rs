@@ -106,6 +106,9 @@ pub struct Level {
     pub private: bool,
     /// bubblewrap around each case.
     pub bwrap: bool,
+    /// Job slots keep to cores of their own: `cpuset` (a cpuset cgroup per
+    /// slot holds them), `cpus` (their CPU affinity only).
+    pub cores: Option<&'static str>,
     /// Protections asked for but not available, and why.
     pub missing: Vec<String>,
 }
@@ -128,6 +131,9 @@ impl Level {
         }
         if self.rlimits {
             parts.push("rlimits".into());
+        }
+        if let Some(c) = self.cores {
+            parts.push(c.into());
         }
         if self.bwrap {
             parts.push("bwrap".into());

@@ -5,10 +5,14 @@
 //! so the verdict logic and the scheduler are tested without spawning).
 
 pub mod cgroup;
+mod child;
+pub mod cpus;
 mod error;
 pub mod fake;
 pub mod guard;
+mod hierarchy;
 pub mod isolate;
+mod isolated;
 mod janitor;
 mod process;
 mod stream;

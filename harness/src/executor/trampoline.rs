@@ -1,7 +1,7 @@
 //! `harness __exec`: the few steps between the harness and a candidate,
 //! done in the candidate's own process before it becomes the candidate
 //! (safe Rust instead of code between `fork` and `exec`): join the case's
-//! cgroups, set rlimits, drop to the slot's user (supplementary groups
+//! cgroups, keep to the job slot's cores, set rlimits, drop to the slot's user (supplementary groups
 //! dropped), make the case's view of the file system (see `view`), then
 //! exec the candidate (or bubblewrap around it, which makes the view). Its pid,
 //! process group, pipes, working folder and environment are the
@@ -9,6 +9,7 @@
 //! (so a candidate cannot fake our error), and the process exits 125.
 
 use std::ffi::OsString;
+use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -65,12 +66,14 @@ pub fn sandbox_failure(error_file: &Path, result: &super::RunResult) -> Option<S
 /// What the trampoline does for one case.
 #[derive(Debug, Clone, Default)]
 pub struct Launch {
-    /// `cgroup.procs` files to join.
+    /// Files to join cgroups by (`cgroup.procs`, or v1's `tasks`).
     pub join: Vec<PathBuf>,
     /// rlimits: `core`, `fsize`, `nproc`, `cpu`, with their values.
     pub rlimits: Vec<(String, u64)>,
     /// Run as this uid and gid.
     pub user: Option<(u32, u32)>,
+    /// Keep to these cores (the job slot's share); empty: any.
+    pub cpus: Vec<usize>,
     /// Wrap the candidate in bubblewrap.
     pub bwrap: bool,
     /// What the case sees of the file system: built by bubblewrap when it
@@ -125,6 +128,9 @@ impl Launch {
             cmd.arg("--uid").arg(uid.to_string());
             cmd.arg("--gid").arg(gid.to_string());
         }
+        if !self.cpus.is_empty() {
+            cmd.arg("--cpus").arg(super::cpus::list(&self.cpus));
+        }
         if self.bwrap {
             cmd.arg("--bwrap");
         }
@@ -156,6 +162,8 @@ pub struct ExecArgs {
     pub uid: Option<u32>,
     /// Run as this gid.
     pub gid: Option<u32>,
+    /// Keep to these cores.
+    pub cpus: Vec<usize>,
     /// Run under bubblewrap.
     pub bwrap: bool,
     /// The case's view of the file system, if it gets one.
@@ -176,6 +184,7 @@ impl ExecArgs {
             rlimit: Vec::new(),
             uid: None,
             gid: None,
+            cpus: Vec::new(),
             bwrap: false,
             view: None,
             argv: Vec::new(),
@@ -190,6 +199,11 @@ impl ExecArgs {
                     .push(p.value().map_err(err)?.string().map_err(err)?),
                 Long("uid") => out.uid = Some(p.value().map_err(err)?.parse().map_err(err)?),
                 Long("gid") => out.gid = Some(p.value().map_err(err)?.parse().map_err(err)?),
+                Long("cpus") => {
+                    let list = p.value().map_err(err)?.string().map_err(err)?;
+                    out.cpus =
+                        super::cpus::parse_list(&list).ok_or(format!("bad --cpus {list}"))?;
+                }
                 Long("bwrap") => out.bwrap = true,
                 Long("view-size") => {
                     out.view.get_or_insert_default().size =
@@ -219,22 +233,44 @@ impl ExecArgs {
 
 /// The trampoline: returns only on failure (after recording it).
 pub fn main(args: &ExecArgs) -> std::process::ExitCode {
-    // The error file's folder, opened before a view hides it.
-    let folder = args.view.as_ref().and_then(|_| {
-        let dir = args.error_file.parent()?;
-        rustix::fs::open(
-            dir,
-            rustix::fs::OFlags::PATH | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
-            rustix::fs::Mode::empty(),
-        )
-        .ok()
+    // Made now, empty, while this process may still write in the run's
+    // folder: once it has become the slot's user (the last step before the
+    // exec, which can still fail: a script open for writing, say) it no
+    // longer may. An empty file is no failure; the harness removes it.
+    let early = args.uid.and_then(|_| {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&args.error_file)
+            .ok()
     });
+    // Else the error file's folder, opened before a view hides it.
+    let folder = args
+        .view
+        .as_ref()
+        .filter(|_| early.is_none())
+        .and_then(|_| {
+            let dir = args.error_file.parent()?;
+            rustix::fs::open(
+                dir,
+                rustix::fs::OFlags::PATH
+                    | rustix::fs::OFlags::DIRECTORY
+                    | rustix::fs::OFlags::CLOEXEC,
+                rustix::fs::Mode::empty(),
+            )
+            .ok()
+        });
     let err = match prepare_and_exec(args) {
         Ok(never) => match never {},
         Err(e) => e,
     };
-    match (&folder, args.error_file.file_name()) {
-        (Some(dir), Some(name)) => {
+    match (early, &folder, args.error_file.file_name()) {
+        (Some(mut file), _, _) => {
+            let _ = std::io::Write::write_all(&mut file, err.as_bytes());
+        }
+        (None, Some(dir), Some(name)) => {
             let file = rustix::fs::openat(
                 dir,
                 name,
@@ -261,7 +297,10 @@ enum Never {}
 fn prepare_and_exec(args: &ExecArgs) -> Result<Never, String> {
     let me = std::process::id().to_string();
     for procs in &args.join {
-        std::fs::write(procs, &me).map_err(|e| format!("cannot join {}: {e}", procs.display()))?;
+        // v1's `tasks` takes `0`: this thread, the only one (see
+        // CaseCgroup::procs_files); `cgroup.procs` the pid.
+        let who = if procs.ends_with("tasks") { "0" } else { &me };
+        std::fs::write(procs, who).map_err(|e| format!("cannot join {}: {e}", procs.display()))?;
     }
     for spec in &args.rlimit {
         let (name, value) = spec
@@ -290,6 +329,10 @@ fn prepare_and_exec(args: &ExecArgs) -> Result<Never, String> {
         resource
             .set(value, ceiling)
             .map_err(|e| format!("cannot set the {name} limit: {e}"))?;
+    }
+    // After the cgroups: joining a cpuset sets the affinity to all of it.
+    if !args.cpus.is_empty() {
+        super::cpus::pin(&args.cpus)?;
     }
     drop_terminal()?;
     let (program, rest) = args.argv.split_first().ok_or("no command")?;
@@ -382,6 +425,7 @@ mod tests {
             join: vec!["/cg/a/cgroup.procs".into(), "/cg/b/cgroup.procs".into()],
             rlimits: vec![("core".into(), 0), ("cpu".into(), 80)],
             user: Some((60_001, 60_001)),
+            cpus: vec![2, 3],
             bwrap: true,
             view: Some(View {
                 steps: vec![
@@ -406,6 +450,7 @@ mod tests {
         assert_eq!(args.join, launch.join);
         assert_eq!(args.rlimit, ["core=0", "cpu=80"]);
         assert_eq!((args.uid, args.gid), (Some(60_001), Some(60_001)));
+        assert_eq!(args.cpus, [2, 3]);
         assert!(args.bwrap);
         assert_eq!(args.view, launch.view, "the steps in their order");
         assert_eq!(args.argv, argv, "the candidate's own -- and options kept");

@@ -8,6 +8,10 @@
 //! name. What a case writes there dies with it, no other case sees it, and
 //! it sees no other case's or student's files.
 //!
+//! Everything else is read-only, so nothing a case writes outside those
+//! places and what its command line names (a world-writable folder
+//! elsewhere) outlives it either.
+//!
 //! Two ways to build it: as root, the trampoline makes a mount (and IPC)
 //! namespace of the case's own ([`View::enter`]); under bubblewrap, its
 //! arguments say the same ([`View::bwrap_args`]).
@@ -125,7 +129,9 @@ impl View {
     /// A needed folder is kept whole; a needed file, its folder (its
     /// neighbours: a script's modules, a class path), unless that folder is
     /// a root. Only what a root would hide is kept, and what must be
-    /// writable. A root a kept path holds whole is not replaced.
+    /// writable. A root needed whole and read-only (a working folder that
+    /// is `/tmp`) is replaced all the same: what the command line names
+    /// in it comes back, nothing else.
     pub fn plan(roots: &[PathBuf], needs: &[(PathBuf, bool)], size: u64) -> View {
         let mut keep: Vec<(PathBuf, bool)> = Vec::new();
         for (path, writable) in needs {
@@ -140,7 +146,10 @@ impl View {
                     _ => real,
                 }
             };
-            if !writable && !roots.iter().any(|r| real.starts_with(r)) {
+            // In sight anyway; or a root itself (a candidate in /tmp runs
+            // in /tmp): replaced all the same, with only what the command
+            // line names in it brought back, never the machine's /tmp.
+            if !writable && (roots.contains(&real) || !roots.iter().any(|r| real.starts_with(r))) {
                 continue;
             }
             match keep.iter_mut().find(|(k, _)| *k == real) {
@@ -220,7 +229,9 @@ impl View {
             MountPropagationFlags::REC | MountPropagationFlags::PRIVATE,
         )
         .map_err(|e| format!("cannot make the case's mounts private: {e}"))?;
-        // What is kept, taken before any root is replaced.
+        // What is kept, taken before any root is replaced, as it is (the
+        // slot's user may write there what its permissions allow: what
+        // the command line names is the grader's choice).
         let mut kept = Vec::new();
         for step in &self.steps {
             if let Step::Keep(p, _) = step {
@@ -235,6 +246,18 @@ impl View {
                 kept.push((tree, p.is_dir()));
             }
         }
+        // The rest of the system read-only: a world-writable folder the
+        // view neither replaces nor keeps (a /var/crash, a 1777 folder a
+        // course left) takes nothing that could outlive the case. Device
+        // files stay usable (a read-only mount stops no write to
+        // /dev/null).
+        let root = rustix::fs::open(
+            "/",
+            rustix::fs::OFlags::PATH | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
+            rustix::fs::Mode::empty(),
+        )
+        .map_err(|e| format!("cannot open /: {e}"))?;
+        read_only(&root, "").map_err(|e| format!("cannot make the system read-only: {e}"))?;
         let options = format!("size={},nr_inodes=65536,mode=1777", self.size.max(1 << 20));
         let mut trees = kept.into_iter();
         for step in &self.steps {
@@ -272,6 +295,46 @@ impl View {
                 .map_err(|e| format!("cannot enter {} again: {e}", dir.display()))?;
         }
         Ok(())
+    }
+}
+
+/// Makes the mount tree at `dir` (with `path` under it; `""`: `dir`
+/// itself) and every mount below it read-only (`mount_setattr`, which
+/// rustix does not wrap).
+fn read_only(dir: &impl std::os::fd::AsFd, path: &str) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    /// `struct mount_attr` (linux/mount.h).
+    #[repr(C)]
+    struct MountAttr {
+        attr_set: u64,
+        attr_clr: u64,
+        propagation: u64,
+        userns_fd: u64,
+    }
+    let attr = MountAttr {
+        attr_set: u64::from(rustix::mount::MountAttrFlags::MOUNT_ATTR_RDONLY.bits()),
+        attr_clr: 0,
+        propagation: 0,
+        userns_fd: 0,
+    };
+    let path = std::ffi::CString::new(path)?;
+    // SAFETY: every pointer is to a live value of the kernel's layout for
+    // the call's duration, with its size; the descriptor is open.
+    #[allow(unsafe_code)]
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            dir.as_fd().as_raw_fd(),
+            path.as_ptr(),
+            libc::AT_EMPTY_PATH | libc::AT_RECURSIVE,
+            &attr as *const MountAttr,
+            std::mem::size_of::<MountAttr>(),
+        )
+    };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
     }
 }
 
@@ -394,8 +457,10 @@ mod tests {
     fn a_kept_root_stays_and_nested_roots_go() {
         let (_t, r) = tree(&["tmp/a/b", "tmp/c", "work"], &[]);
         let roots = roots([r.join("tmp"), r.join("tmp/a/b"), r.join("tmp/c")]);
-        // The working folder is a root itself: it is kept as it is; a root
-        // inside another, with nothing kept between, is hidden already.
+        // The working folder is a root itself: replaced all the same (a
+        // root inside another, with nothing kept between, is hidden
+        // already); a writable folder is kept even in sight (the system
+        // is read-only).
         let view = View::plan(
             &roots,
             &[(r.join("tmp/c"), false), (r.join("work"), true)],
@@ -405,10 +470,8 @@ mod tests {
             view.steps,
             [
                 Step::Private(r.join("tmp")),
-                Step::Keep(r.join("work"), true),
-                Step::Keep(r.join("tmp/c"), false),
+                Step::Keep(r.join("work"), true)
             ],
-            "a writable folder is kept even in sight (bubblewrap's / is read-only)"
         );
         // The same folder needed twice: writable wins; a kept folder
         // inside another kept one is not kept again.

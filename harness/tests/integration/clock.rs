@@ -154,3 +154,104 @@ fn the_wall_clock_is_a_safety_net_and_a_stopped_case_runs_again_alone() {
         );
     }
 }
+
+/// The cores every case of a run may use, from its kept stderr (the
+/// `cores` helper says them), by case.
+fn cores_seen(kept: &std::path::Path) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = walkdir::WalkDir::new(kept)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.path().to_string_lossy().ends_with(".stderr"))
+        .map(|e| {
+            let text = std::fs::read_to_string(e.path()).unwrap();
+            let line = text.lines().find(|l| l.starts_with("cores: ")).unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                line.to_string(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// With `--jobs` at or under the cores, each job slot's cases keep to a
+/// share of the cores of their own, so neighbours do not take each
+/// other's time; as root a cpuset per slot holds them there even when a
+/// candidate asks for every core. One job at a time keeps every core.
+#[test]
+fn each_job_slot_keeps_to_cores_of_its_own() {
+    let all = std::thread::available_parallelism().map_or(1, usize::from);
+    if all < 2 {
+        eprintln!("note: skipping: one core here, nothing to share out");
+        return;
+    }
+    let f = Fixture::new();
+    let kept = f.dir.path().join("kept");
+    let out = f
+        .grade(&format!("{} cores 400", misbehave()))
+        .args(["--jobs", "2", "--keep-output"])
+        .arg(&kept)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let root = rustix::process::geteuid().is_root();
+    let label = if root { "+cpuset" } else { "+cpus" };
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let first = stderr.lines().next().unwrap_or_default();
+    assert!(first.ends_with(label), "{stderr}");
+    for r in f.rows().values() {
+        assert!(r["isolation"].ends_with(label), "{r:?}");
+    }
+    let seen = cores_seen(&kept);
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    let share = all / 2;
+    let mut cores: Vec<Vec<usize>> = seen
+        .iter()
+        .map(|(_, line)| {
+            line["cores: ".len()..]
+                .split(' ')
+                .next()
+                .unwrap()
+                .split(',')
+                .map(|c| c.parse().unwrap())
+                .collect()
+        })
+        .collect();
+    cores.sort();
+    assert!(
+        cores.iter().all(|c| c.len() == share) && cores[0] != cores[1],
+        "two slots, {share} core(s) each, not the same: {seen:?}"
+    );
+    if root {
+        // Asking for every core changed nothing: the slot's cpuset holds.
+        assert!(cores.iter().flatten().all(|&c| c < 2 * share), "{seen:?}");
+    }
+
+    // One job at a time: every core, nothing said about cores.
+    std::fs::remove_dir_all(&kept).unwrap();
+    let out = f
+        .grade(&format!("{} cores 0", misbehave()))
+        .args(["--jobs", "1", "--force", "--keep-output"])
+        .arg(&kept)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stderr.contains("cpus") && !stderr.contains("cores"),
+        "{stderr}"
+    );
+    let widest = cores_seen(&kept)
+        .iter()
+        .map(|(_, l)| {
+            l["cores: ".len()..]
+                .split(' ')
+                .next()
+                .unwrap()
+                .split(',')
+                .count()
+        })
+        .min();
+    assert_eq!(widest, Some(all));
+}

@@ -235,6 +235,16 @@ fn a_sandbox_that_never_started_is_our_failure() {
 /// `harness grade` on `f`'s suite with the gallery, run as the ordinary
 /// user 61000 (who owns the fixture: the suite and the scorecard are
 /// within its candidates' reach), with `extra` arguments.
+/// What the isolation label says of cores for `--jobs 2` as an ordinary
+/// user: each slot keeps to its cores by affinity, where there are two.
+fn cores_part() -> &'static str {
+    if std::thread::available_parallelism().map_or(1, usize::from) >= 2 {
+        "+cpus"
+    } else {
+        ""
+    }
+}
+
 fn grade_as_a_normal_user(f: &Fixture, extra: &[&str]) -> std::process::Output {
     let status = std::process::Command::new("chown")
         .args(["-R", "61000:61000"])
@@ -300,10 +310,8 @@ fn as_a_normal_user_the_rogues_cannot_reach_the_harness() {
     let out = grade_as_a_normal_user(&f, &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert!(
-        stderr.contains("isolation: copies+private+rlimits+bwrap"),
-        "{stderr}"
-    );
+    let label = format!("copies+private+rlimits{}+bwrap", cores_part());
+    assert!(stderr.contains(&format!("isolation: {label}")), "{stderr}");
     assert!(
         stderr.contains(
             "not available: another user (the harness is not root): bubblewrap keeps candidates from the harness's processes and files"
@@ -324,7 +332,7 @@ fn as_a_normal_user_the_rogues_cannot_reach_the_harness() {
     let want: BTreeMap<&str, (&str, &str)> = names
         .iter()
         .zip(&rows)
-        .map(|(_, (n, _))| (*n, ("accepted", "copies+private+rlimits+bwrap")))
+        .map(|(_, (n, _))| (*n, ("accepted", label.as_str())))
         .collect();
     assert_eq!(got, want, "every row, none forged");
     assert_eq!(snapshot(&f.suite()), before, "the suite is byte-identical");
@@ -342,12 +350,13 @@ fn as_a_normal_user_without_a_sandbox_the_missing_protections_are_said() {
     let out = grade_as_a_normal_user(&f, &["--sandbox", "none"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert!(stderr.contains("isolation: copies+rlimits;"), "{stderr}");
+    let label = format!("copies+rlimits{}", cores_part());
+    assert!(stderr.contains(&format!("isolation: {label};")), "{stderr}");
     assert!(
         stderr.contains("not available: a sandbox (--sandbox none): candidates can signal the harness and write what it can"),
         "{stderr}"
     );
     let rows = read_scorecard(&f.scorecard());
     assert_eq!(rows.len(), 1);
-    assert_eq!(rows[0]["isolation"], "copies+rlimits");
+    assert_eq!(rows[0]["isolation"], label);
 }

@@ -1,6 +1,7 @@
 //! What a case writes where every user may write (/tmp, /var/tmp,
 //! /dev/shm, /run/lock, System V shared memory) is its own: no other case
-//! running beside it sees it, and none of it outlives the case. Root's
+//! running beside it sees it, and none of it outlives the case; any other
+//! world-writable folder is read-only to it. Root's
 //! tier (the trampoline's namespaces) and bubblewrap's alike.
 
 use std::os::unix::fs::PermissionsExt;
@@ -46,6 +47,15 @@ fn what_a_case_leaves_dies_with_it() {
     // Marks every shared place and its TMPDIR, waits while the other job
     // slot's case does the same, fails (exit 3) if it sees another case's
     // mark, leaves a shared memory segment, then answers right.
+    // A world-writable folder none of the view's places covers and no
+    // command line names (as a /var/crash, or a folder a course left at
+    // 1777): the candidate knows where it is, and nothing it leaves there
+    // may outlive the case.
+    let drop = tempfile::Builder::new()
+        .prefix("puzzlegrade-test-drop-")
+        .tempdir_in("/var/lib")
+        .unwrap();
+    std::fs::set_permissions(drop.path(), std::fs::Permissions::from_mode(0o1777)).unwrap();
     let solver = f.dir.path().join("marker");
     std::fs::write(
         &solver,
@@ -58,8 +68,10 @@ fn what_a_case_leaves_dies_with_it() {
                if [ -e \"$m\" ] && [ \"$m\" != \"$d/pg-mark-$me\" ]; then echo \"saw $m\" >&2; exit 3; fi\n\
              done; done\n\
              ipcmk -M 4096 >/dev/null || exit 5\n\
+             echo x 2>/dev/null > \"{drop}/pg-mark-$me\"\n\
              exec {harness} solve --family lightsout \"$@\"\n",
             places = PLACES.join(" "),
+            drop = drop.path().display(),
             harness = env!("CARGO_BIN_EXE_harness"),
         ),
     )
@@ -91,6 +103,65 @@ fn what_a_case_leaves_dies_with_it() {
             "--sandbox {sandbox}: nothing left"
         );
         assert_eq!(segments(), before, "--sandbox {sandbox}: no segment left");
+        let dropped: Vec<_> = std::fs::read_dir(drop.path()).unwrap().flatten().collect();
+        assert!(
+            dropped.is_empty(),
+            "--sandbox {sandbox}: nothing left in a world-writable folder: {dropped:?}"
+        );
         assert!(Path::new(&f.suite()).join("b0.txt").is_file());
     }
+}
+
+/// A candidate that lives in /tmp runs in /tmp (its own folder), and that
+/// is the case's private /tmp with the candidate brought back into it, not
+/// the machine's: it sees nothing else there and leaves nothing there.
+#[test]
+fn a_candidate_in_tmp_sees_a_private_tmp() {
+    if !rustix::process::geteuid().is_root() {
+        eprintln!("note: skipping: not root (bubblewrap's view is tested in the gallery)");
+        return;
+    }
+    let f = Fixture::new();
+    let secret = tempfile::Builder::new()
+        .prefix("pg-secret-")
+        .tempfile_in("/tmp")
+        .unwrap();
+    std::fs::set_permissions(secret.path(), std::fs::Permissions::from_mode(0o644)).unwrap();
+    let solver = tempfile::Builder::new()
+        .prefix("pg-candidate-")
+        .suffix(".sh")
+        .tempfile_in("/tmp")
+        .unwrap();
+    std::fs::write(
+        solver.path(),
+        format!(
+            "#!/bin/sh\n\
+             [ \"$(pwd)\" = /tmp ] || exit 6\n\
+             for f in /tmp/pg-secret-*; do [ -e \"$f\" ] && {{ echo \"saw $f\" >&2; exit 3; }}; done\n\
+             [ -x \"$0\" ] || exit 7\n\
+             echo x > /tmp/pg-left-$$ || exit 4\n\
+             exec {} solve --family lightsout \"$@\"\n",
+            env!("CARGO_BIN_EXE_harness")
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(solver.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    // Still open for writing here: the exec fails (ETXTBSY) after the
+    // trampoline became the slot's user; the row says why, as ours.
+    f.grade(solver.path().to_str().unwrap()).assert().code(1);
+    for r in f.rows().values() {
+        assert_eq!(r["verdict"], "harness-error", "{r:?}");
+        assert!(r["detail"].contains("Text file busy"), "{r:?}");
+    }
+    let solver = solver.into_temp_path();
+    f.grade(solver.to_str().unwrap())
+        .arg("--force")
+        .assert()
+        .code(0);
+    let left: Vec<_> = std::fs::read_dir("/tmp")
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("pg-left-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }

@@ -1,0 +1,233 @@
+//! One child process, start to end: spawned as the leader of a new
+//! process group, its stdout, stderr and a pidfd (readable when it exits)
+//! polled together by the one thread that runs the case, so a full pipe
+//! never blocks the candidate and a grandchild holding a pipe never blocks
+//! us; the wall clock, the CPU clock (the case's cgroup, read as it runs),
+//! the stdout cap and the cancel token watched; then the group, and the
+//! cgroup's escapees, killed and the pipes drained.
+
+use std::ffi::OsString;
+use std::os::fd::OwnedFd;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{ChildStderr, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use rustix::event::{PollFd, PollFlags, Timespec, poll};
+use rustix::process::{Pid, PidfdFlags, Signal, kill_process_group, pidfd_open};
+use wait4::Wait4;
+
+use super::cgroup::CaseCgroup;
+use super::guard::Guard;
+use super::stream::Stream;
+use super::{Ending, LimitHit, Limits, RunResult, Spec};
+use crate::cancel::{Cancel, Urgency};
+
+/// How long to wait for the pipes to close once the group is dead.
+const DRAIN_WAIT: Duration = Duration::from_secs(2);
+
+/// How often a running case looks at the cancel token.
+const CANCEL_POLL: Duration = Duration::from_millis(25);
+
+/// How often to look for the exit where there is no pidfd (old kernels).
+const EXIT_POLL: Duration = Duration::from_millis(1);
+
+/// The size of one read from a pipe.
+const CHUNK: usize = 64 * 1024;
+
+pub(super) fn run(
+    mut cmd: Command,
+    spec: &Spec,
+    limits: &Limits,
+    cancel: &Cancel,
+    guard: Option<&Guard>,
+    cgroup: Option<&CaseCgroup>,
+) -> RunResult {
+    let start = Instant::now();
+    let failed = |msg: String| RunResult::ended(Ending::Failed(msg), start.elapsed());
+    let stdin = match &spec.stdin {
+        None => Stdio::null(),
+        Some(path) => match std::fs::File::open(path) {
+            Ok(f) => Stdio::from(f),
+            Err(e) => return failed(format!("cannot open {} for stdin: {e}", path.display())),
+        },
+    };
+    cmd.stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let spawned = match guard {
+        Some(g) => g.spawn_case(&mut cmd),
+        None => cmd.spawn(),
+    };
+    let mut child = match spawned {
+        Ok(c) => c,
+        Err(e) => {
+            return failed(format!(
+                "cannot start {}: {e}",
+                cmd.get_program().to_string_lossy()
+            ));
+        }
+    };
+    let raw_group = i32::try_from(child.id()).expect("a child's pid is a positive i32");
+    let group = Pid::from_raw(raw_group).expect("a child's pid is positive");
+    let mut case = Case {
+        stdout: Stream::new(child.stdout.take(), limits.stdout),
+        stderr: Stream::new(child.stderr.take(), limits.stderr),
+        pidfd: pidfd_open(group, PidfdFlags::empty()).ok(),
+        buf: vec![0u8; CHUNK],
+    };
+
+    // Durations are validated (at most 24 h), but never let an odd one panic.
+    let far = |d: Duration| {
+        start
+            .checked_add(d)
+            .unwrap_or(start + Duration::from_secs(86_400 * 365))
+    };
+    let deadline = far(limits.time);
+    let mut limit = None;
+    let mut cancelled = false;
+    let mut kill_at: Option<Instant> = None;
+    let exited = loop {
+        match child.try_wait4() {
+            Ok(Some(r)) => break Ok(r),
+            Ok(None) => {}
+            Err(e) => break Err(e),
+        }
+        let now = Instant::now();
+        let urgency = cancel.urgency();
+        if urgency == Urgency::Now {
+            cancelled |= limit.is_none();
+            let _ = kill_process_group(group, Signal::KILL);
+        } else if kill_at.is_some_and(|k| now >= k) {
+            let _ = kill_process_group(group, Signal::KILL);
+            kill_at = Some(now + limits.grace);
+        } else if kill_at.is_none() && (urgency == Urgency::Graceful || now >= deadline) {
+            if urgency == Urgency::Graceful {
+                cancelled = true;
+            } else {
+                limit = Some(LimitHit::Time);
+            }
+            let _ = kill_process_group(group, Signal::TERM);
+            kill_at = Some(now + limits.grace);
+        }
+        // The verdict clock: the CPU time of the case's whole tree.
+        if kill_at.is_none()
+            && let (Some(cpu), Some(cg)) = (limits.cpu, cgroup)
+            && cg.cpu().is_some_and(|used| used >= cpu)
+        {
+            limit = Some(LimitHit::Cpu);
+            let _ = kill_process_group(group, Signal::KILL);
+            cg.kill();
+            kill_at = Some(now + limits.grace);
+        }
+        let mut wake = kill_at.unwrap_or(deadline).min(now + CANCEL_POLL);
+        if case.pidfd.is_none() {
+            wake = wake.min(now + EXIT_POLL);
+        }
+        case.poll(wake, true);
+        if case.stdout.over() && limit.is_none() && !cancelled {
+            limit = Some(LimitHit::Stdout);
+            let _ = kill_process_group(group, Signal::KILL);
+            kill_at = Some(Instant::now() + limits.grace);
+        }
+    };
+    let wall = start.elapsed();
+    // The candidate is gone; anything left in its group, or in its cgroup
+    // (escapees), is a leftover.
+    let _ = kill_process_group(group, Signal::KILL);
+    if let Some(cg) = cgroup {
+        cg.kill();
+    }
+    if let Some(g) = guard {
+        g.tell(false, raw_group);
+        g.reap_orphans();
+    }
+    let drained_by = Instant::now() + DRAIN_WAIT;
+    while case.stdout.open() || case.stderr.open() {
+        if Instant::now() >= drained_by {
+            break;
+        }
+        case.poll(drained_by, false);
+    }
+    let mut result = RunResult::ended(Ending::Failed(String::new()), wall);
+    match exited {
+        Ok(r) => {
+            result.ending = match (r.status.code(), r.status.signal()) {
+                (Some(code), _) => Ending::Exited(code),
+                (None, Some(sig)) => Ending::Signaled(sig),
+                (None, None) => Ending::Failed(format!("unknown wait status {:?}", r.status)),
+            };
+            result.cpu = Some(r.rusage.utime + r.rusage.stime);
+            result.max_rss_kb = Some(r.rusage.maxrss / 1024);
+        }
+        Err(e) => result.ending = Ending::Failed(format!("cannot wait for the candidate: {e}")),
+    }
+    result.limit = limit;
+    result.cancelled = cancelled;
+    result.stdout = case.stdout.finish();
+    result.stderr = case.stderr.finish();
+    drop(child);
+    result
+}
+
+/// What one case's thread watches.
+struct Case {
+    stdout: Stream<ChildStdout>,
+    stderr: Stream<ChildStderr>,
+    /// Readable once the candidate has exited (`None` on old kernels).
+    pidfd: Option<OwnedFd>,
+    buf: Vec<u8>,
+}
+
+impl Case {
+    /// Waits until something happens or `until`, reading what the pipes
+    /// have. With `watch_exit`, the pidfd wakes it too.
+    fn poll(&mut self, until: Instant, watch_exit: bool) {
+        let timeout = until.saturating_duration_since(Instant::now());
+        let timeout = Timespec {
+            tv_sec: i64::try_from(timeout.as_secs()).unwrap_or(i64::MAX),
+            tv_nsec: i64::from(timeout.subsec_nanos()),
+        };
+        let (out_ready, err_ready) = {
+            let mut fds: Vec<PollFd<'_>> = Vec::with_capacity(3);
+            let flags = PollFlags::IN;
+            let out_at = self.stdout.source.as_ref().map(|s| {
+                fds.push(PollFd::new(s, flags));
+                fds.len() - 1
+            });
+            let err_at = self.stderr.source.as_ref().map(|s| {
+                fds.push(PollFd::new(s, flags));
+                fds.len() - 1
+            });
+            if watch_exit && let Some(pidfd) = &self.pidfd {
+                fds.push(PollFd::new(pidfd, flags));
+            }
+            if fds.is_empty() {
+                std::thread::sleep(
+                    Duration::from_millis(1).min(until.saturating_duration_since(Instant::now())),
+                );
+                return;
+            }
+            if poll(&mut fds, Some(&timeout)).is_err() {
+                return;
+            }
+            let ready = |at: Option<usize>| at.is_some_and(|i| !fds[i].revents().is_empty());
+            (ready(out_at), ready(err_at))
+        };
+        if out_ready {
+            self.stdout.read(&mut self.buf);
+        }
+        if err_ready {
+            self.stderr.read(&mut self.buf);
+        }
+    }
+}
+
+/// `file` as a path relative to `dir` when it is inside it, else whole.
+pub(super) fn relative_to(file: &Path, dir: &Path) -> OsString {
+    file.strip_prefix(dir).map_or_else(
+        |_| file.as_os_str().to_owned(),
+        |p| p.as_os_str().to_owned(),
+    )
+}

@@ -1,0 +1,310 @@
+//! A run's isolation, case by case: the scratch folder and its copies, the
+//! case's cgroup, its slot's user and cores, its view of the file system,
+//! and the trampoline's command line; then what the kernel measured. See
+//! `isolate` for what each protection is and `trampoline` for who does it.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use super::cgroup::{CaseCgroup, Cgroups};
+use super::child::{relative_to, run};
+use super::guard::{self, Guard};
+use super::isolate::{self, Isolation, Level, RunDir, Sandbox};
+use super::janitor::{Janitor, Leftover};
+use super::trampoline::Launch;
+use super::view::{self, View};
+use super::{Ending, LimitHit, Limits, RunResult, Spec};
+use crate::cancel::Cancel;
+
+/// Everything isolation needs for the whole run.
+pub(super) struct Isolated {
+    trampoline: super::trampoline::Trampoline,
+    isolation: Isolation,
+    pub(super) level: Level,
+    /// The folders each case's view replaces (when it gets one).
+    roots: Vec<PathBuf>,
+    run_dir: RunDir,
+    cgroups: Option<Cgroups>,
+    /// Each job slot's cores, where the slots have cores of their own.
+    cores: Option<Vec<Vec<usize>>>,
+    /// RLIMIT_NPROC, where it means something.
+    nproc: Option<u64>,
+    max_file: u64,
+    cases: AtomicUsize,
+    /// Removes finished cases' cgroups and scratch folders off the cases'
+    /// critical path.
+    pub(super) janitor: Janitor,
+    /// The job slots' uid range, held while the run lasts.
+    _uids: Option<super::uids::Claim>,
+}
+
+impl Isolated {
+    pub(super) fn new(exe: &Path, isolation: &Isolation, max_file: u64) -> anyhow::Result<Self> {
+        if isolation.sandbox == Sandbox::Bwrap
+            && let Err(why) = isolate::bwrap_here()
+        {
+            anyhow::bail!("--sandbox bwrap: {why}");
+        }
+        let (mut cgroups, why) = if isolation.cgroups {
+            match Cgroups::create(isolation.memory_limit, isolation.pids_limit) {
+                Ok(c) => (Some(c), None),
+                Err(why) => (None, Some(why)),
+            }
+        } else {
+            (None, None)
+        };
+        let mut level = isolate::settle(
+            isolation,
+            &cgroups,
+            why.map(|e| e.to_string()),
+            &isolate::bwrap_here,
+        );
+        // Uids of their own, held for the whole run: no other run on this
+        // machine runs candidates as them meanwhile.
+        let uids = match level.uid_base {
+            Some(_) => {
+                let claim = super::uids::claim(isolation.uid_base, isolation.slots)?;
+                level.uid_base = Some(claim.base);
+                Some(claim)
+            }
+            None => None,
+        };
+        let nproc = match (level.uid_base, &cgroups) {
+            // The pids controller does it exactly (and RLIMIT_NPROC would
+            // count the zombies of a killed case against the next one).
+            (_, Some(_)) => None,
+            // Each slot's uid is its own: the count is the case's.
+            (Some(_), None) => Some(isolation.pids_limit),
+            // Counted per user: this user's processes now, plus the limit.
+            (None, None) => Some(own_processes() + isolation.pids_limit),
+        };
+        let cores = match super::cpus::share(&super::cpus::allowed(), isolation.slots) {
+            Ok(shares) => {
+                level.cores = Some("cpus");
+                if let Some(c) = &mut cgroups {
+                    match c.pin(&shares) {
+                        Ok(()) => level.cores = Some("cpuset"),
+                        Err(why) => level.missing.push(format!(
+                            "a cpuset per job slot ({why}): each case keeps to its slot's cores by CPU affinity, which a candidate can widen"
+                        )),
+                    }
+                }
+                Some(shares)
+            }
+            Err(why) => {
+                if isolation.slots > 1 {
+                    level
+                        .missing
+                        .push(format!("cores of their own per job slot ({why})"));
+                }
+                None
+            }
+        };
+        let run_dir = RunDir::new(&isolate::scratch_base(cgroups.is_some()))
+            .or_else(|_| RunDir::new(&std::env::temp_dir()))?;
+        // What a case's view replaces: the shared places, where the runs'
+        // (and a class's) scratch folders are, and what the run hides.
+        let roots = view::roots(
+            view::SHARED
+                .iter()
+                .map(PathBuf::from)
+                .chain(run_dir.path().parent().map(Path::to_owned))
+                .chain(isolation.hide.iter().cloned()),
+        );
+        Ok(Self {
+            trampoline: super::trampoline::Trampoline::beside(exe),
+            isolation: isolation.clone(),
+            level,
+            roots,
+            run_dir,
+            cgroups,
+            cores,
+            nproc,
+            max_file,
+            cases: AtomicUsize::new(0),
+            janitor: Janitor::new(),
+            _uids: uids,
+        })
+    }
+
+    /// What the guard clears away if the harness dies.
+    pub(super) fn cleanup(&self) -> guard::Cleanup {
+        guard::Cleanup {
+            cgroups: self
+                .cgroups
+                .as_ref()
+                .map(Cgroups::run_dirs)
+                .unwrap_or_default(),
+            run_dir: Some(self.run_dir.path().to_owned()),
+        }
+    }
+
+    pub(super) fn execute(
+        &self,
+        spec: &Spec,
+        limits: &Limits,
+        cancel: &Cancel,
+        guard: Option<&Guard>,
+    ) -> RunResult {
+        let start = Instant::now();
+        let failed = |msg: String| RunResult::ended(Ending::Failed(msg), start.elapsed());
+        let id = self.cases.fetch_add(1, Ordering::SeqCst);
+        let owner = self.level.uid_base.map(|base| {
+            let uid = base + u32::try_from(spec.slot).unwrap_or(0);
+            (uid, uid)
+        });
+        let scratch = match self.run_dir.scratch(id, owner) {
+            Ok(s) => s,
+            Err(e) => return failed(format!("cannot make a scratch folder: {e}")),
+        };
+        let copies = match scratch.copy_in(
+            &spec.files,
+            spec.contents.as_deref().map(Vec::as_slice),
+            self.max_file,
+        ) {
+            Ok(c) => c,
+            Err(e) => return failed(e.to_string()),
+        };
+        let cgroup = match &self.cgroups {
+            Some(c) => match c.case(&id.to_string(), spec.slot, &|| {
+                if let Some(g) = guard {
+                    g.reap_orphans();
+                }
+            }) {
+                Ok(cg) => Some(cg),
+                Err(e) => return failed(e.to_string()),
+            },
+            None => None,
+        };
+        let mut rlimits = vec![
+            ("core".to_string(), 0),
+            ("fsize".to_string(), self.isolation.file_size_limit),
+        ];
+        if let Some(n) = self.nproc {
+            rlimits.push(("nproc".into(), n));
+        }
+        if let Some(cpu) = limits.cpu {
+            // Whole seconds, rounded up, as `ulimit -t`.
+            rlimits.push((
+                "cpu".into(),
+                cpu.as_secs() + u64::from(cpu.subsec_nanos() > 0),
+            ));
+        }
+        let bwrap = self.level.bwrap;
+        let workdir = if spec.relative {
+            scratch.path()
+        } else {
+            spec.workdir.as_path()
+        };
+        let view = self.level.private.then(|| {
+            let needs = view::needs(
+                scratch.path(),
+                workdir,
+                spec.write_workdir,
+                &spec.argv,
+                &self.isolation.env,
+            );
+            View::plan(&self.roots, &needs, self.isolation.memory_limit)
+        });
+        let slot_cpuset = self.cgroups.as_ref().and_then(|c| c.slot_procs(spec.slot));
+        let launch = Launch {
+            join: cgroup
+                .as_ref()
+                .map(CaseCgroup::procs_files)
+                .unwrap_or_default()
+                .into_iter()
+                .chain(slot_cpuset)
+                .collect(),
+            rlimits,
+            user: owner,
+            cpus: self
+                .cores
+                .as_ref()
+                .and_then(|c| c.get(spec.slot))
+                .cloned()
+                .unwrap_or_default(),
+            bwrap,
+            view,
+            error_file: self.run_dir.error_file(id),
+        };
+        let mut argv = spec.argv.clone();
+        if spec.relative {
+            argv.extend(copies.iter().map(|c| relative_to(c, scratch.path())));
+        } else {
+            argv.extend(copies.into_iter().map(PathBuf::into_os_string));
+        }
+        let mut cmd = launch.command(&self.trampoline, &argv);
+        cmd.env_clear()
+            .envs(isolate::environment(scratch.path(), &self.isolation.env))
+            .current_dir(workdir);
+        let mut result = run(cmd, spec, limits, cancel, guard, cgroup.as_ref());
+        // (An empty file: the trampoline made it ready, and the candidate
+        // started.)
+        if let Ok(why) = std::fs::read_to_string(&launch.error_file) {
+            let _ = std::fs::remove_file(&launch.error_file);
+            if !why.is_empty() {
+                result.ending = Ending::Failed(why);
+            }
+        }
+        if bwrap && let Some(why) = super::trampoline::sandbox_failure(&launch.error_file, &result)
+        {
+            result.ending = Ending::Failed(why);
+        }
+        const SIGXCPU: i32 = 24;
+        if let Some(cpu) = limits.cpu
+            && result.limit.is_none()
+            && !result.cancelled
+            && (result.ending == Ending::Signaled(SIGXCPU)
+                || (result.ending == Ending::Signaled(9) && result.cpu.is_some_and(|c| c >= cpu)))
+        {
+            result.limit = Some(LimitHit::Cpu);
+        }
+        if bwrap && let Ending::Exited(code @ 129..=192) = result.ending {
+            // bubblewrap reports a child killed by signal N as 128 + N.
+            result.ending = Ending::Signaled(code - 128);
+        }
+        self.janitor
+            .clear(Leftover::Scratch(self.run_dir.retire(scratch)));
+        if let Some(cg) = cgroup {
+            let usage = cg.usage();
+            self.janitor.clear(Leftover::Cgroup(cg));
+            result.cpu = usage.cpu.or(result.cpu);
+            result.max_rss_kb = usage.peak_bytes.map(|b| b / 1024).or(result.max_rss_kb);
+            if usage.oom_killed
+                && result.limit.is_none()
+                && !result.cancelled
+                && result.ending == Ending::Signaled(9)
+            {
+                result.limit = Some(LimitHit::Memory);
+            }
+        }
+        result
+    }
+}
+
+/// How many processes this process's user has now (for RLIMIT_NPROC,
+/// which counts per user).
+fn own_processes() -> u64 {
+    let me = rustix::process::getuid().as_raw().to_string();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+        })
+        .filter(|e| {
+            std::fs::read_to_string(e.path().join("status")).is_ok_and(|s| {
+                s.lines()
+                    .find_map(|l| l.strip_prefix("Uid:"))
+                    .and_then(|l| l.split_whitespace().next())
+                    == Some(me.as_str())
+            })
+        })
+        .count() as u64
+}
