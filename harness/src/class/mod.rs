@@ -106,11 +106,16 @@ pub fn candidates(
         .map(|job| {
             let row = rows.iter().find(|r| r.candidate == job.label);
             let candidate = match (row, built_dir(job)) {
-                (Some(r), Some(dir)) if r.verdict == Verdict::Accepted => Ok(Candidate::Command {
-                    argv: fill_command(&part.command, dir, course.dir()),
-                    workdir: dir.to_owned(),
-                    relative: part.paths == Paths::Relative,
-                }),
+                (Some(r), Some(dir)) if r.verdict == Verdict::Accepted => {
+                    match crate::grade::build::missing(dir, &part.require) {
+                        Some(why) => Err(why),
+                        None => Ok(Candidate::Command {
+                            argv: fill_command(&part.command, dir, course.dir()),
+                            workdir: dir.to_owned(),
+                            relative: part.paths == Paths::Relative,
+                        }),
+                    }
+                }
                 (Some(r), _) => Err(format!("{}: {}", r.verdict, r.detail)),
                 (None, _) => Err("not built: the run was stopped".into()),
             };
@@ -201,11 +206,39 @@ pub fn run(
         .map(|i| candidates(course, i, &builds, &built))
         .collect();
     let mut jobs: Vec<Job> = Vec::new();
+    let built_ok = |id: &str| {
+        built
+            .iter()
+            .any(|r| r.candidate == id && r.verdict == Verdict::Accepted)
+    };
     for (k, _) in builds.iter().enumerate() {
         for (i, (part, part_plan)) in course.parts.iter().zip(&plan.parts).enumerate() {
-            let (id, Ok(candidate)) = &per_part[i][k] else {
-                continue;
+            let candidate = match &per_part[i][k] {
+                (id, Ok(candidate)) => (id, candidate),
+                // Built, but without a file the part needs: each of its
+                // rows says so, and nothing runs.
+                (id, Err(why)) if built_ok(id) => {
+                    let prefix = format!("{}/", part.file.name);
+                    for (suite, case) in keys.iter().filter(|(s, _)| s.starts_with(&prefix)) {
+                        if !todo(id, suite, case) {
+                            continue;
+                        }
+                        let mut row = Row::new(id, course.family.name(), suite, case);
+                        row.isolation = ctx.executor.label();
+                        row.verdict = Verdict::CompileError;
+                        row.detail = why.clone();
+                        let event = Event::CaseFinished {
+                            row: Box::new(row.clone()),
+                        };
+                        rows.push(row);
+                        count(&mut summary, &event);
+                        on_event(event);
+                    }
+                    continue;
+                }
+                _ => continue,
             };
+            let (id, candidate) = candidate;
             let name = &part.file.name;
             let candidate = Arc::new(candidate.clone());
             match part_plan {

@@ -165,6 +165,22 @@ pub struct PartFile {
     /// An exit-status battery instead of suites: `checker` or `solver`.
     #[serde(default)]
     pub conform: Option<String>,
+    /// Files the built submission must hold for this part to run (as
+    /// `Checker.java` for a Checker's battery): where one is missing, each
+    /// of the part's rows is `compile-error` saying so, and nothing runs
+    /// (a program that is not there must not pass the cases that expect a
+    /// failure).
+    #[serde(default)]
+    pub require: Vec<String>,
+}
+
+/// Whether `path` (a file a submission must hold) stays inside it: not
+/// empty, relative, no `..`.
+fn inside(path: &str) -> bool {
+    let p = Path::new(path);
+    !path.is_empty()
+        && p.components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)))
 }
 
 /// A validated course.
@@ -250,6 +266,12 @@ impl Course {
                     p.name, p.command
                 )));
             }
+            if let Some(bad) = p.require.iter().find(|f| !inside(f)) {
+                return Err(err(format!(
+                    "part {:?}: require {bad:?} must name a file inside the submission",
+                    p.name
+                )));
+            }
             let kind = match (&p.conform, &p.judge) {
                 (Some(_), Some(_)) => {
                     return Err(err(format!(
@@ -320,6 +342,16 @@ impl Course {
                 cases,
                 format,
             });
+        }
+        if let Some(bad) = file
+            .build
+            .iter()
+            .flat_map(|b| &b.require)
+            .find(|f| !inside(f))
+        {
+            return Err(err(format!(
+                "[build] require {bad:?} must name a file inside the submission"
+            )));
         }
         for item in &file.rubric {
             item.validate(&file.parts)

@@ -19,6 +19,41 @@ use crate::settings::Context;
 /// an archive: a zip bomb is a compile error, not a full disk.
 pub const MAX_UNPACKED: u64 = 512 << 20;
 
+/// Which of `required` (paths inside `dir`) are not files there, said
+/// for the student: `missing Checker.java`; where one file of the same
+/// kind (extension) stands in the same folder and is not itself required,
+/// it is named too (`missing homework1_part2.py (found homework2.py;
+/// expected homework1_part2.py)`): grading stays strict, the TA decides.
+pub fn missing(dir: &Path, required: &[String]) -> Option<String> {
+    let said: Vec<String> = required
+        .iter()
+        .filter(|f| !dir.join(f).is_file())
+        .map(|f| {
+            let want = Path::new(f);
+            let folder = dir.join(want.parent().unwrap_or(Path::new("")));
+            let kind = want.extension();
+            let others: Vec<String> = std::fs::read_dir(&folder)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| kind.is_some() && Path::new(n).extension() == kind)
+                .filter(|n| {
+                    !required
+                        .iter()
+                        .any(|r| Path::new(r).file_name() == Some(n.as_ref()))
+                })
+                .collect();
+            match others.as_slice() {
+                [one] => format!("{f} (found {one}; expected {f})"),
+                _ => f.clone(),
+            }
+        })
+        .collect();
+    (!said.is_empty()).then(|| format!("missing {}", said.join(", ")))
+}
+
 /// Copies `build`'s submission into its folder and builds it there on
 /// job slot `slot`, into `row` (accepted: it built).
 pub fn grade(ctx: &Context, row: &mut Row, build: &Build, slot: usize) {
@@ -40,14 +75,8 @@ pub fn grade(ctx: &Context, row: &mut Row, build: &Build, slot: usize) {
         row.detail = "nothing to build".into();
         return;
     };
-    let missing: Vec<&str> = b
-        .require
-        .iter()
-        .filter(|f| !dir.join(f).is_file())
-        .map(String::as_str)
-        .collect();
-    if !missing.is_empty() {
-        return failed(row, format!("missing {}", missing.join(", ")));
+    if let Some(why) = missing(dir, &b.require) {
+        return failed(row, why);
     }
     let owner = ctx.executor.owner(slot);
     if let Some(o) = owner
@@ -205,6 +234,38 @@ fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn missing_files_are_named_with_a_look_alike() {
+        let d = tempfile::tempdir().unwrap();
+        for f in ["homework2.py", "notes.txt", "Solver.java", "Board.java"] {
+            std::fs::write(d.path().join(f), "").unwrap();
+        }
+        let req = |r: &[&str]| r.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(missing(d.path(), &req(&["homework2.py"])), None);
+        assert_eq!(
+            missing(d.path(), &req(&["homework1_part2.py"])).as_deref(),
+            Some("missing homework1_part2.py (found homework2.py; expected homework1_part2.py)")
+        );
+        // Two Java files of the same kind: nothing to point at.
+        assert_eq!(
+            missing(d.path(), &req(&["Checker.java"])).as_deref(),
+            Some("missing Checker.java")
+        );
+        // A required file is no look-alike of another required one.
+        assert_eq!(
+            missing(
+                d.path(),
+                &req(&["Solver.java", "Checker.java", "Board.java"])
+            )
+            .as_deref(),
+            Some("missing Checker.java")
+        );
+        assert_eq!(
+            missing(d.path(), &req(&["lib/x.c", "Makefile"])).as_deref(),
+            Some("missing lib/x.c, Makefile")
+        );
+    }
 
     #[test]
     fn compiler_tails() {

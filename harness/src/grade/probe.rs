@@ -27,12 +27,26 @@ pub fn grade(
         .into_iter()
         .map(Into::into)
         .collect();
-    argv.extend(probe.args.iter().cloned());
+    // A candidate given relative paths runs from the probe's folder and
+    // gets its files by name, as on a suite's cases (the folder itself:
+    // `.`).
+    let folder = probe.stdin.parent().filter(|_| candidate.relative());
+    match folder {
+        Some(dir) => argv.extend(probe.args.iter().map(|a| {
+            let path = std::path::Path::new(a);
+            match path.strip_prefix(dir) {
+                Ok(rest) if rest.as_os_str().is_empty() => OsString::from("."),
+                Ok(rest) => rest.as_os_str().to_owned(),
+                Err(_) => a.clone(),
+            }
+        })),
+        None => argv.extend(probe.args.iter().cloned()),
+    }
     let spec = Spec {
         argv,
         files: Vec::new(),
         contents: None,
-        workdir: candidate.workdir().to_owned(),
+        workdir: folder.unwrap_or(candidate.workdir()).to_owned(),
         slot,
         stdin: Some(probe.stdin.clone()),
         relative: false,

@@ -286,19 +286,33 @@ fn cs61bl_class_in_java() {
             "badchecker,8,0.9,0.85,2,11.75,12.9,yes",
             "broken,0,0,0,0,0,12.9,no",
             "exit0,0,0.9,2,1.76,4.66,12.9,yes",
+            // No Checker.java: none of the Checker's points, whatever
+            // "Could not find or load main class" would have matched.
+            "nochecker,8,0.9,0,2,10.9,12.9,yes",
             "perfect,8,0.9,2,2,12.9,12.9,yes",
             "slow,8,0.6,2,2,12.6,12.9,yes",
         ]
     );
     assert!(summary.contains("Checker exit statuses 28/66"), "{summary}");
     let rows = read_scorecard(&out.path().join("scorecard.csv"));
+    let nochecker: Vec<_> = rows
+        .iter()
+        .filter(|r| r["candidate"] == "nochecker" && r["suite"].starts_with("checker-statuses/"))
+        .collect();
+    assert!(!nochecker.is_empty());
+    for r in nochecker {
+        assert_eq!(
+            (r["verdict"].as_str(), r["detail"].as_str()),
+            ("compile-error", "missing Checker.java")
+        );
+    }
     let slow = rows
         .iter()
         .find(|r| r["candidate"] == "slow" && r["case"] == "random.6x6.2+random.6x6.2.goal")
         .unwrap();
     assert_eq!(slow["verdict"], "time-limit");
-    // The perfect Solver reads its arguments relative to user.dir, as the
-    // course scripts ran it (from the suite folder): it solved every case.
+    // The perfect Solver takes its arguments as given (absolute, as the
+    // course's scripts gave them): it solved every case.
     assert!(
         rows.iter()
             .filter(|r| r["candidate"] == "perfect")
@@ -501,6 +515,14 @@ fn bad_course_configs_name_the_file_and_line() {
         (
             "name = \"x\"\nfamily = \"lightsout\"\n\n[[part]]\nname = \"a\"\ncommand = \"x\"\nsuites = [\"s\"]\n[[rubric]]\nname = \"r\"\nrule = \"each\"\npoints = 1\npart = \"b\"\n",
             "rubric item \"r\": part \"b\" is not in the config",
+        ),
+        (
+            "name = \"x\"\nfamily = \"lightsout\"\n\n[[part]]\nname = \"a\"\ncommand = \"x\"\nsuites = [\"s\"]\nrequire = [\"../../etc/passwd\"]\n[[rubric]]\nname = \"r\"\nrule = \"all\"\npoints = 1\npart = \"a\"\n",
+            "part \"a\": require \"../../etc/passwd\" must name a file inside the submission",
+        ),
+        (
+            "name = \"x\"\nfamily = \"lightsout\"\n[build]\ncommand = \"true\"\nrequire = [\"/etc/passwd\"]\n\n[[part]]\nname = \"a\"\ncommand = \"x\"\nsuites = [\"s\"]\n[[rubric]]\nname = \"r\"\nrule = \"all\"\npoints = 1\npart = \"a\"\n",
+            "[build] require \"/etc/passwd\" must name a file inside the submission",
         ),
     ] {
         std::fs::write(&course, text).unwrap();

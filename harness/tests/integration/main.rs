@@ -12,6 +12,7 @@ mod gogen;
 mod grading;
 mod lifecycle;
 mod misbehaving;
+mod parts;
 mod privacy;
 mod report;
 mod shard;
