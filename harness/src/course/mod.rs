@@ -172,6 +172,10 @@ pub struct PartFile {
     /// failure).
     #[serde(default)]
     pub require: Vec<String>,
+    /// `--suite` leaves this part's suites as they are (a part on one
+    /// puzzle of the course's own, as an exam's challenge question).
+    #[serde(default)]
+    pub keep_suites: bool,
 }
 
 /// Whether `path` (a file a submission must hold) stays inside it: not
@@ -370,12 +374,14 @@ impl Course {
         self.path.parent().unwrap_or(Path::new("/"))
     }
 
-    /// Replaces the suites of the parts judged by the family's contract.
+    /// Replaces the suites of the parts judged by the family's contract
+    /// (but those that keep their own).
     pub fn override_suites(&mut self, suites: &[PathBuf]) -> Result<(), CourseError> {
         let mut any = false;
         for part in &mut self.parts {
             if let PartKind::Suites(g) = part.kind
                 && g.name() == self.family.name()
+                && !part.file.keep_suites
             {
                 part.suites = suites.to_vec();
                 any = true;

@@ -331,11 +331,28 @@ fn imperial_class_in_c_through_the_exam_driver() {
         [
             "submission,A1 get_bit_value,A2 set_bit_value,A3 set_all_bits,A4 is_free_letter,\
              A5 get_fixed_letter_pos,A6 intersect_neighbourhoods,B1 get_letter_position,\
-             B2 valid_solution,B3 update,B4 solve_board,does not compile,total,max,built",
-            "broken,0,0,0,0,0,0,0,0,0,0,-10,-10,97,no",
-            "part-a-only,5,5,5,10,10,15,0.44,6.82,0.94,1.88,0,60.07,97,yes",
-            "perfect,5,5,5,10,10,15,7,10,15,15,0,97,97,yes",
+             B2 valid_solution,B3 update,B4 solve_board,B5 challenge comment,does not compile,\
+             total,max,built",
+            "broken,0,0,0,0,0,0,0,0,0,0,0,-10,-10,100,no",
+            // Its comment above main has two letters of the challenge's
+            // solution swapped.
+            "part-a-only,5,5,5,10,10,15,0.44,6.82,0.94,1.88,0,0,60.07,100,yes",
+            "perfect,5,5,5,10,10,15,7,10,15,15,3,0,100,100,yes",
         ]
+    );
+    let rows = read_scorecard(&out.path().join("scorecard.csv"));
+    let q5 = |who: &str| {
+        rows.iter()
+            .find(|r| r["candidate"] == who && r["suite"].starts_with("q5/"))
+            .map(|r| (r["verdict"].clone(), r["detail"].clone()))
+            .unwrap()
+    };
+    assert_eq!(q5("perfect").0, "accepted");
+    assert_eq!(
+        q5("part-a-only").0,
+        "wrong-answer",
+        "{:?}",
+        q5("part-a-only")
     );
 }
 

@@ -21,8 +21,9 @@ fn right_answers_in_both_forms_are_accepted() {
         .stdout(predicate::str::contains("gogen/hard: 24/24 accepted"))
         .stdout(predicate::str::contains("gogen/solved: 6/6 accepted"))
         .stdout(predicate::str::contains("gogen/newspaper: 12/12 accepted"))
+        .stdout(predicate::str::contains("gogen/challenge: 1/1 accepted"))
         .stdout(predicate::str::contains("lightsout").not());
-    assert_eq!(rows.len(), 58);
+    assert_eq!(rows.len(), 59);
     assert!(rows.iter().all(|r| r["family"] == "gogen"));
     let broken = rows
         .iter()

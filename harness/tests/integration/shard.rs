@@ -69,7 +69,7 @@ fn four_shards_merge_into_the_one_run() {
         .assert()
         .code(0)
         .stdout(predicates::str::contains(
-            "merged 164 rows from 4 shard(s) into merged.csv",
+            "merged 165 rows from 4 shard(s) into merged.csv",
         ));
     assert_eq!(
         outcomes(&dir.path().join("merged.csv")),

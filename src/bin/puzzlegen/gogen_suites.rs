@@ -117,7 +117,8 @@ enum Form {
 /// One suite entry: name, puzzle, comment.
 type Entry = (String, Puzzle, String);
 
-/// Writes `dir/easy` and `dir/hard` with their listings.
+/// Writes `dir/easy`, `dir/hard`, `dir/solved`, `dir/newspaper` and
+/// `dir/challenge` with their listings.
 pub fn write(dir: &Path) -> anyhow::Result<()> {
     let mut easy: Vec<Entry> = Vec::new();
     let mut hard: Vec<Entry> = Vec::new();
@@ -183,6 +184,29 @@ pub fn write(dir: &Path) -> anyhow::Result<()> {
         }
         seed += 1;
     }
+    // The exam's question 5 asks for the solution of `gogen-challenge.txt`
+    // (the course's file is not ours to ship): our own, in the exam's
+    // form, nine letters given as the exam's board, the first seed from
+    // 75000 whose solution is unique.
+    let mut seed = 75_000;
+    let challenge = loop {
+        let (puzzle, _) = random_puzzle(&Recipe::exam(8), &mut rng(seed));
+        if count_solutions(&puzzle, 2) == 1 {
+            let note = format!(
+                "the exam's question 5: random, {} letters given, {} words (seed {seed})",
+                puzzle.board.occupied().count(),
+                puzzle.words.len()
+            );
+            break ("gogen-challenge".to_string(), puzzle, note);
+        }
+        seed += 1;
+    };
+    write_level(
+        &dir.join("challenge"),
+        "challenge",
+        &[challenge],
+        Form::Exam,
+    )?;
     write_level(&dir.join("easy"), "easy", &easy, Form::Exam)?;
     write_level(&dir.join("solved"), "solved", &solved, Form::Exam)?;
     write_level(
