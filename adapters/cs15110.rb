@@ -3,11 +3,16 @@
 #
 # Usage: cs15110.rb lights_out.rb QUESTION BOARD_FILE
 #
-# Loads the student's lights_out.rb (with the Canvas library stubbed: the
-# `display` question draws and is not graded here), calls one function on
-# the 5x5 board and prints the question's transcript (docs/adapters.md):
+# Loads the student's lights_out.rb (with a Canvas library that records
+# what is drawn), calls one function on the 5x5 board and prints the
+# question's transcript (docs/adapters.md):
 #
 #   rand_board   srand(15110), then 200 boards from rand_board()
+#   display      Canvas.init(200, 200, "PA11"), display(board), then the
+#                drawing described: `background COLOUR` (a rectangle that
+#                covers the canvas, else `none`), and for the 5x5 grid of
+#                circles, row by row, `r,c FILL LABEL LABEL-COLOUR` (the
+#                text centred on the circle; `no label at the centre`)
 #   select       for every cell: a fresh copy, select!(b, r, c)
 #   all_out      all_out?(board), then all_out? on an all-off board
 #   solvable     solvable?(board)
@@ -16,22 +21,73 @@
 # Whatever the student's code prints goes to stderr. Exit statuses: 0
 # transcript printed, 2 usage, 3 the student's code raised (on stderr).
 
-QUESTIONS = %w[rand_board select all_out solvable].freeze
+QUESTIONS = %w[rand_board display select all_out solvable].freeze
 RANDOM_BOARDS = 200
+SIZE = 200
 
-# Every Canvas call the handout's starter code can make does nothing.
+# The course's Canvas (RubyLabs), recording: every shape made is kept as
+# [kind, arguments, options]; every other call does nothing.
 module Canvas
-  def self.method_missing(*) = true
-  def self.respond_to_missing?(*) = true
+  @drawn = []
 
-  # Canvas::Text, Canvas::Circle, Canvas::Rectangle, ...
-  def self.const_missing(_name)
-    Class.new do
-      def initialize(*); end
-      def method_missing(*) = self
-      def respond_to_missing?(*) = true
+  class << self
+    attr_reader :drawn
+
+    def init(*)
+      @drawn.clear
+      true
+    end
+
+    def method_missing(*) = true
+    def respond_to_missing?(*) = true
+
+    # Canvas::Text, Canvas::Circle, Canvas::Rectangle, ...
+    def const_missing(name)
+      kind = name.to_s
+      const_set(name, Class.new do
+        define_method(:initialize) { |*args, **opts| Canvas.drawn << [kind, args, opts] }
+        def method_missing(*) = self
+        def respond_to_missing?(*) = true
+      end)
     end
   end
+end
+
+def colour(opts)
+  c = opts[:fill] || opts[:color]
+  c&.to_s&.downcase&.sub("grey", "gray")
+end
+
+def number(v) = Float(v) rescue nil
+
+# The drawing of a 5x5 board on a SIZE x SIZE canvas, described.
+def drawing(drawn)
+  bg = drawn.find do |kind, a, _|
+    kind == "Rectangle" && a.size >= 4 && a.first(4).all? { |v| number(v) } &&
+      number(a[0]) <= 0 && number(a[1]) <= 0 && number(a[2]) >= SIZE && number(a[3]) >= SIZE
+  end
+  out = ["background #{bg ? colour(bg[2]) || 'none' : 'none'}"]
+  circles = drawn.select { |kind, a, _| kind == "Circle" && a.size >= 3 && number(a[0]) && number(a[1]) }
+  xs = circles.map { |_, a, _| number(a[0]) }.uniq.sort
+  ys = circles.map { |_, a, _| number(a[1]) }.uniq.sort
+  unless circles.size == 25 && xs.size == 5 && ys.size == 5
+    return out << "#{circles.size} circles, not a 5x5 grid"
+  end
+  texts = drawn.select { |kind, a, _| kind == "Text" && a.size >= 3 && number(a[1]) && number(a[2]) }
+  cells = circles.to_h { |_, a, o| [[ys.index(number(a[1])), xs.index(number(a[0]))], [a, o]] }
+  5.times do |r|
+    5.times do |c|
+      a, o = cells[[r, c]]
+      x, y = number(a[0]), number(a[1])
+      label = texts.find do |_, t, to|
+        (number(t[1]) - x).abs <= 1 && (number(t[2]) - y).abs <= 1 &&
+          [nil, "center"].include?(to[:anchor]&.to_s)
+      end
+      said = label ? "#{label[1][0].to_s.delete(' ')} #{colour(label[2]) || 'black'}" : "no label at the centre"
+      out << "#{r},#{c} #{colour(o) || 'none'} #{said}"
+    end
+  end
+  out
 end
 
 def read_board(path)
@@ -54,6 +110,10 @@ def main(student, question, board)
   when "rand_board"
     srand(15_110)
     RANDOM_BOARDS.times { lines.concat(rows(rand_board)) }
+  when "display"
+    Canvas.init(SIZE, SIZE, "PA11")
+    send(:display, board.map(&:dup))
+    lines.concat(drawing(Canvas.drawn))
   when "select"
     board.size.times do |r|
       board[0].size.times do |c|

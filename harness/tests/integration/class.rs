@@ -171,14 +171,20 @@ fn cmu15110_class_in_ruby() {
     assert_eq!(
         points(&summary),
         [
-            "submission,rand_board,select!,all_out?,solvable?,total,max,built",
-            "broken,0,0,0,0,0,8,no",
-            "lazy,2,2,2,0,6,8,yes",
-            "perfect,2,2,2,2,8,8,yes",
-            "raises,2,0,2,2,6,8,yes",
+            "submission,rand_board,display,select!,all_out?,solvable?,total,max,built",
+            "broken,0,0,0,0,0,0,10,no",
+            // lazy and raises label their circles in black, not red.
+            "lazy,2,0,2,2,0,6,10,yes",
+            "perfect,2,2,2,2,2,10,10,yes",
+            "raises,2,0,0,2,2,6,10,yes",
         ]
     );
     let rows = read_scorecard(&out.path().join("scorecard.csv"));
+    let lazy = rows
+        .iter()
+        .find(|r| r["candidate"] == "lazy" && r["suite"] == "display/lightsout/5x5")
+        .unwrap();
+    assert_eq!(lazy["verdict"], "wrong-answer", "{lazy:?}");
     let raised = rows
         .iter()
         .find(|r| r["candidate"] == "raises" && r["suite"] == "select/lightsout/5x5")

@@ -103,6 +103,32 @@ pub const SOLVABLE: Question = Question {
     },
 };
 
+/// 15-110's `display(board)` (2 points), drawn on a recording Canvas by
+/// the adapter, which describes the drawing: `background COLOUR` (a
+/// rectangle covering the canvas), then for each circle of the 5x5 grid
+/// it finds, row by row, `r,c FILL LABEL LABEL-COLOUR` (the text centred
+/// on it). The handout: a gray background, a yellow circle where the board
+/// has 1 and black where 0, the coordinate "r,c" in red at each centre.
+pub const DISPLAY: Question = Question {
+    name: "lightsout:display",
+    forms: FORMS,
+    load: |f| {
+        let b = load(f)?;
+        let mut lines = vec!["background gray".to_string()];
+        for row in 0..b.height() {
+            for col in 0..b.width() {
+                let fill = if b.get(Cell { row, col }) {
+                    "yellow"
+                } else {
+                    "black"
+                };
+                lines.push(format!("{row},{col} {fill} {row},{col} red"));
+            }
+        }
+        Ok(Transcript::Exact(vec![lines]))
+    },
+};
+
 /// `scramble` (Q4): [`SCRAMBLES`] boards, each the board scrambled afresh.
 /// Each must differ from the board by presses (so stay solvable exactly
 /// when it was), and they must not all be the same.
@@ -256,6 +282,7 @@ pub static QUESTIONS: &[&dyn Grader] = &[
     &SUCCESSORS,
     &RAND_BOARD,
     &SOLVABLE,
+    &DISPLAY,
 ];
 
 #[cfg(test)]
@@ -289,6 +316,14 @@ mod tests {
         assert_eq!(t.answer().stdout, "true\n");
         let t = case(&IS_SOLVED, "2x2\n#O\nO#\n");
         assert_eq!(t.answer().stdout, "false\ntrue\n");
+        // 15-110 Q2: the handout's board drawn.
+        let t = case(&DISPLAY, "5x5\n#OOO#\nO###O\nO#OOO\n#OOOO\nO#OO#\n");
+        let out = t.answer().stdout;
+        assert!(
+            out.starts_with("background gray\n0,0 yellow 0,0 red\n0,1 black 0,1 red\n"),
+            "{out}"
+        );
+        assert_eq!(out.lines().count(), 26);
         let t = case(&COPY, "2x2\nOO\nOO\n");
         assert_eq!(t.answer().stdout, "OO\nOO\nOO\nOO\n##\n#O\n");
     }
