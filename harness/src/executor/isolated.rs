@@ -22,6 +22,9 @@ pub(super) struct Isolated {
     trampoline: super::trampoline::Trampoline,
     isolation: Isolation,
     pub(super) level: Level,
+    /// The programs beside the harness, where a view would hide them:
+    /// kept in every case's view.
+    own: Vec<PathBuf>,
     /// The folders each case's view replaces (when it gets one).
     roots: Vec<PathBuf>,
     run_dir: RunDir,
@@ -105,15 +108,21 @@ impl Isolated {
             .or_else(|_| RunDir::new(&std::env::temp_dir()))?;
         // What a case's view replaces: the shared places, where the runs'
         // (and a class's) scratch folders are, and what the run hides.
-        let roots = view::roots(
+        let mut roots = view::roots(
             view::SHARED
                 .iter()
                 .map(PathBuf::from)
                 .chain(run_dir.path().parent().map(Path::to_owned))
                 .chain(isolation.hide.iter().cloned()),
         );
+        // A harness built or installed where a view hides (a checkout in
+        // /tmp): its programs (its own `solve`, the staff-tool replicas
+        // beside it) stay in every case's sight, one by one, never the
+        // rest of its folder (a build's caches).
+        let own = view::programs_beside(exe, &mut roots);
         Ok(Self {
             trampoline: super::trampoline::Trampoline::beside(exe),
+            own,
             isolation: isolation.clone(),
             level,
             roots,
@@ -198,13 +207,14 @@ impl Isolated {
             spec.workdir.as_path()
         };
         let view = self.level.private.then(|| {
-            let needs = view::needs(
+            let mut needs = super::needs::needs(
                 scratch.path(),
                 workdir,
                 spec.write_workdir,
                 &spec.argv,
                 &self.isolation.env,
             );
+            needs.extend(self.own.iter().map(|p| (p.clone(), false)));
             View::plan(&self.roots, &needs, self.isolation.memory_limit)
         });
         let slot_cpuset = self.cgroups.as_ref().and_then(|c| c.slot_procs(spec.slot));

@@ -14,6 +14,7 @@ mod hierarchy;
 pub mod isolate;
 mod isolated;
 mod janitor;
+pub mod needs;
 mod process;
 mod stream;
 pub mod trampoline;

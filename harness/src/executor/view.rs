@@ -66,61 +66,32 @@ pub fn roots<P: AsRef<Path>>(candidates: impl IntoIterator<Item = P>) -> Vec<Pat
     out
 }
 
-/// The paths `args` name that exist, relative ones from `workdir`: an
-/// argument may be a colon list (a class path), `--option=VALUE`, or a
-/// shell command (`sh -c '...'`, split as the shell would).
-pub fn named_paths(args: &[OsString], workdir: &Path) -> Vec<PathBuf> {
-    use std::os::unix::ffi::OsStrExt;
-    let mut words: Vec<Vec<u8>> = Vec::new();
-    for arg in args {
-        words.push(arg.as_bytes().to_vec());
-        if let Some(text) = arg.to_str()
-            && text.contains(char::is_whitespace)
-            && let Ok(split) = shell_words::split(text)
-        {
-            words.extend(split.into_iter().map(String::into_bytes));
-        }
+/// The programs in the folder of `exe` (the harness), when a root would
+/// hide that folder: the folder becomes a root of its own (so that each
+/// program is kept alone, not the folder), and the programs are returned
+/// for every view to keep. Else nothing.
+pub fn programs_beside(exe: &Path, roots: &mut Vec<PathBuf>) -> Vec<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(dir) = exe.parent().and_then(|d| d.canonicalize().ok()) else {
+        return Vec::new();
+    };
+    if !roots.iter().any(|r| dir.starts_with(r)) {
+        return Vec::new();
     }
-    let mut out = Vec::new();
-    for word in &words {
-        let value = match word.iter().position(|&b| b == b'=') {
-            Some(at) if word.starts_with(b"-") => &word[at + 1..],
-            _ => word,
-        };
-        for part in value.split(|&b| b == b':') {
-            if part.is_empty() || part.len() > 4096 {
-                continue;
-            }
-            let path = workdir.join(std::ffi::OsStr::from_bytes(part));
-            if std::fs::symlink_metadata(&path).is_ok() && !out.contains(&path) {
-                out.push(path);
-            }
-        }
+    if !roots.contains(&dir) {
+        roots.push(dir.clone());
     }
-    out
-}
-
-/// What one case needs to see: its scratch folder (writable), its working
-/// folder (writable for a build), and what its command line (`argv`) and
-/// the `env` values name.
-pub fn needs(
-    scratch: &Path,
-    workdir: &Path,
-    write_workdir: bool,
-    argv: &[OsString],
-    env: &[(OsString, OsString)],
-) -> Vec<(PathBuf, bool)> {
-    let values: Vec<OsString> = env.iter().map(|(_, v)| v.clone()).collect();
-    let mut out = vec![
-        (scratch.to_owned(), true),
-        (workdir.to_owned(), write_workdir),
-    ];
-    out.extend(
-        named_paths(argv, workdir)
-            .into_iter()
-            .chain(named_paths(&values, workdir))
-            .map(|p| (p, false)),
-    );
+    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| {
+            e.metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+        .map(|e| e.path())
+        .collect();
+    out.sort();
     out
 }
 
@@ -364,10 +335,6 @@ fn mount_point(path: &Path, dir: bool) -> Result<(), String> {
 mod tests {
     use super::*;
 
-    fn p(s: &str) -> PathBuf {
-        PathBuf::from(s)
-    }
-
     /// Plans over a real tree (paths are resolved): `dirs` made under a
     /// temporary folder, named from it.
     fn tree(dirs: &[&str], files: &[&str]) -> (tempfile::TempDir, PathBuf) {
@@ -495,44 +462,36 @@ mod tests {
     }
 
     #[test]
-    fn paths_a_command_line_names() {
-        let (_t, r) = tree(&["lib", "cp1", "cp2"], &["solver.py", "course.mk"]);
-        let args: Vec<OsString> = [
-            "python3",
-            "solver.py",
-            "--data=lib",
-            "-cp",
-            "cp1:cp2:nope",
-            "make -f 'course.mk' all",
-            "plain-word",
-        ]
-        .map(OsString::from)
-        .to_vec();
+    fn programs_beside_a_hidden_harness_are_kept_one_by_one() {
+        use std::os::unix::fs::PermissionsExt;
+        let (_t, r) = tree(&["tmp/repo/target/debug/deps"], &[]);
+        let bin = r.join("tmp/repo/target/debug");
+        for (f, mode) in [
+            ("harness", 0o755),
+            ("sbp-solver", 0o755),
+            ("cache.bin", 0o644),
+        ] {
+            std::fs::write(bin.join(f), "x").unwrap();
+            std::fs::set_permissions(bin.join(f), std::fs::Permissions::from_mode(mode)).unwrap();
+        }
+        let mut roots = vec![r.join("tmp")];
+        let own = programs_beside(&bin.join("harness"), &mut roots);
+        assert_eq!(own, [bin.join("harness"), bin.join("sbp-solver")]);
+        assert_eq!(roots, [r.join("tmp"), bin.clone()]);
+        let needs: Vec<(PathBuf, bool)> = own.iter().map(|p| (p.clone(), false)).collect();
+        let view = View::plan(&roots, &needs, 1);
         assert_eq!(
-            named_paths(&args, &r),
+            view.steps,
             [
-                r.join("solver.py"),
-                r.join("lib"),
-                r.join("cp1"),
-                r.join("cp2"),
-                r.join("course.mk"),
-            ]
+                Step::Private(r.join("tmp")),
+                Step::Keep(bin.join("harness"), false),
+                Step::Keep(bin.join("sbp-solver"), false),
+            ],
+            "each program alone, not the folder with the build's caches"
         );
-        let needs = needs(
-            &p("/scratch"),
-            &r,
-            false,
-            &args[..2],
-            &[("CLASSPATH".into(), "cp1".into())],
-        );
-        assert_eq!(
-            needs,
-            [
-                (p("/scratch"), true),
-                (r.clone(), false),
-                (r.join("solver.py"), false),
-                (r.join("cp1"), false),
-            ]
-        );
+        // Not hidden: nothing to do.
+        let mut roots = vec![r.join("elsewhere")];
+        assert!(programs_beside(&bin.join("harness"), &mut roots).is_empty());
+        assert_eq!(roots, [r.join("elsewhere")]);
     }
 }
