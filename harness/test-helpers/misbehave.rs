@@ -11,8 +11,8 @@
 //! SIGABRT), `exit N` (exits with N, no output), `spin MS` (burns CPU for MS
 //! milliseconds, then answers right), `burn MS [N]` (MS milliseconds of CPU
 //! time in each of N processes, then answers right), `ignore-term` (ignores SIGTERM and
-//! sleeps), `cores MS` (tries to run on every core, says on stderr which
-//! cores it has, waits MS milliseconds, answers right), `pad N` (N pairs of cancelling presses, then `right`), `gallery` (the behaviour named by the puzzle file's name: see
+//! sleeps), `cores MS` (says on stderr the cores it was given and those it
+//! has after asking for every core, waits MS milliseconds, answers right), `pad N` (N pairs of cancelling presses, then `right`), `gallery` (the behaviour named by the puzzle file's name: see
 //! `gallery`). With MISBEHAVE_PIDS=FILE set, every process appends its pid there.
 
 #![allow(missing_docs)]
@@ -136,24 +136,26 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         "cores" => {
-            // Tries to take every core (as a greedy solver might), then
-            // says on stderr which it may run on, waits MS milliseconds
-            // (so that cases run side by side) and answers right.
+            // Says on stderr the cores it was given, then those it has
+            // after asking for every core (as a greedy solver might);
+            // waits MS milliseconds (so that cases run side by side) and
+            // answers right.
             let ms: u64 = rest.first().and_then(|s| s.parse().ok()).unwrap_or(0);
+            let cores = || {
+                let now = rustix::thread::sched_getaffinity(None).expect("own affinity");
+                (0..rustix::thread::CpuSet::MAX_CPU)
+                    .filter(|&c| now.is_set(c))
+                    .map(|c| c.to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            };
+            let given = cores();
             let mut all = rustix::thread::CpuSet::new();
-            for c in 0..std::thread::available_parallelism()
-                .map_or(1, usize::from)
-                .max(64)
-            {
+            for c in 0..64 {
                 all.set(c);
             }
-            let widened = rustix::thread::sched_setaffinity(None, &all).is_ok();
-            let now = rustix::thread::sched_getaffinity(None).expect("own affinity");
-            let cores: Vec<String> = (0..rustix::thread::CpuSet::MAX_CPU)
-                .filter(|&c| now.is_set(c))
-                .map(|c| c.to_string())
-                .collect();
-            eprintln!("cores: {} (asked for all: {widened})", cores.join(","));
+            let _ = rustix::thread::sched_setaffinity(None, &all);
+            eprintln!("cores: {given} then {}", cores());
             std::thread::sleep(Duration::from_millis(ms));
             right(&rest[1..])
         }

@@ -155,20 +155,22 @@ fn the_wall_clock_is_a_safety_net_and_a_stopped_case_runs_again_alone() {
     }
 }
 
-/// The cores every case of a run may use, from its kept stderr (the
-/// `cores` helper says them), by case.
-fn cores_seen(kept: &std::path::Path) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = walkdir::WalkDir::new(kept)
+/// The cores each case of a run was given, and had after asking for
+/// every core, from its kept stderr (the `cores` helper says them).
+fn cores_seen(kept: &std::path::Path) -> Vec<(Vec<usize>, Vec<usize>)> {
+    let list = |l: &str| -> Vec<usize> { l.split(',').map(|c| c.parse().unwrap()).collect() };
+    let mut out: Vec<(Vec<usize>, Vec<usize>)> = walkdir::WalkDir::new(kept)
         .into_iter()
         .flatten()
         .filter(|e| e.path().to_string_lossy().ends_with(".stderr"))
         .map(|e| {
             let text = std::fs::read_to_string(e.path()).unwrap();
-            let line = text.lines().find(|l| l.starts_with("cores: ")).unwrap();
-            (
-                e.file_name().to_string_lossy().into_owned(),
-                line.to_string(),
-            )
+            let line = text
+                .lines()
+                .find_map(|l| l.strip_prefix("cores: "))
+                .unwrap();
+            let (given, then) = line.split_once(" then ").unwrap();
+            (list(given), list(then))
         })
         .collect();
     out.sort();
@@ -206,26 +208,13 @@ fn each_job_slot_keeps_to_cores_of_its_own() {
     let seen = cores_seen(&kept);
     assert_eq!(seen.len(), 2, "{seen:?}");
     let share = all / 2;
-    let mut cores: Vec<Vec<usize>> = seen
-        .iter()
-        .map(|(_, line)| {
-            line["cores: ".len()..]
-                .split(' ')
-                .next()
-                .unwrap()
-                .split(',')
-                .map(|c| c.parse().unwrap())
-                .collect()
-        })
-        .collect();
-    cores.sort();
     assert!(
-        cores.iter().all(|c| c.len() == share) && cores[0] != cores[1],
+        seen.iter().all(|(given, _)| given.len() == share) && seen[0].0 != seen[1].0,
         "two slots, {share} core(s) each, not the same: {seen:?}"
     );
     if root {
         // Asking for every core changed nothing: the slot's cpuset holds.
-        assert!(cores.iter().flatten().all(|&c| c < 2 * share), "{seen:?}");
+        assert!(seen.iter().all(|(given, then)| given == then), "{seen:?}");
     }
 
     // One job at a time: every core, nothing said about cores.
@@ -242,16 +231,6 @@ fn each_job_slot_keeps_to_cores_of_its_own() {
         !stderr.contains("cpus") && !stderr.contains("cores"),
         "{stderr}"
     );
-    let widest = cores_seen(&kept)
-        .iter()
-        .map(|(_, l)| {
-            l["cores: ".len()..]
-                .split(' ')
-                .next()
-                .unwrap()
-                .split(',')
-                .count()
-        })
-        .min();
-    assert_eq!(widest, Some(all));
+    let fewest = cores_seen(&kept).iter().map(|(given, _)| given.len()).min();
+    assert_eq!(fewest, Some(all));
 }
