@@ -129,10 +129,17 @@ impl View {
             }
         }
         // A kept path inside another kept one is there already, unless it
-        // must be writable where its holder is not.
+        // must be writable where its holder is not, or a root between
+        // them replaces what holds it.
         let inner = |(p, w): &(PathBuf, bool)| {
-            keep.iter()
-                .any(|(q, qw)| q != p && p.starts_with(q) && (*qw || !*w))
+            keep.iter().any(|(q, qw)| {
+                q != p
+                    && p.starts_with(q)
+                    && (*qw || !*w)
+                    && !roots
+                        .iter()
+                        .any(|r| r != q && r != p && r.starts_with(q) && p.starts_with(r))
+            })
         };
         let keep: Vec<(PathBuf, bool)> = keep.iter().filter(|k| !inner(k)).cloned().collect();
         let private = roots
@@ -488,6 +495,23 @@ mod tests {
                 Step::Keep(bin.join("sbp-solver"), false),
             ],
             "each program alone, not the folder with the build's caches"
+        );
+        // The working folder holds the harness's folder (a checkout in
+        // /tmp, run from its root): that folder is replaced all the same
+        // and each program kept in it.
+        let repo = r.join("tmp/repo");
+        let mut needs = needs;
+        needs.insert(0, (repo.clone(), false));
+        let view = View::plan(&roots, &needs, 1);
+        assert_eq!(
+            view.steps,
+            [
+                Step::Private(r.join("tmp")),
+                Step::Keep(repo, false),
+                Step::Private(bin.clone()),
+                Step::Keep(bin.join("harness"), false),
+                Step::Keep(bin.join("sbp-solver"), false),
+            ]
         );
         // Not hidden: nothing to do.
         let mut roots = vec![r.join("elsewhere")];
