@@ -254,19 +254,13 @@ impl Cgroups {
             match &slots[slot] {
                 Some(dirs) => dirs.clone(),
                 None => {
-                    let made = self.fresh(&format!("slot-{slot}"))?;
-                    let dirs = std::mem::take(&mut { made }.dirs);
+                    let dirs = self.fresh(&format!("slot-{slot}"))?.dirs;
                     slots[slot] = Some(dirs.clone());
                     dirs
                 }
             }
         };
-        let mut case = CaseCgroup {
-            dirs,
-            shared: true,
-            base_bytes: 0,
-            oom_before: 0,
-        };
+        let mut case = CaseCgroup::new(dirs, true);
         case.settle(reap)?;
         Ok(case)
     }
@@ -279,12 +273,7 @@ impl Cgroups {
             std::fs::create_dir(&dir).map_err(|e| ExecError::io("create", &dir, e))?;
             dirs.push((*role, dir));
         }
-        let case = CaseCgroup {
-            dirs,
-            shared: false,
-            base_bytes: 0,
-            oom_before: 0,
-        };
+        let case = CaseCgroup::new(dirs, false);
         let (mem, pids) = (self.memory_limit.to_string(), self.pids_limit.to_string());
         let mut failure = None;
         'dirs: for (role, dir) in &case.dirs {
@@ -324,33 +313,31 @@ impl Drop for Cgroups {
     fn drop(&mut self) {
         let slots = std::mem::take(&mut *self.slots.lock().unwrap_or_else(|p| p.into_inner()));
         for dirs in slots.into_iter().flatten() {
-            CaseCgroup {
-                dirs,
-                shared: false,
-                base_bytes: 0,
-                oom_before: 0,
-            }
-            .remove();
+            CaseCgroup::new(dirs, false).remove();
         }
         for (_, dir) in &self.runs {
             let _ = std::fs::remove_dir(dir);
         }
         if let Some((run, slots)) = &self.cpusets {
-            // A slot's folder empties as its last case's processes die.
-            for dir in slots {
-                for _ in 0..200 {
-                    if std::fs::remove_dir(dir).is_ok() || !dir.exists() {
-                        break;
-                    }
-                    std::thread::sleep(Duration::from_millis(5));
-                }
-            }
+            // A slot's folder empties as its last case's processes die
+            // (they are killed through the slot's other folders).
+            remove_when_empty(slots.iter(), || {});
             let _ = std::fs::remove_dir(run);
         }
     }
 }
 
 impl CaseCgroup {
+    /// `dirs`, a slot's (`shared`) or the case's own, counters untouched.
+    fn new(dirs: Dirs, shared: bool) -> Self {
+        Self {
+            dirs,
+            shared,
+            base_bytes: 0,
+            oom_before: 0,
+        }
+    }
+
     /// The files a process writes to, to join: `cgroup.procs` in v2
     /// (its pid), and in v1 `tasks` (`0`, itself: a single thread moved
     /// by itself skips the kernel's wait for a grace period that moving a
@@ -526,20 +513,26 @@ impl CaseCgroup {
         if self.shared {
             return;
         }
-        let deadline = Instant::now() + Duration::from_secs(2);
-        loop {
-            let mut left = false;
-            for (_, dir) in &self.dirs {
-                if dir.exists() && std::fs::remove_dir(dir).is_err() {
-                    left = true;
-                }
+        remove_when_empty(self.dirs.iter().map(|(_, d)| d), || self.kill());
+    }
+}
+
+/// Removes cgroup folders, which the kernel allows once they hold no
+/// process: tried again every 5 ms for 2 s at most, `between` tries.
+fn remove_when_empty<'a>(dirs: impl Iterator<Item = &'a PathBuf> + Clone, between: impl Fn()) {
+    let deadline = Instant::now() + Duration::from_secs(2);
+    loop {
+        let mut left = false;
+        for dir in dirs.clone() {
+            if dir.exists() && std::fs::remove_dir(dir).is_err() {
+                left = true;
             }
-            if !left || Instant::now() >= deadline {
-                break;
-            }
-            self.kill();
-            std::thread::sleep(Duration::from_millis(5));
         }
+        if !left || Instant::now() >= deadline {
+            break;
+        }
+        between();
+        std::thread::sleep(Duration::from_millis(5));
     }
 }
 
