@@ -222,4 +222,7 @@ pub struct Recipe {
     pub require: Vec<String>,
     /// The build's wall-clock limit.
     pub time_limit: Duration,
+    /// The course's files copied over the copy before the build, and the
+    /// student's files that win over them (`[build] overlay`, `handin`).
+    pub overlay: Option<(PathBuf, globset::GlobSet)>,
 }

@@ -215,7 +215,7 @@ mod tests {
         let set: std::collections::HashSet<_> = names.iter().collect();
         assert_eq!(set.len(), names.len());
         let course_questions = names.iter().filter(|n| !n.starts_with("toy:"));
-        assert_eq!(course_questions.count(), 19);
+        assert_eq!(course_questions.count(), 21);
         assert!(question("lightsout:display").is_some());
         assert!(question("lightsout:perform_move").is_some());
         assert!(question("gogen:update").is_some());

@@ -118,7 +118,7 @@ impl Case for Transcript {
 }
 
 /// The first line where `got` differs from `want`.
-fn compare(want: &[String], got: &[&str]) -> Result<(), String> {
+pub(crate) fn compare(want: &[String], got: &[&str]) -> Result<(), String> {
     for (i, w) in want.iter().enumerate() {
         match got.get(i) {
             Some(g) if g == w => {}

@@ -100,6 +100,18 @@ pub struct BuildFile {
     /// Files the submission must hold (a missing one is a compile error).
     #[serde(default)]
     pub require: Vec<String>,
+    /// A folder of the course's own files (relative to the config), copied
+    /// into each submission's copy before the build: the handout's
+    /// Makefile and libraries, an exam's read-only files, the course's
+    /// test drivers. Each replaces a student's file of the same path,
+    /// unless the path is one of `handin`.
+    #[serde(default)]
+    pub overlay: Option<PathBuf>,
+    /// Globs of the files students hand in (`*.c`, `lib/board-ht.h`): a
+    /// student's file matching one wins over the overlay's; every other
+    /// overlay file replaces the student's.
+    #[serde(default)]
+    pub handin: Vec<String>,
 }
 
 fn default_build_limit() -> Duration {
@@ -357,6 +369,23 @@ impl Course {
                 "[build] require {bad:?} must name a file inside the submission"
             )));
         }
+        if let Some(b) = &file.build {
+            if let Some(o) = &b.overlay
+                && !dir.join(o).is_dir()
+            {
+                return Err(err(format!(
+                    "[build] overlay {:?} is not a folder ({})",
+                    o.display(),
+                    dir.join(o).display()
+                )));
+            }
+            if !b.handin.is_empty() && b.overlay.is_none() {
+                return Err(err(
+                    "[build] handin says which files win over an overlay, and there is none".into(),
+                ));
+            }
+            handin_globs(&b.handin).map_err(|e| err(format!("[build] handin: {e}")))?;
+        }
         for item in &file.rubric {
             item.validate(&file.parts)
                 .map_err(|e| err(format!("rubric item {:?}: {e}", item.name)))?;
@@ -400,6 +429,19 @@ impl Course {
     pub fn max_points(&self) -> f64 {
         self.file.rubric.iter().map(Item::max).sum()
     }
+}
+
+/// The globs of `[build] handin` (`*` stays within a folder).
+pub fn handin_globs(globs: &[String]) -> Result<globset::GlobSet, globset::Error> {
+    let mut b = globset::GlobSetBuilder::new();
+    for g in globs {
+        b.add(
+            globset::GlobBuilder::new(g)
+                .literal_separator(true)
+                .build()?,
+        );
+    }
+    b.build()
 }
 
 /// A command template's arguments with `{submission}` and `{course}`

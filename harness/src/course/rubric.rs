@@ -17,9 +17,11 @@ pub struct Item {
     /// `all` and `share`: the item's points; `each`: points per case
     /// passed; `compile-penalty`: the marks taken off.
     pub points: f64,
-    /// The part whose rows count (not for `compile-penalty`).
-    #[serde(default)]
-    pub part: Option<String>,
+    /// The parts whose rows count (not for `compile-penalty`): one name
+    /// (`part = "boards"`) or several (`part = ["boards", "leaks"]`), as
+    /// a task the course graded on several programs or batteries.
+    #[serde(default, deserialize_with = "one_or_many")]
+    pub part: Vec<String>,
     /// Only rows whose `suite/case` (within the part) matches this glob.
     #[serde(default)]
     pub cases: Option<String>,
@@ -30,6 +32,25 @@ pub struct Item {
     /// known (CIS 521's optimal `find_solution`).
     #[serde(default)]
     pub minimum_moves: bool,
+    /// The verdicts a case passes with (default: `accepted`): a task
+    /// judged on the exit status alone also passes a `wrong-answer`
+    /// (15-122's Task 5, solvable or not, apart from Task 6's moves).
+    #[serde(default)]
+    pub passes_on: Vec<Verdict>,
+}
+
+/// A string or a list of strings, as a list.
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(String),
+        Many(Vec<String>),
+    }
+    Ok(match OneOrMany::deserialize(d)? {
+        OneOrMany::One(s) => vec![s],
+        OneOrMany::Many(v) => v,
+    })
 }
 
 /// How an item scores.
@@ -66,16 +87,24 @@ impl Item {
                 self.points
             ));
         }
-        match (self.rule, &self.part) {
-            (Rule::CompilePenalty, None) => {}
-            (Rule::CompilePenalty, Some(_)) => {
+        match (self.rule, self.part.is_empty()) {
+            (Rule::CompilePenalty, true) => {}
+            (Rule::CompilePenalty, false) => {
                 return Err("a compile-penalty takes no part".into());
             }
-            (_, None) => return Err("names no part".into()),
-            (_, Some(p)) if !parts.iter().any(|q| &q.name == p) => {
-                return Err(format!("part {p:?} is not in the config"));
+            (_, true) => return Err("names no part".into()),
+            (_, false) => {
+                if let Some(p) = self
+                    .part
+                    .iter()
+                    .find(|p| !parts.iter().any(|q| &q.name == *p))
+                {
+                    return Err(format!("part {p:?} is not in the config"));
+                }
             }
-            _ => {}
+        }
+        if self.rule == Rule::CompilePenalty && !self.passes_on.is_empty() {
+            return Err("passes_on is for items over cases".into());
         }
         if self.cap.is_some() && self.rule != Rule::Each {
             return Err("cap is for rule each".into());
@@ -88,11 +117,11 @@ impl Item {
 
     /// Whether a row's `suite` and `case` fall in this item.
     pub fn selects(&self, suite: &str, case: &str) -> bool {
-        let Some(part) = &self.part else { return false };
-        let Some(rest) = suite
-            .strip_prefix(part.as_str())
-            .and_then(|r| r.strip_prefix('/'))
-        else {
+        let Some(rest) = self.part.iter().find_map(|part| {
+            suite
+                .strip_prefix(part.as_str())
+                .and_then(|r| r.strip_prefix('/'))
+        }) else {
             return false;
         };
         match &self.cases {
@@ -126,10 +155,15 @@ impl Item {
         }
     }
 
-    /// Whether a row passes: accepted, and with the fewest moves when the
-    /// item asks for them.
+    /// Whether a row passes: accepted (or a verdict of `passes_on`), and
+    /// with the fewest moves when the item asks for them.
     pub fn passes(&self, row: &Row) -> bool {
-        row.verdict == Verdict::Accepted
+        let verdict_passes = if self.passes_on.is_empty() {
+            row.verdict == Verdict::Accepted
+        } else {
+            self.passes_on.contains(&row.verdict)
+        };
+        verdict_passes
             && (!self.minimum_moves
                 || match (row.moves, row.best_moves) {
                     (Some(m), Some(b)) => m <= b,
@@ -193,10 +227,11 @@ mod tests {
             name: "x".into(),
             rule,
             points,
-            part: Some("solver".into()),
+            part: vec!["solver".into()],
             cases: Some("*/hard/*".into()),
             cap: None,
             minimum_moves: false,
+            passes_on: Vec::new(),
         }
     }
 
@@ -246,7 +281,7 @@ mod tests {
         assert_eq!(show(1.8333333), "1.83");
         let pen = Item {
             rule: Rule::CompilePenalty,
-            part: None,
+            part: Vec::new(),
             cases: None,
             ..item(Rule::CompilePenalty, 10.0)
         };
@@ -264,7 +299,7 @@ mod tests {
         r.moves = Some(4);
         r.best_moves = Some(3);
         let mut it = item(Rule::Share, 15.0);
-        it.part = Some("find_solution".into());
+        it.part = vec!["find_solution".into()];
         it.cases = None;
         assert!(it.passes(&r), "any accepted answer without the requirement");
         it.minimum_moves = true;
@@ -275,5 +310,36 @@ mod tests {
             !it.selects("find_solution2/x", "c"),
             "whole part names only"
         );
+    }
+
+    #[test]
+    fn several_parts_and_the_verdicts_a_case_passes_with() {
+        let rows = [
+            row("boards/toy/easy", "a", Verdict::Accepted),
+            row("boards/toy/easy", "b", Verdict::WrongAnswer),
+            row("array/toy/easy", "a", Verdict::WrongExitStatus),
+            row("leaks/toy/easy", "a", Verdict::Accepted),
+        ];
+        let refs: Vec<&Row> = rows.iter().collect();
+        let mut task5 = item(Rule::Share, 4.0);
+        task5.cases = None;
+        task5.part = vec!["boards".into(), "array".into()];
+        assert_eq!(
+            task5.score(&refs, true).cases,
+            3,
+            "the leaks part is not named"
+        );
+        assert_eq!(task5.score(&refs, true).points, round(4.0 / 3.0));
+        task5.passes_on = vec![Verdict::Accepted, Verdict::WrongAnswer];
+        assert_eq!(task5.score(&refs, true).passed, 2);
+        let toml_item: Item = toml::from_str(
+            "name = \"t\"\nrule = \"all\"\npoints = 1\npart = [\"a\", \"b\"]\npasses_on = [\"wrong-answer\"]",
+        )
+        .unwrap();
+        assert_eq!(toml_item.part, ["a", "b"]);
+        assert_eq!(toml_item.passes_on, [Verdict::WrongAnswer]);
+        let one: Item =
+            toml::from_str("name = \"t\"\nrule = \"all\"\npoints = 1\npart = \"a\"").unwrap();
+        assert_eq!(one.part, ["a"]);
     }
 }

@@ -78,6 +78,13 @@ pub fn grade(ctx: &Context, row: &mut Row, build: &Build, slot: usize) {
     if let Some(why) = missing(dir, &b.require) {
         return failed(row, why);
     }
+    if let Some((overlay, handin)) = &b.overlay
+        && let Err(e) = lay_over(overlay, handin, dir)
+    {
+        row.verdict = Verdict::HarnessError;
+        row.detail = format!("cannot lay the course's files over the copy: {e:#}");
+        return;
+    }
     let owner = ctx.executor.owner(slot);
     if let Some(o) = owner
         && let Err(e) = give(dir, o)
@@ -167,7 +174,17 @@ fn last_lines(stderr: &[u8], stdout: &[u8]) -> String {
         .map(str::trim_end)
         .filter(|l| !l.is_empty())
         .collect();
-    let tail = &lines[lines.len().saturating_sub(5)..];
+    let mut tail: Vec<&str> = lines[lines.len().saturating_sub(5)..].to_vec();
+    // The last error the compiler named leads, where the tail has lost it
+    // among gcc's source excerpts or make's own lines.
+    if let Some(i) = lines.iter().rposition(|l| l.contains("error:"))
+        && i + 5 < lines.len()
+    {
+        tail = std::iter::once(lines[i])
+            .chain(lines[i + 1..].iter().copied().take(3))
+            .chain(lines.last().copied())
+            .collect();
+    }
     if tail.is_empty() {
         "no output".into()
     } else {
@@ -231,9 +248,95 @@ fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Copies the course's files (`overlay`) into a submission's copy `dir`:
+/// each replaces what the student has at its path (a file, or a folder
+/// in its way), unless the path matches `handin` and the student handed
+/// that file in.
+fn lay_over(overlay: &Path, handin: &globset::GlobSet, dir: &Path) -> anyhow::Result<()> {
+    for entry in walkdir::WalkDir::new(overlay)
+        .follow_links(false)
+        .min_depth(1)
+    {
+        let entry = entry?;
+        let rel = entry.path().strip_prefix(overlay)?;
+        let target = dir.join(rel);
+        let theirs = std::fs::symlink_metadata(&target).ok();
+        if entry.file_type().is_dir() {
+            if theirs.as_ref().is_some_and(|m| !m.is_dir()) {
+                std::fs::remove_file(&target)?;
+            }
+            std::fs::create_dir_all(&target)?;
+        } else if entry.file_type().is_file() {
+            match theirs {
+                Some(m) if m.is_file() && handin.is_match(rel) => continue,
+                Some(m) if m.is_dir() => std::fs::remove_dir_all(&target)?,
+                Some(_) => std::fs::remove_file(&target)?,
+                None => {}
+            }
+            std::fs::copy(entry.path(), &target)?;
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_course_overlay_wins_but_for_the_handin() {
+        let course = tempfile::tempdir().unwrap();
+        let copy = tempfile::tempdir().unwrap();
+        let c = course.path();
+        std::fs::create_dir_all(c.join("lib")).unwrap();
+        for (f, text) in [
+            ("Makefile", "course make"),
+            ("board-ht.h", "course header"),
+            ("lib/bitvector.h", "course lib"),
+            ("lib/queue.h", "course queue"),
+        ] {
+            std::fs::write(c.join(f), text).unwrap();
+        }
+        let s = copy.path();
+        std::fs::create_dir_all(s.join("lib/queue.h")).unwrap();
+        for (f, text) in [
+            ("Makefile", "student make"),
+            ("board-ht.h", "student header"),
+            ("lib/bitvector.h", "student lib"),
+            ("solver.c", "student code"),
+        ] {
+            std::fs::write(s.join(f), text).unwrap();
+        }
+        let handin = crate::course::handin_globs(&["*.c".into(), "board-ht.h".into()]).unwrap();
+        lay_over(c, &handin, s).unwrap();
+        let read = |f: &str| std::fs::read_to_string(s.join(f)).unwrap();
+        assert_eq!(
+            read("Makefile"),
+            "course make",
+            "not handed in: the course's"
+        );
+        assert_eq!(
+            read("board-ht.h"),
+            "student header",
+            "handed in: the student's"
+        );
+        assert_eq!(
+            read("lib/bitvector.h"),
+            "course lib",
+            "* stays in its folder"
+        );
+        assert_eq!(
+            read("lib/queue.h"),
+            "course queue",
+            "a folder in the way goes"
+        );
+        assert_eq!(read("solver.c"), "student code");
+        // Where the student has no file of a handin path, the course's
+        // default stands.
+        std::fs::remove_file(s.join("board-ht.h")).unwrap();
+        lay_over(c, &handin, s).unwrap();
+        assert_eq!(read("board-ht.h"), "course header");
+    }
 
     #[test]
     fn missing_files_are_named_with_a_look_alike() {
@@ -275,6 +378,11 @@ mod tests {
             "x | y | z | w | a.c:9: error: oops"
         );
         assert_eq!(last_lines(b"  \n", b"only stdout\n"), "only stdout");
+        let gcc = "a.c:70:17: error: expected ';' before '}' token\n   70 |  return 0\n      |  ^\n      |  ;\n   71 | }\n      | ~\nmake: *** [Makefile:26: solver] Error 1\n";
+        assert_eq!(
+            last_lines(gcc.as_bytes(), b""),
+            "a.c:70:17: error: expected ';' before '}' token |    70 |  return 0 |       |  ^ |       |  ; | make: *** [Makefile:26: solver] Error 1"
+        );
         assert_eq!(last_lines(b"", b""), "no output");
     }
 }

@@ -61,6 +61,21 @@ fn grade_class(
     (run, text)
 }
 
+/// Whether `program` is installed; where it is not, says what `what`
+/// skips, and fails where `PUZZLEGRADE_REQUIRE_TOOLS` is set (`.ci/run`
+/// installs it).
+fn tool(program: &str, what: &str) -> bool {
+    if have(program) {
+        return true;
+    }
+    assert!(
+        std::env::var_os("PUZZLEGRADE_REQUIRE_TOOLS").is_none(),
+        "{program} is absent and PUZZLEGRADE_REQUIRE_TOOLS is set"
+    );
+    eprintln!("note: {program} is absent; skipping {what}");
+    false
+}
+
 /// The summary's columns up to `built` (points per item, total, max,
 /// built), one line per submission.
 fn points(summary: &str) -> Vec<String> {
@@ -75,44 +90,60 @@ fn points(summary: &str) -> Vec<String> {
     lines
 }
 
-/// The 15-122 fixture class's points (3 s a case), sandboxed or not.
-const CMU15122_POINTS: [&str; 6] = [
-    "submission,boards,usage errors exit 1,total,max,built",
-    "broken,0,0,0,20,no",
-    "exit0,12,0,12,20,yes",
-    "perfect,19,1,20,20,yes",
-    "shell,7,0,7,20,yes",
-    "slow,18,1,19,20,yes",
+/// The 15-122 fixture class's points (3 CPU-seconds a case), sandboxed
+/// or not: the handout's 19, task by task.
+const CMU15122_POINTS: [&str; 7] = [
+    "submission,Task 1 bitvector.c,Task 2 any BITVECTOR_LIMIT,Task 3 any unsigned type,\
+     Task 4 board-ht.c,Task 5 exit 0 or 1,Task 5 no leaks,Task 6 moves,total,max,built",
+    "broken,0,0,0,0,0,0,0,0,19,no",
+    // Exits 0 on the 7 unsolvable boards (with either bit vector) and on
+    // the battery's 3 unsolvable or malformed ones: 34 of 51 statuses,
+    // 24 of 38 answers.
+    "exit0,4,1,1,4,2.67,1,2.53,16.19,19,yes",
+    // valgrind finds its leak on the 3 small unsolvable boards.
+    "leaky,4,1,1,4,4,0,4,18,19,yes",
+    // Its bit vectors break at BITVECTOR_LIMIT 8 (and so as uint8_t).
+    "limit8,4,0,0,4,4,1,4,17,19,yes",
+    "perfect,4,1,1,4,4,1,4,19,19,yes",
+    // Spins on the 5x4 board, with either bit vector.
+    "slow,4,1,1,4,3.84,1,3.79,18.63,19,yes",
 ];
 
+/// Each of the 15-122 handout's tasks graded as the course did: the
+/// course's files laid over each submission (its own Makefile replaced),
+/// bit vectors at other limits and types, the hash table on bool-array bit
+/// vectors, the solver with both, and valgrind.
 #[test]
-fn cmu15122_class_in_c_and_shell() {
+fn cmu15122_class_task_by_task() {
+    if !tool("valgrind", "the 15-122 course's leak check") {
+        return;
+    }
     let out = tempfile::tempdir().unwrap();
     let (run, summary) = grade_class(
         "cmu15122-lightsout",
         &fixtures("cmu15122"),
         out.path(),
-        &["--time-limit", "3s"],
+        &["--cpu-limit", "3s"],
     );
     run.code(1)
-        .stdout(predicates::str::contains("perfect      20 / 20"))
+        .stdout(predicates::str::contains("perfect      19 / 19"))
         .stdout(predicates::str::contains(
-            "broken        0 / 20  did not build",
+            "broken        0 / 19  did not build",
         ));
     assert_eq!(points(&summary), CMU15122_POINTS);
     let rows = read_scorecard(&out.path().join("scorecard.csv"));
-    let row = |who: &str, case: &str| {
+    let row = |who: &str, suite: &str, case: &str| {
         rows.iter()
-            .find(|r| r["candidate"] == who && r["case"] == case)
-            .unwrap_or_else(|| panic!("no row {who} {case}"))
+            .find(|r| r["candidate"] == who && r["suite"] == suite && r["case"] == case)
+            .unwrap_or_else(|| panic!("no row {who} {suite} {case}"))
             .clone()
     };
-    let broken = row("broken", "build");
+    let broken = row("broken", "build", "build");
     assert_eq!(broken["verdict"], "compile-error");
     assert!(
         broken["detail"].starts_with("build exit 2: ")
-            && broken["detail"].contains("error: expected ';' before '}' token")
-            || broken["detail"].contains("expected ‘;’"),
+            && (broken["detail"].contains("error: expected ';' before '}' token")
+                || broken["detail"].contains("expected ‘;’")),
         "the compiler's last lines: {}",
         broken["detail"]
     );
@@ -121,11 +152,87 @@ fn cmu15122_class_in_c_and_shell() {
         1,
         "one row for a submission that does not build"
     );
-    assert_eq!(row("slow", "5x4-13.txt")["verdict"], "time-limit");
-    assert_eq!(row("exit0", "3x2-02.txt")["verdict"], "wrong-exit-status");
-    assert_eq!(row("perfect", "build")["verdict"], "accepted");
+    let easy = |part: &str| format!("{part}/lightsout/easy");
+    // slow hands in a Makefile that cannot build anything: the course's
+    // replaced it.
+    assert_eq!(row("slow", "build", "build")["verdict"], "accepted");
+    assert_eq!(
+        row("slow", &easy("boards"), "5x4-13.txt")["verdict"],
+        "time-limit"
+    );
+    assert_eq!(
+        row("exit0", &easy("boards-array"), "3x2-02.txt")["verdict"],
+        "wrong-exit-status"
+    );
+    let leak = row("leaky", &easy("leaks"), "3x2-02.txt");
+    assert_eq!(
+        (leak["verdict"].as_str(), leak["detail"].as_str()),
+        ("runtime-error", "exit status 99 (the contract has 0 and 1)")
+    );
+    assert_eq!(
+        row("leaky", &easy("leaks"), "3x2-04.txt")["verdict"],
+        "accepted",
+        "solvable: freed"
+    );
+    let limit8 = row("limit8", &easy("bitvector-limit8"), "2x2-00.txt");
+    assert_eq!(
+        limit8["detail"],
+        "line 9: expected \"flip-differs 11111111\", got \"flip-differs 01111111\""
+    );
+    assert_eq!(
+        row("limit8", &easy("bitvector-limit32"), "2x2-00.txt")["verdict"],
+        "accepted"
+    );
+    assert_eq!(row("perfect", "build", "build")["verdict"], "accepted");
     // Built in scratch copies: nothing was written into the class.
     assert!(!fixtures("cmu15122").join("perfect/lightsout").exists());
+    assert!(!fixtures("cmu15122").join("perfect/lib").exists());
+}
+
+/// A program of the grader's that does not build costs its task alone:
+/// a hash table that treats bit vectors as integers does not compile on
+/// bool-array ones, and its rows say what is missing.
+#[test]
+fn cmu15122_a_program_that_does_not_build_costs_its_task() {
+    if !tool("valgrind", "the 15-122 course's leak check") {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let class = out.path().join("class");
+    let sub = class.join("integers");
+    std::fs::create_dir_all(&sub).unwrap();
+    let perfect = fixtures("cmu15122").join("perfect");
+    for f in ["bitvector.c", "lightsout.c", "board-ht.c"] {
+        std::fs::copy(perfect.join(f), sub.join(f)).unwrap();
+    }
+    let ht = std::fs::read_to_string(sub.join("board-ht.c"))
+        .unwrap()
+        .replace(
+            "static size_t board_hash(hset_elem x) {",
+            "static size_t board_hash(hset_elem x) {\n    return board_of(x) % 1024;",
+        );
+    std::fs::write(sub.join("board-ht.c"), ht).unwrap();
+    let (run, summary) = grade_class(
+        "cmu15122-lightsout",
+        &class,
+        out.path(),
+        &["--cpu-limit", "3s", "--filter", "3x2"],
+    );
+    run.code(1);
+    assert_eq!(
+        points(&summary)[1],
+        "integers,4,1,1,0,2,1,2,11,19,yes",
+        "Task 4 lost, and half of Tasks 5 and 6: the solver does not build on bool-array bit vectors either"
+    );
+    let rows = read_scorecard(&out.path().join("scorecard.csv"));
+    let ht = rows
+        .iter()
+        .find(|r| r["suite"] == "board-ht/lightsout/easy")
+        .unwrap();
+    assert_eq!(
+        (ht["verdict"].as_str(), ht["detail"].as_str()),
+        ("compile-error", "missing board-ht-test")
+    );
 }
 
 /// Under bubblewrap a class builds (its copies sit where the sandbox's own
@@ -133,6 +240,9 @@ fn cmu15122_class_in_c_and_shell() {
 /// and its conformance probes reach their files: the same points.
 #[test]
 fn cmu15122_class_under_bubblewrap() {
+    if !tool("valgrind", "the 15-122 course's leak check") {
+        return;
+    }
     if !crate::candidates::have("bwrap") {
         assert!(
             std::env::var_os("PUZZLEGRADE_REQUIRE_TOOLS").is_none(),
@@ -146,7 +256,7 @@ fn cmu15122_class_under_bubblewrap() {
         "cmu15122-lightsout",
         &fixtures("cmu15122"),
         out.path(),
-        &["--time-limit", "3s", "--sandbox", "bwrap"],
+        &["--cpu-limit", "3s", "--sandbox", "bwrap"],
     );
     run.code(1);
     assert_eq!(points(&summary), CMU15122_POINTS);
@@ -162,7 +272,7 @@ fn cmu15122_class_under_bubblewrap() {
 
 #[test]
 fn cmu15110_class_in_ruby() {
-    if !have("ruby") {
+    if !tool("ruby", "the CMU 15-110 class") {
         return;
     }
     let out = tempfile::tempdir().unwrap();
@@ -340,6 +450,11 @@ fn imperial_class_in_c_through_the_exam_driver() {
              B2 valid_solution,B3 update,B4 solve_board,B5 challenge comment,does not compile,\
              total,max,built",
             "broken,0,0,0,0,0,0,0,0,0,0,0,-10,-10,100,no",
+            // get_fixed_letter_pos is wrong on the empty mask alone: one
+            // case of A5's 20 (the driver's edge masks are cases of their
+            // own). It also hands in an edited gogen.h that cannot
+            // compile: the exam's overwrites it.
+            "empty-mask,5,5,5,10,9.5,15,7,10,15,15,3,0,99.5,100,yes",
             // Its comment above main has two letters of the challenge's
             // solution swapped.
             "part-a-only,5,5,5,10,10,15,0.44,6.82,0.94,1.88,0,0,60.07,100,yes",
@@ -354,6 +469,22 @@ fn imperial_class_in_c_through_the_exam_driver() {
             .unwrap()
     };
     assert_eq!(q5("perfect").0, "accepted");
+    let empty = rows
+        .iter()
+        .find(|r| r["candidate"] == "empty-mask" && r["verdict"] != "accepted")
+        .unwrap();
+    assert_eq!(
+        (
+            empty["suite"].as_str(),
+            empty["case"].as_str(),
+            empty["detail"].as_str()
+        ),
+        (
+            "get_fixed_letter_pos/gogen-exam/masks",
+            "empty.mask",
+            "line 1: expected \"0\", got \"1 -1 -1\""
+        )
+    );
     assert_eq!(
         q5("part-a-only").0,
         "wrong-answer",
@@ -368,7 +499,7 @@ fn imperial_class_in_c_through_the_exam_driver() {
 fn archive_class(dir: &Path) {
     use std::io::Write;
     let perfect = fixtures("cmu15122").join("perfect");
-    let files = ["lightsout.c", "Makefile"];
+    let files = ["lightsout.c", "bitvector.c", "board-ht.c", "board-ht.h"];
     // alice.zip: one top-level folder, as students zip theirs.
     let mut zip = zip::ZipWriter::new(std::fs::File::create(dir.join("alice.zip")).unwrap());
     let opts = zip::write::SimpleFileOptions::default();
@@ -404,6 +535,9 @@ fn archive_class(dir: &Path) {
 
 #[test]
 fn archives_resume_and_gradescope_per_submission() {
+    if !tool("valgrind", "the 15-122 course's leak check") {
+        return;
+    }
     let out = tempfile::tempdir().unwrap();
     let class = out.path().join("class");
     std::fs::create_dir(&class).unwrap();
@@ -415,12 +549,12 @@ fn archives_resume_and_gradescope_per_submission() {
     assert_eq!(
         points(&summary),
         [
-            "submission,boards,usage errors exit 1,total,max,built",
-            "alice,19,1,20,20,yes",
-            "bob,19,1,20,20,yes",
-            "carol,19,1,20,20,yes",
-            "carol+carol.zip,0,0,0,20,no",
-            "evil,0,0,0,20,no",
+            CMU15122_POINTS[0],
+            "alice,4,1,1,4,4,1,4,19,19,yes",
+            "bob,4,1,1,4,4,1,4,19,19,yes",
+            "carol,4,1,1,4,4,1,4,19,19,yes",
+            "carol+carol.zip,0,0,0,0,0,0,0,0,19,no",
+            "evil,0,0,0,0,0,0,0,0,19,no",
         ]
     );
     let rows = read_scorecard(&out.path().join("scorecard.csv"));
@@ -443,11 +577,11 @@ fn archives_resume_and_gradescope_per_submission() {
     // Gradescope: one results.json per submission, a test per rubric item.
     let results: serde_json::Value =
         serde_json::from_slice(&std::fs::read(gs.join("alice/results.json")).unwrap()).unwrap();
-    assert_eq!(results["score"], 20.0);
-    assert_eq!(results["max_score"], 20.0);
-    assert_eq!(results["tests"][0]["name"], "boards");
-    assert_eq!(results["tests"][0]["score"], 19.0);
-    assert_eq!(results["tests"][1]["name"], "usage errors exit 1");
+    assert_eq!(results["score"], 19.0);
+    assert_eq!(results["max_score"], 19.0);
+    assert_eq!(results["tests"][0]["name"], "Task 1 bitvector.c");
+    assert_eq!(results["tests"][0]["score"], 4.0);
+    assert_eq!(results["tests"][1]["name"], "Task 2 any BITVECTOR_LIMIT");
     let evil: serde_json::Value =
         serde_json::from_slice(&std::fs::read(gs.join("evil/results.json")).unwrap()).unwrap();
     assert_eq!(evil["score"], 0.0);
@@ -565,32 +699,41 @@ fn bad_course_configs_name_the_file_and_line() {
 /// that rewrites itself for the next case, deletes what it can reach and
 /// signals its parent. The class goes on, the honest submission's points
 /// are whole, the class folder is untouched, every row is written.
-/// The 15-122 course config in `dir`, its suite made absolute, with
+/// A Lights Out course in `dir` that builds with the student's own
+/// Makefile (no overlay: what a hostile build can do is the point), on the
+/// bundled easy boards (1 point each) and the usage battery (1 point), with
 /// `build_limit` for its build.
-fn cmu15122_course(dir: &Path, build_limit: &str) -> PathBuf {
+fn makefile_course(dir: &Path, build_limit: &str) -> PathBuf {
     let suite = workspace().join("suites/lightsout/easy");
-    let text = std::fs::read_to_string(workspace().join("courses/cmu15122-lightsout.toml"))
-        .unwrap()
-        .replace(
-            "time_limit = \"120s\"",
-            &format!("time_limit = \"{build_limit}\""),
-        )
-        .replace(
-            "\"../suites/lightsout/easy\"",
-            &format!("{:?}", suite.display().to_string()),
-        );
+    let text = format!(
+        "name = \"Lights Out, the student's Makefile\"\n\
+         family = \"lightsout\"\n\
+         [build]\ncommand = \"make lightsout\"\ntime_limit = \"{build_limit}\"\n\
+         [[part]]\nname = \"boards\"\ncommand = \"{{submission}}/lightsout\"\nsuites = [{suite:?}]\n\
+         [[part]]\nname = \"usage\"\nconform = \"solver\"\ncommand = \"{{submission}}/lightsout\"\n\
+         [[rubric]]\nname = \"boards\"\nrule = \"each\"\npoints = 1\npart = \"boards\"\n\
+         [[rubric]]\nname = \"usage errors exit 1\"\nrule = \"all\"\npoints = 1\npart = \"usage\"\n",
+        suite = suite.display().to_string()
+    );
     let course = dir.join("course.toml");
     std::fs::write(&course, text).unwrap();
     course
 }
 
-/// The 15-122 fixture's perfect submission as `class/honest`.
+/// An honest 15-122 solver with its own Makefile as `class/honest`.
 fn honest(class: &Path) {
-    let perfect = fixtures("cmu15122").join("perfect");
-    std::fs::create_dir_all(class.join("honest")).unwrap();
-    for f in ["lightsout.c", "Makefile"] {
-        std::fs::copy(perfect.join(f), class.join("honest").join(f)).unwrap();
-    }
+    let dir = class.join("honest");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(
+        workspace().join("harness/tests/candidates/lightsout.c"),
+        dir.join("lightsout.c"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("Makefile"),
+        "lightsout: lightsout.c\n\t$(CC) -O2 lightsout.c -o lightsout\n",
+    )
+    .unwrap();
 }
 
 #[test]
@@ -621,7 +764,7 @@ fn hostile_submissions_cannot_hurt_the_class() {
     .unwrap();
     let before = std::fs::read(class.join("vandal/run.sh")).unwrap();
     // The 15-122 course with a 3 s build limit.
-    let course = cmu15122_course(out.path(), "3s");
+    let course = makefile_course(out.path(), "3s");
     harness()
         .current_dir(out.path())
         .args(["grade", "--course"])
@@ -704,7 +847,7 @@ fn students_cannot_read_each_other() {
         "lightsout: search.sh\n\tsh search.sh; [ $$? = 1 ]\n\tcp search.sh lightsout\n\tchmod 755 lightsout\n",
     )
     .unwrap();
-    let course = cmu15122_course(out.path(), "120s");
+    let course = makefile_course(out.path(), "120s");
     let mut sandboxes = vec!["auto"];
     if crate::candidates::have("bwrap") {
         sandboxes.push("bwrap");

@@ -211,17 +211,18 @@ fn course_submissions_are_built_and_timed_as_entries() {
         })
         .collect();
     // Three 3x2 boards, two of them unsolvable: exit0 gets those wrong,
-    // the shell entry the solvable one, broken does not build.
+    // broken does not build (each entry built as the course builds it,
+    // the course's files laid over).
     let of = |who: &str| solved.iter().find(|(e, _)| e == who).unwrap().1.clone();
     assert_eq!(
         (
             of("perfect"),
             of("slow"),
             of("exit0"),
-            of("shell"),
+            of("leaky"),
             of("broken")
         ),
-        ("3".into(), "3".into(), "1".into(), "2".into(), "0".into())
+        ("3".into(), "3".into(), "1".into(), "3".into(), "0".into())
     );
     let rows = super::support::read_scorecard(&card);
     let broken = rows.iter().find(|r| r["candidate"] == "broken").unwrap();

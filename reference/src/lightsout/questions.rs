@@ -129,6 +129,134 @@ pub const DISPLAY: Question = Question {
     },
 };
 
+/// The most bits a 15-122 bit vector driver may report (`limit L`): the
+/// widest unsigned type.
+const MOST_BITS: usize = 64;
+
+/// A 15-122 driver's first line, `limit L`, read; then `expect(L)`
+/// compared line for line with the rest.
+fn with_limit(board: &Board, expect: fn(&Board, usize) -> Vec<String>) -> Transcript {
+    let board = board.clone();
+    let sample = {
+        let mut lines = vec![format!("limit {}", 25)];
+        lines.extend(expect(&board, 25));
+        lines.iter().map(|l| format!("{l}\n")).collect()
+    };
+    Transcript::Judged {
+        test: Box::new(move |got: &[&str]| {
+            let limit = got
+                .first()
+                .and_then(|l| l.strip_prefix("limit "))
+                .and_then(|n| n.parse::<usize>().ok())
+                .filter(|n| (1..=MOST_BITS).contains(n))
+                .ok_or_else(|| {
+                    format!(
+                        "line 1: expected \"limit L\" (1 to {MOST_BITS}), got {:?}",
+                        got.first().copied().unwrap_or("the end of the output")
+                    )
+                })?;
+            let want = expect(&board, limit);
+            crate::questions::compare(&want, &got[1..]).map_err(|e| {
+                // Lines counted from the driver's first.
+                match e.strip_prefix("line ").and_then(|r| r.split_once(':')) {
+                    Some((n, rest)) => match n.parse::<usize>() {
+                        Ok(n) => format!("line {}:{rest}", n + 1),
+                        Err(_) => e,
+                    },
+                    None => e,
+                }
+            })
+        }),
+        sample,
+    }
+}
+
+/// The bit vector a 15-122 driver makes from a board under `limit`: from
+/// `bitvector_new()`, index `i % limit` flipped for each lit cell `i`
+/// (row-major).
+fn board_bits(board: &Board, limit: usize) -> Vec<bool> {
+    let mut bits = vec![false; limit];
+    for row in 0..board.height() {
+        for col in 0..board.width() {
+            if board.get(Cell { row, col }) {
+                bits[(row * board.width() + col) % limit] ^= true;
+            }
+        }
+    }
+    bits
+}
+
+fn bit_line(name: &str, bits: impl IntoIterator<Item = bool>) -> String {
+    let bits: String = bits
+        .into_iter()
+        .map(|b| if b { '1' } else { '0' })
+        .collect();
+    format!("{name} {bits}")
+}
+
+/// 15-122 Tasks 1-3: the course's `lib/bitvector.h` interface, driven by
+/// our bit vector test driver (`courses/cmu15122/tests/bitvector-test.c`)
+/// built with the student's `bitvector.c` at some `BITVECTOR_LIMIT` and
+/// unsigned type. After `limit L`: `new` (the bits of `bitvector_new()`),
+/// `board` (the board's bits, [`board_bits`]), `complement` (every index
+/// flipped), `board` again (flips make new vectors), three `equal` lines
+/// (the board built in reverse order: 1; board and complement: 0; two new
+/// vectors: 1), `flip-differs` (per index: the board and the board with
+/// it flipped differ) and `flip-twice` (flipped twice: equal again).
+pub const BITVECTOR: Question = Question {
+    name: "lightsout:bitvector",
+    forms: FORMS,
+    load: |f| {
+        Ok(with_limit(&load(f)?, |board, limit| {
+            let bits = board_bits(board, limit);
+            vec![
+                bit_line("new", vec![false; limit]),
+                bit_line("board", bits.iter().copied()),
+                bit_line("complement", bits.iter().map(|b| !b)),
+                bit_line("board", bits.iter().copied()),
+                "equal 1".into(),
+                "equal 0".into(),
+                "equal 1".into(),
+                bit_line("flip-differs", vec![true; limit]),
+                bit_line("flip-twice", vec![true; limit]),
+            ]
+        }))
+    },
+};
+
+/// What 15-122's board hash table driver stores with the board itself.
+pub const BOARD_HT_TEST: usize = 200;
+
+/// 15-122 Task 4: the course's `board-ht.h` interface (`ht_new`,
+/// `ht_insert`, `ht_lookup`), driven by our driver
+/// (`courses/cmu15122/tests/board-ht-test.c`) built with the student's
+/// `board-ht.c` and a bool-array bit vector. The table is made with
+/// capacity 4 (it must grow); the board's bit vector with index `j`
+/// flipped is inserted for every even `j` below the limit (`test` = `j`),
+/// then the board (`test` = 200). Every lookup is by a freshly built,
+/// equal vector. After `limit L`: `j: T` or `j: none` for each `j`, then
+/// `board: 200` and `complement: none`.
+pub const BOARD_HT: Question = Question {
+    name: "lightsout:board-ht",
+    forms: FORMS,
+    load: |f| {
+        Ok(with_limit(&load(f)?, |_, limit| {
+            let mut lines: Vec<String> = (0..limit)
+                .map(|j| {
+                    if j % 2 == 0 {
+                        format!("{j}: {j}")
+                    } else {
+                        format!("{j}: none")
+                    }
+                })
+                .collect();
+            lines.push(format!("board: {BOARD_HT_TEST}"));
+            lines.push("complement: none".into());
+            lines
+        }))
+    },
+};
+
 /// `scramble` (Q4): [`SCRAMBLES`] boards, each the board scrambled afresh.
 /// Each must differ from the board by presses (so stay solvable exactly
 /// when it was), and they must not all be the same.
@@ -283,6 +411,8 @@ pub static QUESTIONS: &[&dyn Grader] = &[
     &RAND_BOARD,
     &SOLVABLE,
     &DISPLAY,
+    &BITVECTOR,
+    &BOARD_HT,
 ];
 
 #[cfg(test)]
@@ -290,6 +420,53 @@ mod tests {
     use crate::family::{Case, Check};
 
     use super::*;
+
+    #[test]
+    fn bit_vector_transcripts_follow_the_limit_the_driver_reports() {
+        let t = case(&BITVECTOR, "3x2\n#O#\nOO#\n");
+        let at = |limit: usize, board: &str, complement: &str| {
+            let ones = "1".repeat(limit);
+            format!(
+                "limit {limit}\nnew {}\nboard {board}\ncomplement {complement}\nboard {board}\n\
+                 equal 1\nequal 0\nequal 1\nflip-differs {ones}\nflip-twice {ones}\n",
+                "0".repeat(limit)
+            )
+        };
+        // Cells 0, 2 and 5 lit: indices 0, 2 and 1 under limit 4.
+        let four = at(4, "1110", "0001");
+        assert_eq!(t.judge(four.as_bytes(), 0).check, Check::Accepted, "{four}");
+        // Under limit 3, cells 2 and 5 fold onto index 2: off again.
+        let three = at(3, "100", "011");
+        assert_eq!(t.judge(three.as_bytes(), 0).check, Check::Accepted);
+        let wrong = three.replace("complement 011", "complement 111");
+        let j = t.judge(wrong.as_bytes(), 0);
+        assert_eq!(j.check, Check::WrongAnswer);
+        assert_eq!(
+            j.detail,
+            "line 4: expected \"complement 011\", got \"complement 111\""
+        );
+        assert!(
+            t.judge(b"limit 0\n", 0)
+                .detail
+                .starts_with("line 1: expected \"limit L\"")
+        );
+        assert_eq!(
+            t.judge(t.answer().stdout.as_bytes(), 0).check,
+            Check::Accepted
+        );
+    }
+
+    #[test]
+    fn board_hash_table_transcripts() {
+        let t = case(&BOARD_HT, "2x2\n#O\nO#\n");
+        let right = "limit 3\n0: 0\n1: none\n2: 2\nboard: 200\ncomplement: none\n";
+        assert_eq!(t.judge(right.as_bytes(), 0).check, Check::Accepted);
+        let by_pointer = "limit 3\n0: none\n1: none\n2: none\nboard: none\ncomplement: none\n";
+        assert_eq!(
+            t.judge(by_pointer.as_bytes(), 0).detail,
+            "line 2: expected \"0: 0\", got \"0: none\""
+        );
+    }
 
     fn case(q: &Question, text: &str) -> Transcript {
         let dir = tempfile::tempdir().unwrap();
