@@ -5,6 +5,7 @@
  *
  *   gogen-driver FUNCTION PUZZLE           (exam form: board, count, words)
  *   gogen-driver FUNCTION BOARD WORDS      (two-file form)
+ *   gogen-driver FUNCTION MASK             (a mask case: one %08x mask)
  *
  * FUNCTION is one of get_bit_value, set_bit_value, set_all_bits,
  * is_free_letter, get_fixed_letter_pos, intersect_neighbourhoods,
@@ -12,10 +13,11 @@
  * follows the Gogen solver contract: the solved board on stdout and exit 0,
  * or nothing and exit 1. Exit 2: usage; 3: unreadable puzzle.
  *
- * The Part A functions get the puzzle's *test masks*, computed here
- * without the student's code: per letter 'A' to 'Y', its cell alone when
- * the board holds it, else every empty cell; then 00000000, ffffff80,
- * 80000000 and 00000080. */
+ * The Part A functions get the case's *test masks*, computed here without
+ * the student's code: for a puzzle, per letter 'A' to 'Y', its cell alone
+ * when the board holds it, else every empty cell; for a mask case (masks/:
+ * 00000000, ffffff80, 80000000, 00000080), that one mask, so that each edge
+ * mask is a case of its own. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,9 +27,12 @@
 #define MAX_WORDS 256
 #define MAX_WORD 64
 #define FULL 0xFFFFFF80u
-#define TESTS (NUM_LETTERS + 4)
+#define TESTS NUM_LETTERS
 
 static board_t board;
+/* A mask case: its one mask (and no board or words). */
+static int mask_case;
+static letter_mask_t the_mask;
 static char *words[MAX_WORDS + 1];
 static int nwords;
 
@@ -55,7 +60,29 @@ static int read_word(FILE *f) {
     return 1;
 }
 
+/* Whether the file holds one mask: eight hex digits, a line of its own. */
+static int read_mask(const char *path) {
+    FILE *f = fopen(path, "r");
+    char line[64], rest[64];
+    unsigned m;
+    int n = 0;
+    if (!f) return 0;
+    if (fgets(line, sizeof line, f) && strlen(line) >= 8 && sscanf(line, "%8x%63s", &m, rest) == 1 &&
+        strspn(line, "0123456789abcdefABCDEF") == 8 && fscanf(f, "%63s", rest) != 1) {
+        the_mask = m;
+        n = 1;
+    }
+    fclose(f);
+    return n;
+}
+
 static int load(int argc, char **argv) {
+    if (argc == 3 && read_mask(argv[2])) {
+        mask_case = 1;
+        for (int r = 0; r < HEIGHT; r++)
+            for (int c = 0; c < WIDTH; c++) board[r][c] = '.';
+        return 1;
+    }
     FILE *f = fopen(argv[2], "r");
     if (!f || !read_board(f)) return 0;
     if (argc == 3) {
@@ -74,7 +101,12 @@ static int load(int argc, char **argv) {
     return 1;
 }
 
-static void test_masks(letter_mask_t out[TESTS]) {
+/* The case's test masks into out; their number. */
+static int test_masks(letter_mask_t out[TESTS]) {
+    if (mask_case) {
+        out[0] = the_mask;
+        return 1;
+    }
     uint32_t occupied = 0;
     for (int r = 0; r < HEIGHT; r++)
         for (int c = 0; c < WIDTH; c++)
@@ -87,10 +119,7 @@ static void test_masks(letter_mask_t out[TESTS]) {
                 break;
             }
     }
-    out[NUM_LETTERS] = 0;
-    out[NUM_LETTERS + 1] = FULL;
-    out[NUM_LETTERS + 2] = bit(0, 0);
-    out[NUM_LETTERS + 3] = bit(HEIGHT - 1, WIDTH - 1);
+    return NUM_LETTERS;
 }
 
 static void print_board(board_t b) {
@@ -115,15 +144,21 @@ int main(int argc, char **argv) {
     }
     const char *fn = argv[1];
     letter_mask_t t[TESTS];
-    test_masks(t);
+    int tests = test_masks(t);
+    if (mask_case && (!strcmp(fn, "intersect_neighbourhoods") || !strcmp(fn, "get_letter_position") ||
+                      !strcmp(fn, "valid_solution") || !strcmp(fn, "update") ||
+                      !strcmp(fn, "solve_board"))) {
+        fprintf(stderr, "gogen-driver: a mask case is for the mask functions, not %s\n", fn);
+        return 2;
+    }
     if (!strcmp(fn, "get_bit_value")) {
-        for (int i = 0; i < TESTS; i++) {
+        for (int i = 0; i < tests; i++) {
             for (int r = 0; r < HEIGHT; r++)
                 for (int c = 0; c < WIDTH; c++) putchar(get_bit_value(t[i], r, c) ? '1' : '0');
             putchar('\n');
         }
     } else if (!strcmp(fn, "set_bit_value")) {
-        for (int i = 0; i < TESTS; i++) {
+        for (int i = 0; i < tests; i++) {
             for (int k = 0; k < HEIGHT * WIDTH; k++) {
                 int r = k / WIDTH, c = k % WIDTH;
                 letter_mask_t m = t[i];
@@ -133,16 +168,16 @@ int main(int argc, char **argv) {
             putchar('\n');
         }
     } else if (!strcmp(fn, "set_all_bits")) {
-        for (int i = 0; i < TESTS; i++) {
+        for (int i = 0; i < tests; i++) {
             letter_mask_t on = t[i], off = t[i];
             set_all_bits(&on, true);
             set_all_bits(&off, false);
             printf("%08x %08x\n", (unsigned)on, (unsigned)off);
         }
     } else if (!strcmp(fn, "is_free_letter")) {
-        for (int i = 0; i < TESTS; i++) printf("%d\n", is_free_letter(t[i]) ? 1 : 0);
+        for (int i = 0; i < tests; i++) printf("%d\n", is_free_letter(t[i]) ? 1 : 0);
     } else if (!strcmp(fn, "get_fixed_letter_pos")) {
-        for (int i = 0; i < TESTS; i++) {
+        for (int i = 0; i < tests; i++) {
             int r = -1, c = -1;
             bool found = get_fixed_letter_pos(t[i], &r, &c);
             pos(found, r, c);

@@ -2,11 +2,14 @@
 //! board and words); masks in transcripts are `%08x` (the handout's 25 high
 //! bits of a `uint32_t`), boards five lines of letters and `.`.
 //!
-//! The Part A functions are called on the *test masks* of the puzzle: for
-//! each letter 'A' to 'Y' in turn, its cell alone when the board holds it,
-//! else every cell the board leaves empty (rules (a) and (b) of `update`),
-//! then `00000000`, `ffffff80`, `80000000` (cell 0,0) and `00000080`
-//! (cell 4,4).
+//! The Part A functions are called on the *test masks* of a case: for a
+//! puzzle, for each letter 'A' to 'Y' in turn, its cell alone when the
+//! board holds it, else every cell the board leaves empty (rules (a) and
+//! (b) of `update`); for a *mask case* (a file holding one mask, `%08x`,
+//! as `adapters/gogen-exam/masks/`: `00000000`, `ffffff80`, `80000000`
+//! for cell 0,0, `00000080` for cell 4,4), that mask alone. Each edge mask
+//! is a case of its own, so a function wrong only on the empty mask loses
+//! one case of the question, not all of them.
 
 use std::path::PathBuf;
 
@@ -40,19 +43,31 @@ fn cells() -> impl Iterator<Item = (usize, usize)> {
 /// The test masks of a board (see the module's documentation).
 pub fn test_masks(board: &Board) -> Vec<LetterMask> {
     let free = LetterMask(LetterMask::ALL.0 & !board.occupied().0);
-    let mut masks: Vec<LetterMask> = letters()
+    letters()
         .map(|l| match board.position(l) {
             Some((r, c)) => LetterMask::cell(r, c),
             None => free,
         })
-        .collect();
-    masks.extend([
-        LetterMask::EMPTY,
-        LetterMask::ALL,
-        LetterMask::cell(0, 0),
-        LetterMask::cell(SIDE - 1, SIDE - 1),
-    ]);
-    masks
+        .collect()
+}
+
+/// The mask a mask case holds: one line of eight hex digits.
+pub fn read_mask(text: &str) -> Option<LetterMask> {
+    let t = text.trim();
+    (t.len() == 8 && t.bytes().all(|b| b.is_ascii_hexdigit()))
+        .then(|| u32::from_str_radix(t, 16).ok().map(LetterMask))
+        .flatten()
+}
+
+/// A case's test masks: a mask case's one mask, or a puzzle's.
+fn case_masks(files: &[PathBuf]) -> Result<Vec<LetterMask>, LoadError> {
+    if let [one] = files
+        && let Ok(text) = std::fs::read_to_string(one)
+        && let Some(m) = read_mask(&text)
+    {
+        return Ok(vec![m]);
+    }
+    Ok(test_masks(&load(files)?.board))
 }
 
 fn fixed(m: LetterMask) -> String {
@@ -68,9 +83,8 @@ pub const GET_BIT_VALUE: Question = Question {
     name: "gogen:get_bit_value",
     forms: FORMS,
     load: |f| {
-        let p = load(f)?;
         Ok(exact(
-            test_masks(&p.board)
+            case_masks(f)?
                 .into_iter()
                 .map(|m| {
                     cells()
@@ -88,9 +102,8 @@ pub const SET_BIT_VALUE: Question = Question {
     name: "gogen:set_bit_value",
     forms: FORMS,
     load: |f| {
-        let p = load(f)?;
         Ok(exact(
-            test_masks(&p.board)
+            case_masks(f)?
                 .into_iter()
                 .map(|m| {
                     cells()
@@ -113,9 +126,8 @@ pub const SET_ALL_BITS: Question = Question {
     name: "gogen:set_all_bits",
     forms: FORMS,
     load: |f| {
-        let p = load(f)?;
         let line = format!("{} {}", hex(LetterMask::ALL), hex(LetterMask::EMPTY));
-        Ok(exact(vec![line; test_masks(&p.board).len()]))
+        Ok(exact(vec![line; case_masks(f)?.len()]))
     },
 };
 
@@ -124,9 +136,8 @@ pub const IS_FREE_LETTER: Question = Question {
     name: "gogen:is_free_letter",
     forms: FORMS,
     load: |f| {
-        let p = load(f)?;
         Ok(exact(
-            test_masks(&p.board)
+            case_masks(f)?
                 .into_iter()
                 .map(|m| if m.is_free() { "1" } else { "0" }.to_string())
                 .collect(),
@@ -138,10 +149,7 @@ pub const IS_FREE_LETTER: Question = Question {
 pub const GET_FIXED_LETTER_POS: Question = Question {
     name: "gogen:get_fixed_letter_pos",
     forms: FORMS,
-    load: |f| {
-        let p = load(f)?;
-        Ok(exact(test_masks(&p.board).into_iter().map(fixed).collect()))
-    },
+    load: |f| Ok(exact(case_masks(f)?.into_iter().map(fixed).collect())),
 };
 
 /// `intersect_neighbourhoods` (15 marks): for each word, each pair of
@@ -305,9 +313,24 @@ mod tests {
         let t = case(&GET_FIXED_LETTER_POS, SOLVED);
         let out = t.answer().stdout;
         let lines: Vec<&str> = out.lines().collect();
-        assert_eq!(lines.len(), 29);
+        assert_eq!(lines.len(), 25);
         assert_eq!((lines[0], lines[24]), ("1 0 0", "1 4 4"));
-        assert_eq!(&lines[25..], ["0", "0", "1 0 0", "1 4 4"]);
+        // The edge masks, each a case of its own.
+        for (mask, fixed) in [
+            ("00000000", "0"),
+            ("ffffff80\n", "0"),
+            ("80000000\n", "1 0 0"),
+            ("00000080", "1 4 4"),
+        ] {
+            let t = case(&GET_FIXED_LETTER_POS, mask);
+            assert_eq!(t.answer().stdout, format!("{fixed}\n"), "{mask}");
+        }
+        assert_eq!(
+            case(&IS_FREE_LETTER, "00000000").answer().stdout,
+            "0\n",
+            "no cell: not free (fixed nowhere either)"
+        );
+        assert!(read_mask("0000000").is_none() && read_mask("ABCDE\nFGHIJ").is_none());
         let t = case(&VALID_SOLUTION, SOLVED);
         assert_eq!(t.answer().stdout, "1\n0\n1\n0\n");
         // Swapping A and B keeps every word spelled: valid, though the
