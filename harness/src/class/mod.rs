@@ -40,6 +40,8 @@ pub struct ClassResult {
     pub ids: Vec<String>,
     /// Every (suite, case) a built submission gets.
     pub keys: Vec<(String, String)>,
+    /// Every submission's handins, by id.
+    pub handins: crate::course::policy::Handins,
 }
 
 /// A scratch folder for a class's copies and builds, readable by every
@@ -289,6 +291,10 @@ pub fn run(
         rows,
         ids: subs.iter().map(|s| s.id.clone()).collect(),
         keys,
+        handins: subs
+            .iter()
+            .map(|s| (s.id.clone(), s.handin.clone()))
+            .collect(),
     })
 }
 
@@ -300,6 +306,8 @@ pub struct Expected {
     pub keys: Vec<(String, String)>,
     /// Every (submission, suite, case) row.
     pub rows: Vec<(String, String, String)>,
+    /// Every submission's handins, by id.
+    pub handins: crate::course::policy::Handins,
 }
 
 /// Every row a run of `course` on the submissions in `dir` writes, given
@@ -333,6 +341,10 @@ pub fn expected_keys(
         ids: subs.iter().map(|s| s.id.clone()).collect(),
         keys,
         rows: expected,
+        handins: subs
+            .iter()
+            .map(|s| (s.id.clone(), s.handin.clone()))
+            .collect(),
     })
 }
 

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
+use crate::course::policy::{Handin, read_metadata};
 use crate::export::safe_name;
 use crate::grade::build::MAX_UNPACKED;
 
@@ -21,6 +22,40 @@ pub struct Submission {
     pub id: String,
     /// Its files (a folder), or why there are none.
     pub source: Result<PathBuf, String>,
+    /// Its handins: how many, and when the graded one came.
+    pub handin: Handin,
+}
+
+/// A folder of handins (`1/`, `2/`, ..., and maybe the platform's
+/// `submission_metadata.json` beside them, where a student cannot write):
+/// the highest-numbered folder, graded, and what is known of the handins.
+/// `None` for a plain submission folder.
+fn history(dir: &Path) -> Option<(PathBuf, Handin)> {
+    let mut last: Option<(u32, PathBuf)> = None;
+    let mut metadata = false;
+    for e in std::fs::read_dir(dir).ok()? {
+        let e = e.ok()?;
+        let name = e.file_name().to_str()?.to_string();
+        let is_dir = e.file_type().ok()?.is_dir();
+        match name.parse::<u32>() {
+            Ok(n) if is_dir && n > 0 && !name.starts_with('0') => {
+                if last.as_ref().is_none_or(|(m, _)| n > *m) {
+                    last = Some((n, e.path()));
+                }
+            }
+            _ if name == "submission_metadata.json" && !is_dir => metadata = true,
+            _ => return None,
+        }
+    }
+    let (n, graded) = last?;
+    let mut handin = Handin {
+        count: Some(n),
+        at: None,
+    };
+    if metadata && let Ok(Some(h)) = read_metadata(dir) {
+        handin = h;
+    }
+    Some((graded, handin))
 }
 
 /// The submissions in `dir`, sorted by id; archives are unpacked into
@@ -41,8 +76,15 @@ pub fn submissions(dir: &Path, unpack_dir: &Path) -> anyhow::Result<Vec<Submissi
         }
         let meta = std::fs::symlink_metadata(&path)
             .with_context(|| format!("cannot read {}", path.display()))?;
+        let mut handin = Handin::default();
         let (id, source) = if meta.is_dir() {
-            (name.clone(), Ok(path.clone()))
+            match history(&path) {
+                Some((graded, h)) => {
+                    handin = h;
+                    (name.clone(), Ok(graded))
+                }
+                None => (name.clone(), Ok(path.clone())),
+            }
         } else if let Some(stem) = archive_stem(&name) {
             let target = unpack_dir.join(format!("{}-{}", out.len(), safe_name(stem)));
             (stem.to_string(), unpack(&path, &target))
@@ -65,11 +107,12 @@ pub fn submissions(dir: &Path, unpack_dir: &Path) -> anyhow::Result<Vec<Submissi
                     source: Err(format!(
                         "{name}: a second submission with the id {id:?} (rename one)"
                     )),
+                    handin: Handin::default(),
                 },
             );
             continue;
         }
-        out.insert(id.clone(), Submission { id, source });
+        out.insert(id.clone(), Submission { id, source, handin });
     }
     if out.is_empty() {
         bail!(
@@ -211,6 +254,53 @@ fn untar(archive: &Path, target: &Path, gz: bool) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn handin_histories() {
+        let d = tempfile::tempdir().unwrap();
+        let class = d.path().join("class");
+        for f in [
+            "alice/1/a.c",
+            "alice/2/a.c",
+            "alice/10/a.c",
+            "bob/a.c",
+            "carol/1/a.c",
+        ] {
+            let p = class.join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "x").unwrap();
+        }
+        // The platform's record beside the handins: its count and time win.
+        std::fs::write(
+            class.join("alice/submission_metadata.json"),
+            r#"{"created_at": "2015-11-25T01:00:00-05:00", "previous_submissions": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]}"#,
+        )
+        .unwrap();
+        // A file of the student's among numbered folders: a plain folder.
+        std::fs::write(class.join("carol/notes.txt"), "x").unwrap();
+        let subs = submissions(&class, &d.path().join("unpacked")).unwrap();
+        let by = |id: &str| subs.iter().find(|s| s.id == id).unwrap().clone();
+        let alice = by("alice");
+        assert_eq!(
+            alice.source.unwrap(),
+            class.join("alice/10"),
+            "the highest number, not the last by name"
+        );
+        assert_eq!(alice.handin.count, Some(12));
+        assert_eq!(
+            alice.handin.at.unwrap().to_rfc3339(),
+            "2015-11-25T01:00:00-05:00"
+        );
+        assert_eq!(by("bob").handin, Handin::default());
+        assert_eq!(by("carol").source.unwrap(), class.join("carol"));
+        std::fs::remove_file(class.join("alice/submission_metadata.json")).unwrap();
+        let subs = submissions(&class, &d.path().join("unpacked2")).unwrap();
+        assert_eq!(
+            subs[0].handin.count,
+            Some(10),
+            "without a record: the highest number"
+        );
+    }
 
     /// Names that are not UTF-8 stay distinct, and a name that collides
     /// with another's fallback id still gets a row of its own.

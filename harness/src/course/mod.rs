@@ -7,6 +7,7 @@
 
 pub mod convert;
 pub mod points;
+pub mod policy;
 pub mod rubric;
 
 use std::path::{Path, PathBuf};
@@ -84,6 +85,9 @@ pub struct CourseFile {
     /// How rows become points.
     #[serde(rename = "rubric")]
     pub rubric: Vec<Item>,
+    /// Handin limit and lateness (items after the rubric's).
+    #[serde(default)]
+    pub policy: Option<policy::PolicyFile>,
 }
 
 /// `[build]`.
@@ -390,6 +394,18 @@ impl Course {
             item.validate(&file.parts)
                 .map_err(|e| err(format!("rubric item {:?}: {e}", item.name)))?;
         }
+        if let Some(p) = &file.policy {
+            p.validate().map_err(|e| err(format!("[policy] {e}")))?;
+            if let Some(name) = p
+                .items()
+                .into_iter()
+                .find(|n| file.rubric.iter().any(|i| &i.name == n))
+            {
+                return Err(err(format!(
+                    "rubric item {name:?}: the name is [policy]'s own item"
+                )));
+            }
+        }
         Ok(Self {
             path: dir.join(path.file_name().unwrap_or_default()),
             file,
@@ -423,6 +439,15 @@ impl Course {
             });
         }
         Ok(())
+    }
+
+    /// The summary's items: the rubric's, then the policy's.
+    pub fn item_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.file.rubric.iter().map(|i| i.name.clone()).collect();
+        if let Some(p) = &self.file.policy {
+            names.extend(p.items().into_iter().map(String::from));
+        }
+        names
     }
 
     /// The rubric's most points.

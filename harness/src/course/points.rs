@@ -18,6 +18,8 @@ pub struct Points {
     pub submission: String,
     /// Per rubric item, in config order.
     pub items: Vec<(String, Score)>,
+    /// Per item of the course's `[policy]`: its points (0 or less) and why.
+    pub policy: Vec<(String, f64, String)>,
     /// The sum.
     pub total: f64,
     /// The most a submission can get.
@@ -30,12 +32,15 @@ pub struct Points {
     pub cases: usize,
 }
 
-/// Every submission's points from the scorecard's rows.
+/// Every submission's points from the scorecard's rows, and its handins
+/// (for the course's `[policy]`; a submission missing from `handins` had
+/// one, at an unknown time).
 pub fn points(
     course: &Course,
     ids: &[String],
     keys: &[(String, String)],
     rows: &[Row],
+    handins: &super::policy::Handins,
 ) -> Vec<Points> {
     let max = round(
         course
@@ -58,10 +63,19 @@ pub fn points(
                 .iter()
                 .map(|i| (i.name.clone(), i.score(&cases, built)))
                 .collect();
+            let rubric = round(items.iter().map(|(_, s)| s.points).sum());
+            let policy: Vec<(String, f64, String)> = course
+                .file
+                .policy
+                .iter()
+                .flat_map(|p| p.apply(&handins.get(id).cloned().unwrap_or_default(), rubric))
+                .map(|(name, points, why)| (name.to_string(), points, why))
+                .collect();
             Points {
                 submission: id.clone(),
-                total: round(items.iter().map(|(_, s)| s.points).sum()),
+                total: round(rubric + policy.iter().map(|(_, p, _)| p).sum::<f64>()),
                 items,
+                policy,
                 max,
                 built,
                 accepted: cases
@@ -87,8 +101,10 @@ pub fn of_rows(course: &Course, rows: &[Row]) -> (Vec<String>, Vec<Points>) {
         .collect();
     keys.sort();
     keys.dedup();
-    let items = course.file.rubric.iter().map(|i| i.name.clone()).collect();
-    (items, points(course, &ids, &keys, rows))
+    (
+        course.item_names(),
+        points(course, &ids, &keys, rows, &Default::default()),
+    )
 }
 
 /// The points as the terminal shows them: a line per submission (its
@@ -118,12 +134,13 @@ pub fn table(points: &[Points]) -> String {
 pub fn write_summary(path: &Path, course: &Course, points: &[Points]) -> anyhow::Result<()> {
     let mut w = csv::Writer::from_writer(Vec::new());
     let mut header = vec!["submission".to_string()];
-    header.extend(course.file.rubric.iter().map(|i| i.name.clone()));
+    header.extend(course.item_names());
     header.extend(["total", "max", "built", "accepted", "cases", "counts"].map(String::from));
     w.write_record(&header)?;
     for p in points {
         let mut record = vec![p.submission.clone()];
         record.extend(p.items.iter().map(|(_, s)| show(s.points)));
+        record.extend(p.policy.iter().map(|(_, points, _)| show(*points)));
         let counts: Vec<String> = p
             .items
             .iter()
@@ -188,6 +205,17 @@ pub fn write_gradescope(
                 max_score: item.max(),
                 status: None,
                 output,
+                visibility: "visible",
+            });
+        }
+        for (name, points, why) in &p.policy {
+            tests.push(Test {
+                name: name.clone(),
+                number: None,
+                score: *points,
+                max_score: 0.0,
+                status: None,
+                output: why.clone(),
                 visibility: "visible",
             });
         }

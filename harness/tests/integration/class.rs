@@ -92,21 +92,24 @@ fn points(summary: &str) -> Vec<String> {
 
 /// The 15-122 fixture class's points (3 CPU-seconds a case), sandboxed
 /// or not: the handout's 19, task by task.
-const CMU15122_POINTS: [&str; 7] = [
+const CMU15122_POINTS: [&str; 8] = [
     "submission,Task 1 bitvector.c,Task 2 any BITVECTOR_LIMIT,Task 3 any unsigned type,\
-     Task 4 board-ht.c,Task 5 exit 0 or 1,Task 5 no leaks,Task 6 moves,total,max,built",
-    "broken,0,0,0,0,0,0,0,0,19,no",
+     Task 4 board-ht.c,Task 5 exit 0 or 1,Task 5 no leaks,Task 6 moves,handin penalty,total,max,built",
+    "broken,0,0,0,0,0,0,0,0,0,19,no",
     // Exits 0 on the 7 unsolvable boards (with either bit vector) and on
     // the battery's 3 unsolvable or malformed ones: 34 of 51 statuses,
     // 24 of 38 answers.
-    "exit0,4,1,1,4,2.67,1,2.53,16.19,19,yes",
+    "exit0,4,1,1,4,2.67,1,2.53,0,16.19,19,yes",
     // valgrind finds its leak on the 3 small unsolvable boards.
-    "leaky,4,1,1,4,4,0,4,18,19,yes",
+    "leaky,4,1,1,4,4,0,4,0,18,19,yes",
     // Its bit vectors break at BITVECTOR_LIMIT 8 (and so as uint8_t).
-    "limit8,4,0,0,4,4,1,4,17,19,yes",
-    "perfect,4,1,1,4,4,1,4,19,19,yes",
+    "limit8,4,0,0,4,4,1,4,0,17,19,yes",
+    "perfect,4,1,1,4,4,1,4,0,19,19,yes",
+    // The perfect solver, handed in for the 11th time (folders 1 to 11):
+    // half a point over the limit of 10.
+    "resubmitted,4,1,1,4,4,1,4,-0.5,18.5,19,yes",
     // Spins on the 5x4 board, with either bit vector.
-    "slow,4,1,1,4,3.84,1,3.79,18.63,19,yes",
+    "slow,4,1,1,4,3.84,1,3.79,0,18.63,19,yes",
 ];
 
 /// Each of the 15-122 handout's tasks graded as the course did: the
@@ -126,9 +129,9 @@ fn cmu15122_class_task_by_task() {
         &["--cpu-limit", "3s"],
     );
     run.code(1)
-        .stdout(predicates::str::contains("perfect      19 / 19"))
+        .stdout(predicates::str::contains("perfect          19 / 19"))
         .stdout(predicates::str::contains(
-            "broken        0 / 19  did not build",
+            "broken            0 / 19  did not build",
         ));
     assert_eq!(points(&summary), CMU15122_POINTS);
     let rows = read_scorecard(&out.path().join("scorecard.csv"));
@@ -221,7 +224,7 @@ fn cmu15122_a_program_that_does_not_build_costs_its_task() {
     run.code(1);
     assert_eq!(
         points(&summary)[1],
-        "integers,4,1,1,0,2,1,2,11,19,yes",
+        "integers,4,1,1,0,2,1,2,0,11,19,yes",
         "Task 4 lost, and half of Tasks 5 and 6: the solver does not build on bool-array bit vectors either"
     );
     let rows = read_scorecard(&out.path().join("scorecard.csv"));
@@ -550,11 +553,11 @@ fn archives_resume_and_gradescope_per_submission() {
         points(&summary),
         [
             CMU15122_POINTS[0],
-            "alice,4,1,1,4,4,1,4,19,19,yes",
-            "bob,4,1,1,4,4,1,4,19,19,yes",
-            "carol,4,1,1,4,4,1,4,19,19,yes",
-            "carol+carol.zip,0,0,0,0,0,0,0,0,19,no",
-            "evil,0,0,0,0,0,0,0,0,19,no",
+            "alice,4,1,1,4,4,1,4,0,19,19,yes",
+            "bob,4,1,1,4,4,1,4,0,19,19,yes",
+            "carol,4,1,1,4,4,1,4,0,19,19,yes",
+            "carol+carol.zip,0,0,0,0,0,0,0,0,0,19,no",
+            "evil,0,0,0,0,0,0,0,0,0,19,no",
         ]
     );
     let rows = read_scorecard(&out.path().join("scorecard.csv"));

@@ -127,8 +127,8 @@ fn a_sharded_class_merges_to_the_same_points() {
         .collect();
     assert_eq!(
         shard_of.iter().map(|s| s.len()).sum::<usize>(),
-        6,
-        "the six submissions, each in one shard: {shard_of:?}"
+        7,
+        "the seven submissions, each in one shard: {shard_of:?}"
     );
     harness()
         .current_dir(dir.path())

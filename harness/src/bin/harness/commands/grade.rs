@@ -120,7 +120,13 @@ fn class(args: &GradeArgs, course_path: &Path) -> anyhow::Result<ExitCode> {
         &kept,
         &mut report_to(&mut reporter, cancel),
     )?;
-    let points = points::points(&course, &result.ids, &result.keys, &result.rows);
+    let points = points::points(
+        &course,
+        &result.ids,
+        &result.keys,
+        &result.rows,
+        &result.handins,
+    );
     if let Some(path) = &args.summary {
         points::write_summary(path, &course, &points)?;
     }

@@ -32,7 +32,7 @@ pub fn run(args: &crate::cli::MergeArgs) -> anyhow::Result<ExitCode> {
         }
         let dir = args.submissions.clone().unwrap_or_default();
         let e = harness::class::expected_keys(&course, &dir, args.filter.as_deref(), &all)?;
-        class = Some((course, e.ids, e.keys));
+        class = Some((course, e.ids, e.keys, e.handins));
         Some(e.rows.into_iter().collect())
     } else if !args.suites.is_empty() {
         let family = match &args.family {
@@ -68,8 +68,8 @@ pub fn run(args: &crate::cli::MergeArgs) -> anyhow::Result<ExitCode> {
         card.append(row)?;
         summary.add(row);
     }
-    if let Some((course, ids, keys)) = &class {
-        let points = points::points(course, ids, keys, &merged.rows);
+    if let Some((course, ids, keys, handins)) = &class {
+        let points = points::points(course, ids, keys, &merged.rows, handins);
         if let Some(path) = &args.summary {
             points::write_summary(path, course, &points)?;
         }
