@@ -348,17 +348,31 @@ pub fn expected_keys(
     })
 }
 
-/// Builds every submission in `dir` as `course` does (in `work`), on the
-/// work loop, and returns each one's candidate for the course's first part
-/// judged by the family's contract, or why it has none (a contest's
-/// entries).
+/// A submission built for a contest.
+pub struct Built {
+    /// The submission id.
+    pub id: String,
+    /// Its team, under a course's `[contest]`: `None` without the entry
+    /// file (it does not enter, and is not built), or why the file does
+    /// not name a team (neither).
+    pub team: Option<Result<String, String>>,
+    /// Its candidate for the course's first part judged by the family's
+    /// contract, then for the contest's Checker part where there is one;
+    /// or why there is none.
+    pub candidates: Vec<Result<Candidate, String>>,
+}
+
+/// Builds the submissions in `dir` as `course` does (in `work`), on the
+/// work loop, with each one's candidates (a contest's entries). Under a
+/// course's `[contest]`, only those whose entry file names a team are
+/// built; the others are listed with why.
 pub fn built_candidates(
     ctx: &Context,
     course: &Course,
     dir: &Path,
     work: &Path,
-) -> anyhow::Result<Vec<(String, Result<Candidate, String>)>> {
-    let Some(part) = course.parts.iter().position(|p| {
+) -> anyhow::Result<Vec<Built>> {
+    let Some(solver) = course.parts.iter().position(|p| {
         matches!(p.kind, crate::course::PartKind::Suites(g) if g.name() == course.family.name())
     }) else {
         anyhow::bail!(
@@ -366,10 +380,31 @@ pub fn built_candidates(
             course.path.display()
         );
     };
+    let mut parts = vec![solver];
+    let contest = course.file.contest.as_ref();
+    if let Some(name) = contest.and_then(|c| c.checker.as_ref()) {
+        parts.extend(course.parts.iter().position(|p| &p.file.name == name));
+    }
     let subs = submissions(dir, &work.join("unpacked"))?;
+    let teams: Vec<Option<Result<String, String>>> = subs
+        .iter()
+        .map(|s| {
+            let c = contest?;
+            match &s.source {
+                Ok(dir) => crate::course::contest::team(dir, &c.entry_file),
+                Err(_) => None,
+            }
+        })
+        .collect();
+    let entering: Vec<bool> = teams
+        .iter()
+        .map(|t| contest.is_none() || matches!(t, Some(Ok(_))))
+        .collect();
+    let enters = |i: usize| entering[i];
     let builds: Vec<Job> = subs
         .iter()
         .enumerate()
+        .filter(|(n, _)| enters(*n))
         .map(|(n, s)| build_job(course, s, work, n))
         .collect();
     let mut rows = Vec::new();
@@ -378,5 +413,22 @@ pub fn built_candidates(
             rows.push(*row);
         }
     });
-    Ok(candidates(course, part, &builds, &rows))
+    let mut each: Vec<Vec<(String, Result<Candidate, String>)>> = parts
+        .iter()
+        .map(|p| candidates(course, *p, &builds, &rows))
+        .collect();
+    let mut out = Vec::new();
+    for (n, (s, team)) in subs.iter().zip(teams).enumerate() {
+        let candidates = if enters(n) {
+            each.iter_mut().map(|c| c.remove(0).1).collect()
+        } else {
+            Vec::new()
+        };
+        out.push(Built {
+            id: s.id.clone(),
+            team,
+            candidates,
+        });
+    }
+    Ok(out)
 }

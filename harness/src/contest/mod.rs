@@ -36,6 +36,9 @@ pub struct Entry {
     pub name: String,
     /// What runs, or why nothing can.
     pub candidate: Result<Candidate, String>,
+    /// What runs on the cases with moves on stdin, where that is not the
+    /// candidate (a course's Checker beside its Solver).
+    pub checker: Option<Result<Candidate, String>>,
 }
 
 /// The entries of `dir`: each subfolder holding an executable `run`, which
@@ -62,7 +65,7 @@ pub fn entries(dir: &Path) -> anyhow::Result<Vec<Entry>> {
             }),
             _ => Err(format!("{name}: no executable `run` in its folder")),
         };
-        out.push(Entry { name, candidate });
+        out.push(Entry::new(name, candidate));
     }
     out.sort_by(|a, b| a.name.cmp(&b.name));
     if out.is_empty() {
@@ -78,7 +81,19 @@ impl Entry {
     /// An entry named `name` that runs `candidate` (or, if it cannot be
     /// run, solves nothing for that reason).
     pub fn new(name: String, candidate: Result<Candidate, String>) -> Self {
-        Self { name, candidate }
+        Self {
+            name,
+            candidate,
+            checker: None,
+        }
+    }
+
+    /// The same entry, timed with `checker` on the cases with moves.
+    pub fn with_checker(self, checker: Result<Candidate, String>) -> Self {
+        Self {
+            checker: Some(checker),
+            ..self
+        }
     }
 }
 
@@ -116,7 +131,7 @@ impl Timed {
 /// unsolvable case, with no moves to check, is left out).
 pub fn cases(found: Vec<Case>, role: Role, dir: &Path) -> anyhow::Result<Vec<Timed>> {
     let mut out = Vec::new();
-    for (i, case) in found.into_iter().enumerate() {
+    for (i, mut case) in found.into_iter().enumerate() {
         let stdin = match role {
             Role::Solver => None,
             Role::Checker => {
@@ -136,6 +151,8 @@ pub fn cases(found: Vec<Case>, role: Role, dir: &Path) -> anyhow::Result<Vec<Tim
                     continue;
                 }
                 let path = dir.join(format!("moves-{i}"));
+                // Its own name beside the same puzzle for the Solver.
+                case.suite = format!("checker/{}", case.suite);
                 std::fs::write(&path, answer.stdout)?;
                 use std::os::unix::fs::PermissionsExt;
                 std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644))?;
@@ -193,13 +210,16 @@ pub fn time(
     let mut jobs = Vec::new();
     let mut rows: Vec<Vec<Row>> = vec![Vec::new(); entries.len()];
     for (e, entry) in entries.iter().enumerate() {
-        match &entry.candidate {
-            Ok(candidate) => {
-                let candidate = Arc::new(candidate.clone());
-                jobs.extend(cases.iter().map(|c| job(&entry.name, &candidate, c)));
-            }
-            Err(why) => {
-                for c in cases {
+        let solver = entry.candidate.clone().map(Arc::new);
+        let checker = entry.checker.clone().map(|c| c.map(Arc::new));
+        for c in cases {
+            let runs = match (&c.stdin, &checker) {
+                (Some(_), Some(checker)) => checker,
+                _ => &solver,
+            };
+            match runs {
+                Ok(candidate) => jobs.push(job(&entry.name, candidate, c)),
+                Err(why) => {
                     let mut row = Row::new(
                         &entry.name,
                         c.case.family.name(),

@@ -5,6 +5,7 @@
 //! questions through an adapter) and the rubric that turns the rows into
 //! points. Paths in a config are relative to the config's folder.
 
+pub mod contest;
 pub mod convert;
 pub mod points;
 pub mod policy;
@@ -88,6 +89,10 @@ pub struct CourseFile {
     /// Handin limit and lateness (items after the rubric's).
     #[serde(default)]
     pub policy: Option<policy::PolicyFile>,
+    /// Who enters the course's contest, what is timed and the extra credit
+    /// by place (`harness contest --course`).
+    #[serde(default)]
+    pub contest: Option<contest::ContestFile>,
 }
 
 /// `[build]`.
@@ -393,6 +398,10 @@ impl Course {
         for item in &file.rubric {
             item.validate(&file.parts)
                 .map_err(|e| err(format!("rubric item {:?}: {e}", item.name)))?;
+        }
+        if let Some(c) = &file.contest {
+            c.validate(&file.parts)
+                .map_err(|e| err(format!("[contest] {e}")))?;
         }
         if let Some(p) = &file.policy {
             p.validate().map_err(|e| err(format!("[policy] {e}")))?;

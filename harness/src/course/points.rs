@@ -5,7 +5,10 @@ use std::path::Path;
 
 use anyhow::Context;
 
+use std::collections::BTreeMap;
+
 use super::Course;
+use super::contest::CREDIT_ITEM;
 use super::rubric::{Rule, Score, round, show};
 use crate::export::gradescope::{Results, Test};
 use crate::job::BUILD;
@@ -18,8 +21,10 @@ pub struct Points {
     pub submission: String,
     /// Per rubric item, in config order.
     pub items: Vec<(String, Score)>,
-    /// Per item of the course's `[policy]`: its points (0 or less) and why.
-    pub policy: Vec<(String, f64, String)>,
+    /// The items after the rubric's: the course's `[policy]` (points 0
+    /// or less) and the contest's extra credit (beyond the maximum), each
+    /// with why.
+    pub extra: Vec<(String, f64, String)>,
     /// The sum.
     pub total: f64,
     /// The most a submission can get.
@@ -41,6 +46,7 @@ pub fn points(
     keys: &[(String, String)],
     rows: &[Row],
     handins: &super::policy::Handins,
+    credits: Option<&BTreeMap<String, super::contest::Credit>>,
 ) -> Vec<Points> {
     let max = round(
         course
@@ -64,18 +70,28 @@ pub fn points(
                 .map(|i| (i.name.clone(), i.score(&cases, built)))
                 .collect();
             let rubric = round(items.iter().map(|(_, s)| s.points).sum());
-            let policy: Vec<(String, f64, String)> = course
+            let mut extra: Vec<(String, f64, String)> = course
                 .file
                 .policy
                 .iter()
                 .flat_map(|p| p.apply(&handins.get(id).cloned().unwrap_or_default(), rubric))
                 .map(|(name, points, why)| (name.to_string(), points, why))
                 .collect();
+            if let Some(credits) = credits {
+                extra.push(match credits.get(id) {
+                    Some(c) => (CREDIT_ITEM.into(), c.credit, c.detail.clone()),
+                    None => (
+                        CREDIT_ITEM.into(),
+                        0.0,
+                        "not in the contest's credit file".into(),
+                    ),
+                });
+            }
             Points {
                 submission: id.clone(),
-                total: round(rubric + policy.iter().map(|(_, p, _)| p).sum::<f64>()),
+                total: round(rubric + extra.iter().map(|(_, p, _)| p).sum::<f64>()),
                 items,
-                policy,
+                extra,
                 max,
                 built,
                 accepted: cases
@@ -103,7 +119,7 @@ pub fn of_rows(course: &Course, rows: &[Row]) -> (Vec<String>, Vec<Points>) {
     keys.dedup();
     (
         course.item_names(),
-        points(course, &ids, &keys, rows, &Default::default()),
+        points(course, &ids, &keys, rows, &Default::default(), None),
     )
 }
 
@@ -134,13 +150,21 @@ pub fn table(points: &[Points]) -> String {
 pub fn write_summary(path: &Path, course: &Course, points: &[Points]) -> anyhow::Result<()> {
     let mut w = csv::Writer::from_writer(Vec::new());
     let mut header = vec!["submission".to_string()];
-    header.extend(course.item_names());
+    match points.first() {
+        Some(p) => header.extend(
+            p.items
+                .iter()
+                .map(|(n, _)| n.clone())
+                .chain(p.extra.iter().map(|(n, _, _)| n.clone())),
+        ),
+        None => header.extend(course.item_names()),
+    }
     header.extend(["total", "max", "built", "accepted", "cases", "counts"].map(String::from));
     w.write_record(&header)?;
     for p in points {
         let mut record = vec![p.submission.clone()];
         record.extend(p.items.iter().map(|(_, s)| show(s.points)));
-        record.extend(p.policy.iter().map(|(_, points, _)| show(*points)));
+        record.extend(p.extra.iter().map(|(_, points, _)| show(*points)));
         let counts: Vec<String> = p
             .items
             .iter()
@@ -208,7 +232,7 @@ pub fn write_gradescope(
                 visibility: "visible",
             });
         }
-        for (name, points, why) in &p.policy {
+        for (name, points, why) in &p.extra {
             tests.push(Test {
                 name: name.clone(),
                 number: None,

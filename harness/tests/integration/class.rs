@@ -886,3 +886,119 @@ fn students_cannot_read_each_other() {
         );
     }
 }
+
+/// The CS61BL contest as the handout runs it: the submissions with a
+/// contest.txt naming a team (at most 15 letters and digits) enter, timed
+/// as Solver and as Checker (on the reference's move lists) on puzzles
+/// they never saw; places give the handout's 3 / 2 / 2 course points, which
+/// `grade --contest-credit` adds beyond the maximum.
+#[test]
+fn cs61bl_contest_extra_credit_by_place() {
+    if !have("javac") {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    // Three puzzles standing for the unreleased ones (puzzlegen
+    // slidingblock-contest makes those; tested with puzzlegen).
+    let contest = small_hard_suite(out.path());
+    let credit = out.path().join("credit.csv");
+    let course = workspace().join("courses/cs61bl-slidingblock.toml");
+    harness()
+        .current_dir(out.path())
+        .args(["contest", "--course"])
+        .arg(&course)
+        .arg("--entries")
+        .arg(fixtures("cs61bl"))
+        .arg("--suite")
+        .arg(&contest)
+        .args(["--runs", "1", "--warmup", "0", "--time-limit", "8s"])
+        .args(["--leaderboard", "board.csv", "--credit"])
+        .arg(&credit)
+        .assert()
+        .code(0)
+        .stderr(predicates::str::contains(
+            "harness: badchecker does not enter: contest.txt: team name \"The Fast Team!\" \
+             is not 1 to 15 letters and digits",
+        ));
+    let rows = read_scorecard(&credit);
+    let of = |who: &str| {
+        let r = rows.iter().find(|r| r["submission"] == who).unwrap();
+        (
+            r["team"].clone(),
+            r["place"].clone(),
+            r["credit"].clone(),
+            r["detail"].clone(),
+        )
+    };
+    assert_eq!(
+        of("badchecker"),
+        (
+            String::new(),
+            String::new(),
+            "0.0".into(),
+            "not an entry: contest.txt: team name \"The Fast Team!\" is not 1 to 15 letters and digits"
+                .into()
+        )
+    );
+    assert_eq!(of("broken").3, "not an entry: no contest.txt");
+    // slow is stuck on one puzzle: third of three, still 2 points; the
+    // other two solve all 6 cases (3 as Solver, 3 as Checker) and share
+    // 1st and 2nd by time.
+    let slow = of("slow");
+    assert_eq!(
+        (slow.0.as_str(), slow.1.as_str(), slow.2.as_str()),
+        ("Tortoise", "3", "2.0")
+    );
+    assert!(
+        slow.3.starts_with("3rd place of 3 entries: 5 of 6 cases"),
+        "{}",
+        slow.3
+    );
+    let mut top: Vec<(String, String)> = ["perfect", "exit0"]
+        .iter()
+        .map(|w| {
+            let (_, place, credit, detail) = of(w);
+            assert!(detail.contains("6 of 6 cases"), "{detail}");
+            (place, credit)
+        })
+        .collect();
+    top.sort();
+    assert_eq!(
+        top,
+        [("1".into(), "3.0".into()), ("2".into(), "2.0".into())]
+    );
+    // The credit in the class's summary, beyond the maximum (a quick
+    // regrade of one easy puzzle).
+    let easy = workspace().join("suites/slidingblock/easy");
+    let credit_arg = credit.display().to_string();
+    let (run, summary) = grade_class(
+        "cs61bl-slidingblock",
+        &fixtures("cs61bl"),
+        out.path(),
+        &[
+            "--suite",
+            easy.to_str().unwrap(),
+            "--filter",
+            "already.there",
+            "--contest-credit",
+            &credit_arg,
+        ],
+    );
+    run.code(1);
+    let lines = points(&summary);
+    assert_eq!(
+        lines[0],
+        "submission,easy (all),hard (0.3 each),Checker exit statuses,Solver exit statuses,\
+         contest extra credit,total,max,built"
+    );
+    let line = |who: &str| {
+        lines
+            .iter()
+            .find(|l| l.starts_with(&format!("{who},")))
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(line("slow"), "slow,8,0,0,0,2,10,12,yes");
+    assert_eq!(line("badchecker"), "badchecker,8,0,0,0,0,8,12,yes");
+    assert_eq!(line("broken"), "broken,0,0,0,0,0,0,12,no");
+}

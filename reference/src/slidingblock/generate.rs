@@ -54,8 +54,19 @@ pub fn random_puzzle(recipe: &Recipe, rng: &mut ChaCha8Rng) -> (Tray, Goal) {
             .copied()
             .collect(),
     };
-    let mut board = Board::new(&solved);
-    for _ in 0..recipe.walk {
+    (walk(&solved, recipe.walk, rng), goal)
+}
+
+/// The tray after `steps` random tries of a move (a block, a direction, 1
+/// to 3 cells; impossible ones are not made). Moves can be undone, so the
+/// tray reached solves exactly the goals the tray given solves: a fresh
+/// puzzle from a known one (a contest's unreleased puzzles).
+pub fn walk(tray: &Tray, steps: usize, rng: &mut ChaCha8Rng) -> Tray {
+    let mut board = Board::new(tray);
+    if tray.blocks.is_empty() {
+        return tray.clone();
+    }
+    for _ in 0..steps {
         let blocks = board.tray().blocks;
         let b = blocks[rng.random_range(0..blocks.len())];
         let (dr, dc) = [(-1i64, 0i64), (1, 0), (0, -1), (0, 1)][rng.random_range(0..4usize)];
@@ -67,7 +78,7 @@ pub fn random_puzzle(recipe: &Recipe, rng: &mut ChaCha8Rng) -> (Tray, Goal) {
         // Impossible moves are simply not made.
         let _ = board.apply(Move::new(b.top, b.left, r as u32, c as u32));
     }
-    (board.tray(), goal)
+    board.tray()
 }
 
 #[cfg(test)]

@@ -24,7 +24,7 @@ pub use best::{
 pub use check::{
     Board, CheckerReport, MoveError, MoveErrorKind, answer, replay, run_checker, verify,
 };
-pub use generate::{Recipe, random_puzzle};
+pub use generate::{Recipe, random_puzzle, walk};
 pub use outcome::{Outcome, SolveReport};
 pub use parse::{
     Format, MoveLineError, ParseError, ParseErrorKind, PuzzleFileError, convert, format_blocks,

@@ -71,6 +71,21 @@ enum Command {
         #[arg(long, default_value_t = slidingblock_suites::OPTIMAL_TABLE_STATES)]
         max_states: usize,
     },
+    /// Write a contest's unreleased sliding-block puzzles into DIR (a
+    /// CS61BL listing named after it): seeded random walks from Klotski,
+    /// Pennant and the hard random puzzles, each solvable and at least ten
+    /// moves from its goal. Keep the seed from the students, and DIR out of
+    /// the suites they see.
+    SlidingblockContest {
+        /// The folder to create.
+        dir: PathBuf,
+        /// How many puzzles.
+        #[arg(long, default_value_t = 12)]
+        count: usize,
+        /// Seed of the random generator.
+        #[arg(long)]
+        seed: u64,
+    },
     /// Print one seeded Lights Out board in the 15-122 file format.
     Board {
         /// Width (columns).
@@ -108,6 +123,9 @@ fn main() -> ExitCode {
             }
             let boards = vec![(width, height, Uniform); count];
             write_level(&dir, seed, &boards).map(|()| ExitCode::SUCCESS)
+        }
+        Command::SlidingblockContest { dir, count, seed } => {
+            slidingblock_suites::write_contest(&dir, seed, count).map(|()| ExitCode::SUCCESS)
         }
         Command::Optimal {
             listings,

@@ -13,7 +13,7 @@ use reference::lightsout::rng;
 use reference::slidingblock::{
     BestKnown, Format, Goal, Known, OptimalMethod, Outcome, Recipe, SolveOptions, Tray,
     fingerprint, format_blocks, format_table, format_tray, optimal_method, parse_goal, parse_tray,
-    random_puzzle, read_puzzle, rotated, rotated_goal, solve,
+    random_puzzle, read_puzzle, rotated, rotated_goal, solve, walk,
 };
 
 /// Klotski (Huarong Dao, "across the pass"): the 2x2 to the bottom middle.
@@ -145,6 +145,69 @@ fn random_recipes() -> Vec<(&'static str, String, u64, Recipe)> {
     };
     out.push(("hard", "random.256x256".into(), 63_000, big));
     out
+}
+
+/// A contest's unreleased puzzles: `count` trays each reached by a seeded
+/// random walk of 100 to 1,000 tries from Klotski or Pennant (in any
+/// quarter turn) or a hard random puzzle, with that puzzle's goal; each
+/// at least ten moves from it. Moves can be undone, so each is solvable, and no
+/// tray is one the suites released. Written into `dir` with a CS61BL
+/// listing named after it.
+pub fn write_contest(dir: &Path, seed: u64, count: usize) -> anyhow::Result<()> {
+    use rand::RngExt;
+    let mut sources: Vec<(String, Tray, Goal)> = Vec::new();
+    for (name, (tray, goal)) in [("klotski", KLOTSKI), ("pennant", PENNANT)] {
+        let mut t = parse_tray(tray.as_bytes(), Format::Corners)?;
+        let mut g = parse_goal(goal.as_bytes(), Format::Corners, &t)?;
+        for turn in [0, 90, 180, 270] {
+            sources.push((format!("{name}+{turn}"), t.clone(), g.clone()));
+            g = rotated_goal(&g, t.height);
+            t = rotated(&t);
+        }
+    }
+    for (level, name, seed, recipe) in random_recipes() {
+        if level == "hard" && recipe.height <= 7 {
+            let (t, g) = random_puzzle(&recipe, &mut rng(seed));
+            sources.push((name, t, g));
+        }
+    }
+    fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let stem = dir
+        .file_name()
+        .map_or_else(|| "contest".into(), |n| n.to_string_lossy().into_owned());
+    let mut listing = String::from(
+        "initial config file, goal file, comments
+",
+    );
+    let mut r = rng(seed);
+    let mut i = 0;
+    while i < count {
+        let (source, tray, goal) = &sources[r.random_range(0..sources.len())];
+        let steps = r.random_range(100..=1000usize);
+        let t = walk(tray, steps, &mut r);
+        // At least ten moves from the goal, by the reference's search.
+        match solve(&t, goal, &SolveOptions::default()).outcome {
+            Outcome::Solved(moves) if moves.len() >= 10 => {}
+            _ => continue,
+        }
+        let name = format!("{stem}.{i}");
+        fs::write(dir.join(&name), format_tray(&t, Format::Corners))?;
+        fs::write(
+            dir.join(format!("{name}.goal")),
+            format_blocks(&goal.blocks, Format::Corners),
+        )?;
+        writeln!(
+            listing,
+            "{name},{name}.goal,solvable: {steps} random tries of a move from {source} (seed {seed})"
+        )?;
+        i += 1;
+    }
+    fs::write(dir.join(format!("{stem}.csv")), listing)?;
+    println!(
+        "wrote {} ({count} contest puzzles, seed {seed})",
+        dir.display()
+    );
+    Ok(())
 }
 
 /// One suite entry: name, tray, goal, comment.

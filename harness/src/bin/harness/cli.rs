@@ -159,6 +159,11 @@ pub struct GradeArgs {
     /// total, counts) written to this CSV at the end.
     #[arg(long, value_name = "FILE", requires = "course")]
     pub summary: Option<PathBuf>,
+    /// With --course: the contest's extra credit per submission (the CSV
+    /// `harness contest --credit` writes), an item of the summary and the
+    /// Gradescope export beyond the maximum.
+    #[arg(long, value_name = "FILE", requires = "course")]
+    pub contest_credit: Option<PathBuf>,
     /// Only suites of this family (default: detected from each listing).
     #[arg(long, conflicts_with = "course")]
     pub family: Option<String>,
@@ -380,6 +385,10 @@ pub struct ContestArgs {
     /// The leaderboard CSV.
     #[arg(long, default_value = "leaderboard.csv")]
     pub leaderboard: PathBuf,
+    /// With a --course that has a [contest]: each submission's place and
+    /// extra credit (entries and the rest), for `grade --contest-credit`.
+    #[arg(long, value_name = "FILE", requires = "course")]
+    pub credit: Option<PathBuf>,
     /// Also a scorecard: one row per entry and case, median times.
     #[arg(long)]
     pub scorecard: Option<PathBuf>,

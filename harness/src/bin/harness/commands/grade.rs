@@ -91,6 +91,13 @@ fn class(args: &GradeArgs, course_path: &Path) -> anyhow::Result<ExitCode> {
             course.path.display()
         );
     }
+    // Read before the run: a bad credit file is a setup error, not a
+    // class graded for nothing.
+    let credits = args
+        .contest_credit
+        .as_deref()
+        .map(harness::course::contest::read_credits)
+        .transpose()?;
     let mut grade = options::grade(&args)?;
     // The course's suites are out of the cases' sight too.
     let suites = course.parts.iter().flat_map(|p| p.suites.iter().cloned());
@@ -126,6 +133,7 @@ fn class(args: &GradeArgs, course_path: &Path) -> anyhow::Result<ExitCode> {
         &result.keys,
         &result.rows,
         &result.handins,
+        credits.as_ref(),
     );
     if let Some(path) = &args.summary {
         points::write_summary(path, &course, &points)?;

@@ -69,7 +69,7 @@ pub fn run(args: &crate::cli::MergeArgs) -> anyhow::Result<ExitCode> {
         summary.add(row);
     }
     if let Some((course, ids, keys, handins)) = &class {
-        let points = points::points(course, ids, keys, &merged.rows, handins);
+        let points = points::points(course, ids, keys, &merged.rows, handins, None);
         if let Some(path) = &args.summary {
             points::write_summary(path, course, &points)?;
         }

@@ -1,0 +1,191 @@
+//! A course's contest (`[contest]`): which submissions enter (those
+//! holding the entry file, its first line the team name), which of the
+//! course's programs are timed (the family's solver part, and a Checker
+//! part where one is named) and the extra credit by place. The timing is
+//! `harness contest --course`; the credit goes into the class summary with
+//! `harness grade --contest-credit`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::Context as _;
+use serde::Deserialize;
+
+/// The summary's item for the contest's extra credit.
+pub const CREDIT_ITEM: &str = "contest extra credit";
+
+/// Most characters of a team name (CS61BL: "<= 15 alphanumeric characters").
+pub const TEAM_NAME_MAX: usize = 15;
+
+/// `[contest]` as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContestFile {
+    /// The file whose presence enters a submission; its first line is the
+    /// team name.
+    #[serde(default = "default_entry_file")]
+    pub entry_file: String,
+    /// A part whose program is timed too, on the reference's move lists
+    /// (CS61BL: "we will also check how fast your Checker program is").
+    #[serde(default)]
+    pub checker: Option<String>,
+    /// Extra credit by place, best first (CS61BL: 3, 2, 2, 1, 1, 1).
+    #[serde(default)]
+    pub credit: Vec<f64>,
+}
+
+fn default_entry_file() -> String {
+    "contest.txt".into()
+}
+
+impl ContestFile {
+    /// Checks the part and the credit.
+    pub fn validate(&self, parts: &[super::PartFile]) -> Result<(), String> {
+        if let Some(c) = &self.checker
+            && !parts.iter().any(|p| &p.name == c)
+        {
+            return Err(format!("checker part {c:?} is not in the config"));
+        }
+        if let Some(x) = self.credit.iter().find(|x| !x.is_finite() || **x < 0.0) {
+            return Err(format!("credit {x} must be a number of at least 0"));
+        }
+        if !super::inside(&self.entry_file) {
+            return Err(format!(
+                "entry_file {:?} must name a file inside the submission",
+                self.entry_file
+            ));
+        }
+        Ok(())
+    }
+
+    /// The credit for `place` (1 is best).
+    pub fn credit_for(&self, place: usize) -> f64 {
+        place
+            .checked_sub(1)
+            .and_then(|i| self.credit.get(i))
+            .copied()
+            .unwrap_or(0.0)
+    }
+}
+
+/// A submission's team: `None` without the entry file (not an entry);
+/// else its first line, or why it is not a team name (1 to 15 ASCII
+/// letters and digits).
+pub fn team(dir: &Path, entry_file: &str) -> Option<Result<String, String>> {
+    let bytes = std::fs::read(dir.join(entry_file)).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    let first = text.lines().next().unwrap_or("").trim_end_matches('\r');
+    let ok = !first.is_empty()
+        && first.len() <= TEAM_NAME_MAX
+        && first.bytes().all(|b| b.is_ascii_alphanumeric());
+    Some(if ok {
+        Ok(first.to_string())
+    } else {
+        Err(format!(
+            "{entry_file}: team name {first:?} is not 1 to {TEAM_NAME_MAX} letters and digits"
+        ))
+    })
+}
+
+/// One submission's line of the credit file `harness contest --credit`
+/// writes and `harness grade --contest-credit` reads.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize)]
+pub struct Credit {
+    /// The submission id.
+    pub submission: String,
+    /// Its team name (empty: not an entry).
+    pub team: String,
+    /// Its place (1 is best; ties share one), or none.
+    pub place: Option<usize>,
+    /// The extra credit.
+    pub credit: f64,
+    /// Why, for people.
+    pub detail: String,
+}
+
+/// Writes the credit file.
+pub fn write_credits(path: &Path, credits: &[Credit]) -> anyhow::Result<()> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for c in credits {
+        w.serialize(c)?;
+    }
+    let bytes = w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
+    crate::export::write_atomically(path, &bytes)
+}
+
+/// Reads a credit file, by submission; errors name the file and line.
+pub fn read_credits(path: &Path) -> anyhow::Result<BTreeMap<String, Credit>> {
+    let mut r = csv::Reader::from_path(path)
+        .with_context(|| format!("cannot read contest credit {}", path.display()))?;
+    let mut out = BTreeMap::new();
+    for (i, c) in r.deserialize::<Credit>().enumerate() {
+        let c = c.with_context(|| format!("{}: line {}", path.display(), i + 2))?;
+        out.insert(c.submission.clone(), c);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn team_names_as_the_handout_says() {
+        let d = tempfile::tempdir().unwrap();
+        assert_eq!(team(d.path(), "contest.txt"), None, "no file: no entry");
+        for (text, ok) in [
+            ("Speedy\nAlice, Bob\n", Some("Speedy")),
+            ("Team42\r\n", Some("Team42")),
+            ("ABCDEFGHIJKLMNO", Some("ABCDEFGHIJKLMNO")),
+            ("ABCDEFGHIJKLMNOP\n", None),
+            ("Fast Team\n", None),
+            ("\nSpeedy\n", None),
+            ("Caf\u{e9}\n", None),
+        ] {
+            std::fs::write(d.path().join("contest.txt"), text).unwrap();
+            let got = team(d.path(), "contest.txt").unwrap();
+            match ok {
+                Some(name) => assert_eq!(got, Ok(name.to_string()), "{text:?}"),
+                None => assert!(
+                    got.unwrap_err()
+                        .contains("is not 1 to 15 letters and digits"),
+                    "{text:?}"
+                ),
+            }
+        }
+        let c: ContestFile = toml::from_str("credit = [3, 2, 2, 1, 1, 1]").unwrap();
+        assert_eq!(
+            (1..=7).map(|p| c.credit_for(p)).collect::<Vec<_>>(),
+            [3.0, 2.0, 2.0, 1.0, 1.0, 1.0, 0.0]
+        );
+        assert_eq!(c.entry_file, "contest.txt");
+    }
+
+    #[test]
+    fn credit_files_round_trip() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("credit.csv");
+        let rows = vec![
+            Credit {
+                submission: "alice".into(),
+                team: "Speedy".into(),
+                place: Some(1),
+                credit: 3.0,
+                detail: "1st of 2 entries".into(),
+            },
+            Credit {
+                submission: "bob".into(),
+                team: String::new(),
+                place: None,
+                credit: 0.0,
+                detail: "no contest.txt: not an entry".into(),
+            },
+        ];
+        write_credits(&p, &rows).unwrap();
+        let back = read_credits(&p).unwrap();
+        assert_eq!(back["alice"], rows[0]);
+        assert_eq!(back["bob"], rows[1]);
+        std::fs::write(&p, "submission,team,place,credit,detail\nx,y,first,1,z\n").unwrap();
+        assert!(format!("{:#}", read_credits(&p).unwrap_err()).contains("credit.csv: line 2"));
+    }
+}
