@@ -1002,3 +1002,21 @@ fn cs61bl_contest_extra_credit_by_place() {
     assert_eq!(line("badchecker"), "badchecker,8,0,0,0,0,8,12,yes");
     assert_eq!(line("broken"), "broken,0,0,0,0,0,0,12,no");
 }
+
+/// Each shipped config's maximum is its handout's total of what a program
+/// can judge (CS61BL: the 20 code points; its contest's extra credit is
+/// beyond them).
+#[test]
+fn every_shipped_course_gives_its_handouts_total() {
+    for (file, total) in [
+        ("cmu15122-lightsout.toml", 19.0),
+        ("cmu15110-lightsout.toml", 10.0),
+        ("cis521-lightsout.toml", 40.0),
+        ("imperial-gogen.toml", 100.0),
+        ("cs61bl-slidingblock.toml", 20.0),
+    ] {
+        let course =
+            harness::course::Course::load(&workspace().join("courses").join(file)).unwrap();
+        assert_eq!(course.max_points(), total, "{file}");
+    }
+}

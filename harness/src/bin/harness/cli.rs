@@ -452,6 +452,9 @@ pub struct MergeArgs {
     /// A class run's summary, recomputed from every shard's rows.
     #[arg(long, value_name = "FILE", requires = "course")]
     pub summary: Option<PathBuf>,
+    /// The contest's extra credit, as given to grade.
+    #[arg(long, value_name = "FILE", requires = "course")]
+    pub contest_credit: Option<PathBuf>,
     /// A class run's Gradescope results, as gradescope:DIR.
     #[arg(long = "export", value_name = "gradescope:DIR", requires = "course")]
     pub exports: Vec<String>,

@@ -69,7 +69,12 @@ pub fn run(args: &crate::cli::MergeArgs) -> anyhow::Result<ExitCode> {
         summary.add(row);
     }
     if let Some((course, ids, keys, handins)) = &class {
-        let points = points::points(course, ids, keys, &merged.rows, handins, None);
+        let credits = args
+            .contest_credit
+            .as_deref()
+            .map(harness::course::contest::read_credits)
+            .transpose()?;
+        let points = points::points(course, ids, keys, &merged.rows, handins, credits.as_ref());
         if let Some(path) = &args.summary {
             points::write_summary(path, course, &points)?;
         }
