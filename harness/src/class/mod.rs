@@ -21,7 +21,7 @@ use std::time::Instant;
 use anyhow::Context as _;
 
 pub use plan::{PartPlan, Plan};
-pub use submissions::{Submission, submissions};
+pub use submissions::{Source, Submission, gather, submissions};
 
 use crate::course::{Course, Paths, fill_command};
 use crate::event::{Event, Summary};
@@ -137,13 +137,13 @@ pub fn run(
     ctx: &Context,
     course: &Course,
     selection: &Selection,
-    dir: &Path,
+    source: &Source,
     kept: &[Row],
     on_event: &mut dyn FnMut(Event),
 ) -> anyhow::Result<ClassResult> {
     let start = Instant::now();
     let work = work_dir(ctx.executor)?;
-    let mut subs = submissions(dir, &work.path().join("unpacked"))?;
+    let mut subs = gather(source, &work.path().join("unpacked"))?;
     if let Some(shard) = selection.shard {
         let costs = selection.shard_costs.as_deref();
         subs = crate::shard::select(subs, shard, |s| {
@@ -315,12 +315,12 @@ pub struct Expected {
 /// its build row only).
 pub fn expected_keys(
     course: &Course,
-    dir: &Path,
+    source: &Source,
     filter: Option<&str>,
     rows: &[Row],
 ) -> anyhow::Result<Expected> {
     let tmp = tempfile::tempdir().context("cannot make a scratch folder")?;
-    let subs = submissions(dir, &tmp.path().join("unpacked"))?;
+    let subs = gather(source, &tmp.path().join("unpacked"))?;
     let plan = Plan::new(course, tmp.path(), filter)?;
     let keys = plan.keys(course);
     let mut expected = Vec::new();
@@ -369,7 +369,7 @@ pub struct Built {
 pub fn built_candidates(
     ctx: &Context,
     course: &Course,
-    dir: &Path,
+    source: &Source,
     work: &Path,
 ) -> anyhow::Result<Vec<Built>> {
     let Some(solver) = course.parts.iter().position(|p| {
@@ -385,7 +385,7 @@ pub fn built_candidates(
     if let Some(name) = contest.and_then(|c| c.checker.as_ref()) {
         parts.extend(course.parts.iter().position(|p| &p.file.name == name));
     }
-    let subs = submissions(dir, &work.join("unpacked"))?;
+    let subs = gather(source, &work.join("unpacked"))?;
     let teams: Vec<Option<Result<String, String>>> = subs
         .iter()
         .map(|s| {

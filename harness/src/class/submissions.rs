@@ -58,6 +58,58 @@ fn history(dir: &Path) -> Option<(PathBuf, Handin)> {
     Some((graded, handin))
 }
 
+/// Where a class's submissions are.
+#[derive(Debug, Clone)]
+pub enum Source {
+    /// A folder of submissions, one per entry (`--submissions`).
+    Folder(PathBuf),
+    /// One submission's folder (`--submission`: where a platform puts it,
+    /// as Gradescope's `/autograder/submission`; a link is followed),
+    /// graded under `id`. The platform's `submission_metadata.json` beside
+    /// it, where there is one, gives its handins.
+    One {
+        /// The folder.
+        dir: PathBuf,
+        /// The submission id.
+        id: String,
+    },
+}
+
+impl Source {
+    /// The folder holding the submissions (or the one submission).
+    pub fn path(&self) -> &Path {
+        match self {
+            Source::Folder(p) | Source::One { dir: p, .. } => p,
+        }
+    }
+}
+
+/// The submissions of `source`, sorted by id; archives are unpacked into
+/// `unpack_dir`.
+pub fn gather(source: &Source, unpack_dir: &Path) -> anyhow::Result<Vec<Submission>> {
+    match source {
+        Source::Folder(dir) => submissions(dir, unpack_dir),
+        Source::One { dir, id } => {
+            let folder = dir
+                .canonicalize()
+                .with_context(|| format!("cannot read submission {}", dir.display()))?;
+            if !folder.is_dir() {
+                bail!("submission {} is not a folder", dir.display());
+            }
+            let handin = match dir.parent().map(read_metadata) {
+                Some(Ok(Some(h))) => h,
+                Some(Err(why)) => bail!("{why}"),
+                _ => Handin::default(),
+            };
+            Ok(vec![Submission {
+                id: id.clone(),
+                source: Ok(folder),
+                handin,
+            }])
+        }
+    }
+}
+
 /// The submissions in `dir`, sorted by id; archives are unpacked into
 /// `unpack_dir`. Hidden entries and other files are skipped.
 pub fn submissions(dir: &Path, unpack_dir: &Path) -> anyhow::Result<Vec<Submission>> {

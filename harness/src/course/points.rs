@@ -186,9 +186,7 @@ pub fn write_summary(path: &Path, course: &Course, points: &[Points]) -> anyhow:
     crate::export::write_atomically(path, &bytes)
 }
 
-/// Gradescope's `results.json` per submission: `DIR/<id>/results.json`,
-/// one test per rubric item (its points, its maximum, the cases behind it
-/// and the first failures).
+/// Gradescope's `results.json` per submission: `DIR/<id>/results.json`.
 pub fn write_gradescope(
     dir: &Path,
     course: &Course,
@@ -196,73 +194,89 @@ pub fn write_gradescope(
     rows: &[Row],
 ) -> anyhow::Result<()> {
     for p in points {
-        let mine: Vec<&Row> = rows
-            .iter()
-            .filter(|r| r.candidate == p.submission)
-            .collect();
-        let mut tests = Vec::new();
-        for ((name, score), item) in p.items.iter().zip(&course.file.rubric) {
-            let failures: Vec<String> = mine
-                .iter()
-                .filter(|r| item.selects(&r.suite, &r.case) && !item.passes(r))
-                .take(10)
-                .map(|r| format!("{}/{}: {} {}", r.suite, r.case, r.verdict, r.detail))
-                .collect();
-            let output = if item.rule == Rule::CompilePenalty {
-                if p.built {
-                    "it builds".into()
-                } else {
-                    "it does not build".into()
-                }
-            } else {
-                let mut o = format!("{} of {} cases passed", score.passed, score.cases);
-                for f in failures {
-                    o.push('\n');
-                    o.push_str(&f);
-                }
-                o
-            };
-            tests.push(Test {
-                name: name.clone(),
-                number: None,
-                score: score.points,
-                max_score: item.max(),
-                status: None,
-                output,
-                visibility: "visible",
-            });
-        }
-        for (name, points, why) in &p.extra {
-            tests.push(Test {
-                name: name.clone(),
-                number: None,
-                score: *points,
-                max_score: 0.0,
-                status: None,
-                output: why.clone(),
-                visibility: "visible",
-            });
-        }
-        let build = mine.iter().find(|r| r.suite == BUILD);
-        let results = Results {
-            score: p.total,
-            max_score: p.max,
-            execution_time: None,
-            output: match build {
-                Some(r) if r.verdict != Verdict::Accepted => format!("{}: {}", r.verdict, r.detail),
-                _ => format!(
-                    "{}: {} of {} cases accepted",
-                    course.file.name, p.accepted, p.cases
-                ),
-            },
-            visibility: "visible",
-            stdout_visibility: None,
-            tests,
-        };
         let folder = dir.join(crate::export::safe_name(&p.submission));
         std::fs::create_dir_all(&folder)
             .with_context(|| format!("cannot create {}", folder.display()))?;
-        crate::export::write_atomically(&folder.join("results.json"), &results.to_bytes()?)?;
+        write_results(&folder.join("results.json"), course, p, rows)?;
     }
     Ok(())
+}
+
+/// One submission's Gradescope `results.json`, at exactly `path` (its
+/// folder made where missing: `/autograder/results/`).
+pub fn write_results(path: &Path, course: &Course, p: &Points, rows: &[Row]) -> anyhow::Result<()> {
+    if let Some(parent) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("cannot create {}", parent.display()))?;
+    }
+    crate::export::write_atomically(path, &results(course, p, rows).to_bytes()?)
+}
+
+/// Gradescope's `results.json` of one submission: one test per rubric
+/// item (its points, its maximum, the cases behind it and the first
+/// failures), then the policy's and the contest's items.
+fn results(course: &Course, p: &Points, rows: &[Row]) -> Results {
+    let mine: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.candidate == p.submission)
+        .collect();
+    let mut tests = Vec::new();
+    for ((name, score), item) in p.items.iter().zip(&course.file.rubric) {
+        let failures: Vec<String> = mine
+            .iter()
+            .filter(|r| item.selects(&r.suite, &r.case) && !item.passes(r))
+            .take(10)
+            .map(|r| format!("{}/{}: {} {}", r.suite, r.case, r.verdict, r.detail))
+            .collect();
+        let output = if item.rule == Rule::CompilePenalty {
+            if p.built {
+                "it builds".into()
+            } else {
+                "it does not build".into()
+            }
+        } else {
+            let mut o = format!("{} of {} cases passed", score.passed, score.cases);
+            for f in failures {
+                o.push('\n');
+                o.push_str(&f);
+            }
+            o
+        };
+        tests.push(Test {
+            name: name.clone(),
+            number: None,
+            score: score.points,
+            max_score: item.max(),
+            status: None,
+            output,
+            visibility: "visible",
+        });
+    }
+    for (name, points, why) in &p.extra {
+        tests.push(Test {
+            name: name.clone(),
+            number: None,
+            score: *points,
+            max_score: 0.0,
+            status: None,
+            output: why.clone(),
+            visibility: "visible",
+        });
+    }
+    let build = mine.iter().find(|r| r.suite == BUILD);
+    Results {
+        score: p.total,
+        max_score: p.max,
+        execution_time: None,
+        output: match build {
+            Some(r) if r.verdict != Verdict::Accepted => format!("{}: {}", r.verdict, r.detail),
+            _ => format!(
+                "{}: {} of {} cases accepted",
+                course.file.name, p.accepted, p.cases
+            ),
+        },
+        visibility: "visible",
+        stdout_visibility: None,
+        tests,
+    }
 }

@@ -1020,3 +1020,79 @@ fn every_shipped_course_gives_its_handouts_total() {
         assert_eq!(course.max_points(), total, "{file}");
     }
 }
+
+/// One submission graded where a platform puts it: Gradescope's
+/// `/autograder/submission` (here a link to a fixture, which a class
+/// folder would skip), its handins from `submission_metadata.json` beside
+/// it, and `results.json` at exactly the path asked for.
+#[test]
+fn one_submission_where_the_platform_puts_it() {
+    if !tool("valgrind", "the 15-122 course's leak check") {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let ag = out.path().join("autograder");
+    std::fs::create_dir_all(&ag).unwrap();
+    std::os::unix::fs::symlink(fixtures("cmu15122").join("perfect"), ag.join("submission"))
+        .unwrap();
+    // Gradescope's record: this is the 12th handin.
+    std::fs::write(
+        ag.join("submission_metadata.json"),
+        r#"{"id": 7, "created_at": "2015-11-24T20:00:00-05:00",
+            "previous_submissions": [{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}],
+            "users": [{"email": "alice@andrew.cmu.edu"}]}"#,
+    )
+    .unwrap();
+    let results = ag.join("results/results.json");
+    harness()
+        .current_dir(out.path())
+        .args(["grade", "--course"])
+        .arg(workspace().join("courses/cmu15122-lightsout.toml"))
+        .arg("--submission")
+        .arg(ag.join("submission"))
+        .args(["--id", "alice", "--cpu-limit", "3s", "--results"])
+        .arg(&results)
+        .assert()
+        .code(0)
+        .stdout(predicates::str::contains(
+            "alice      18 / 19  191 of 191 cases accepted",
+        ));
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&results).unwrap()).unwrap();
+    assert_eq!(
+        (json["score"].as_f64(), json["max_score"].as_f64()),
+        (Some(18.0), Some(19.0))
+    );
+    let last = json["tests"].as_array().unwrap().last().unwrap();
+    assert_eq!(last["name"], "handin penalty");
+    assert_eq!(last["score"], -1.0);
+    assert_eq!(last["output"], "12 handins, 2 over the limit of 10");
+    let rows = read_scorecard(&out.path().join("scorecard.csv"));
+    assert!(rows.iter().all(|r| r["candidate"] == "alice"));
+    // --results is for one submission; the two ways of naming a class
+    // exclude each other.
+    harness()
+        .args([
+            "grade",
+            "--course",
+            "x.toml",
+            "--submissions",
+            "class",
+            "--results",
+            "r.json",
+        ])
+        .assert()
+        .code(2);
+    harness()
+        .args([
+            "grade",
+            "--course",
+            "x.toml",
+            "--submissions",
+            "class",
+            "--submission",
+            "s",
+        ])
+        .assert()
+        .code(2);
+}

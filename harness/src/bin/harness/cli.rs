@@ -146,15 +146,29 @@ pub struct GradeArgs {
     #[arg(long, value_name = "CMD ARGS", conflicts_with = "course")]
     pub candidate: Option<String>,
     /// Grade a class with this course config (courses/*.toml): build and
-    /// run every submission of --submissions, score it by the rubric.
-    /// --suite then replaces the suites of the parts run by the family's
-    /// contract.
-    #[arg(long, value_name = "FILE", requires = "submissions")]
+    /// run every submission of --submissions (or the one of --submission),
+    /// score it by the rubric. --suite then replaces the suites of the
+    /// parts run by the family's contract.
+    #[arg(long, value_name = "FILE", requires = "class")]
     pub course: Option<PathBuf>,
     /// The class: one subfolder (or .zip / .tar.gz) per submission, named
     /// by the submission id. Needs --course.
-    #[arg(long, value_name = "DIR", requires = "course")]
+    #[arg(long, value_name = "DIR", requires = "course", group = "class")]
     pub submissions: Option<PathBuf>,
+    /// One submission's folder, where a platform puts it (Gradescope's
+    /// /autograder/submission; a link is followed): graded alone, its
+    /// handins from the platform's submission_metadata.json beside it.
+    /// Needs --course.
+    #[arg(long, value_name = "DIR", requires = "course", group = "class")]
+    pub submission: Option<PathBuf>,
+    /// With --submission: its id in the scorecard and summary [default:
+    /// the folder's name].
+    #[arg(long, value_name = "NAME", requires = "submission")]
+    pub id: Option<String>,
+    /// With --submission: Gradescope's results.json for it, written at
+    /// exactly this path (/autograder/results/results.json).
+    #[arg(long, value_name = "FILE", requires = "submission")]
+    pub results: Option<PathBuf>,
     /// With --course: one row per submission (points per rubric item,
     /// total, counts) written to this CSV at the end.
     #[arg(long, value_name = "FILE", requires = "course")]

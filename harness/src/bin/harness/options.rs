@@ -143,7 +143,12 @@ pub fn grade(args: &GradeArgs) -> anyhow::Result<Grade> {
     }
     // Out of every case's sight: the suites (a case sees its own copies)
     // and the class's submissions.
-    isolation.hide = suites.iter().chain(&args.submissions).cloned().collect();
+    isolation.hide = suites
+        .iter()
+        .chain(&args.submissions)
+        .chain(&args.submission)
+        .cloned()
+        .collect();
     let candidate = match &args.candidate {
         None if args.course.is_some() => None,
         None => {

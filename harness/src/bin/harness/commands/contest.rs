@@ -88,7 +88,7 @@ pub fn run(args: &crate::cli::ContestArgs) -> anyhow::Result<ExitCode> {
                     ..ctx
                 },
                 course,
-                &args.entries,
+                &harness::class::Source::Folder(args.entries.clone()),
                 work.path(),
             )?;
             let mut entries = Vec::new();

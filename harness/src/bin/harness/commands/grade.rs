@@ -103,7 +103,21 @@ fn class(args: &GradeArgs, course_path: &Path) -> anyhow::Result<ExitCode> {
     let suites = course.parts.iter().flat_map(|p| p.suites.iter().cloned());
     grade.options.isolation.hide.extend(suites);
     let outputs = Outputs::from_args(&args)?;
-    let submissions = args.submissions.clone().unwrap_or_default();
+    let submissions = match (&args.submissions, &args.submission) {
+        (Some(dir), _) => harness::class::Source::Folder(dir.clone()),
+        (None, Some(dir)) => harness::class::Source::One {
+            dir: dir.clone(),
+            id: match &args.id {
+                Some(id) => id.clone(),
+                None => dir
+                    .canonicalize()
+                    .unwrap_or_else(|_| dir.clone())
+                    .file_name()
+                    .map_or_else(|| "submission".into(), |n| n.to_string_lossy().into_owned()),
+            },
+        },
+        (None, None) => anyhow::bail!("--course needs --submissions or --submission"),
+    };
     let (scorecard, kept) = Scorecard::open(&outputs.scorecard, outputs.mode, None)?;
     let label = course.file.name.clone();
     let screen = screen(outputs.format, &label);
@@ -140,6 +154,9 @@ fn class(args: &GradeArgs, course_path: &Path) -> anyhow::Result<ExitCode> {
     }
     for (_, dir) in &gradescope {
         points::write_gradescope(dir, &course, &points, &result.rows)?;
+    }
+    if let (Some(path), [one]) = (&args.results, points.as_slice()) {
+        points::write_results(path, &course, one, &result.rows)?;
     }
     if outputs.format == Format::Human {
         let _ = std::io::stdout().write_all(points::table(&points).as_bytes());

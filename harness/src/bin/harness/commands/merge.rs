@@ -31,7 +31,12 @@ pub fn run(args: &crate::cli::MergeArgs) -> anyhow::Result<ExitCode> {
             course.override_suites(&args.suites)?;
         }
         let dir = args.submissions.clone().unwrap_or_default();
-        let e = harness::class::expected_keys(&course, &dir, args.filter.as_deref(), &all)?;
+        let e = harness::class::expected_keys(
+            &course,
+            &harness::class::Source::Folder(dir),
+            args.filter.as_deref(),
+            &all,
+        )?;
         class = Some((course, e.ids, e.keys, e.handins));
         Some(e.rows.into_iter().collect())
     } else if !args.suites.is_empty() {
