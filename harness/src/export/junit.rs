@@ -1,6 +1,9 @@
 //! `junit`: JUnit XML (quick-junit), one testsuite per suite and one
 //! testcase per case, so a student's CI shows failing puzzles as failing
-//! tests. Our own failures are errors, cancelled cases are skipped.
+//! tests. Our own failures are errors, cancelled cases are skipped. Where
+//! the rows are of several candidates (a class), each suite and test name
+//! starts with the candidate (`alice/solver/...`, `alice: 2x2-1.txt`): a CI
+//! server that merges tests of one name would merge students.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -16,15 +19,29 @@ pub struct Junit;
 impl Export for Junit {
     fn render(&self, r: &Record) -> anyhow::Result<Vec<u8>> {
         let mut report = Report::new(format!("puzzlegrade: {}", r.candidate));
-        let mut suites: BTreeMap<&str, Vec<&Row>> = BTreeMap::new();
+        let several = r
+            .rows
+            .iter()
+            .any(|row| row.candidate != r.rows[0].candidate);
+        let mut suites: BTreeMap<String, Vec<&Row>> = BTreeMap::new();
         for row in &r.rows {
-            suites.entry(&row.suite).or_default().push(row);
+            let key = if several {
+                format!("{}/{}", row.candidate, row.suite)
+            } else {
+                row.suite.clone()
+            };
+            suites.entry(key).or_default().push(row);
         }
         for (name, rows) in suites {
-            let mut suite = TestSuite::new(name);
+            let mut suite = TestSuite::new(name.as_str());
             for row in rows {
-                let mut case = TestCase::new(row.case.as_str(), status(row));
-                case.set_classname(row.suite.as_str());
+                let case_name = if several {
+                    format!("{}: {}", row.candidate, row.case)
+                } else {
+                    row.case.clone()
+                };
+                let mut case = TestCase::new(case_name, status(row));
+                case.set_classname(name.as_str());
                 if let Some(ms) = row.wall_ms {
                     case.set_time(Duration::from_secs_f64(ms.max(0.0) / 1000.0));
                 }
@@ -82,5 +99,33 @@ mod tests {
             Some("lights still on after 1 moves (2 lit)")
         );
         insta::assert_snapshot!(text);
+    }
+
+    #[test]
+    fn a_class_names_the_submission_in_every_test() {
+        let mut r = record();
+        let mut bob = r.rows.clone();
+        for row in &mut bob {
+            row.candidate = "bob".into();
+        }
+        r.rows.extend(bob);
+        let text = String::from_utf8(Junit.render(&r).unwrap()).unwrap();
+        let doc = roxmltree::Document::parse(&text).unwrap();
+        let names: Vec<(&str, &str)> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("testcase"))
+            .map(|n| {
+                (
+                    n.attribute("classname").unwrap(),
+                    n.attribute("name").unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(names.len(), 6);
+        let mut unique = names.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), 6, "no two tests of one name: {names:?}");
+        assert!(names.contains(&("bob/toy/easy", "bob: 2x2-1.txt")));
     }
 }
