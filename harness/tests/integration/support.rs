@@ -15,6 +15,19 @@ pub fn harness() -> Command {
 /// A staff-tool replica of the root package (`sbp-checker`, ...): beside
 /// the harness binary, built there first if this test run did not build it.
 pub fn replica(name: &str) -> String {
+    workspace_bin("puzzlegrade", name)
+}
+
+/// The misbehaving helper binary (package test-helpers, so that installing
+/// the harness does not install it).
+pub fn misbehave() -> &'static str {
+    static PATH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PATH.get_or_init(|| workspace_bin("test-helpers", "misbehave"))
+}
+
+/// Binary `name` of workspace package `package`, beside the harness
+/// binary; built there first if this test run did not build it.
+fn workspace_bin(package: &str, name: &str) -> String {
     let dir = Path::new(env!("CARGO_BIN_EXE_harness"))
         .parent()
         .expect("the harness binary's folder")
@@ -23,18 +36,13 @@ pub fn replica(name: &str) -> String {
     if !path.exists() {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let built = std::process::Command::new(cargo)
-            .args(["build", "-q", "-p", "puzzlegrade", "--bin", name])
+            .args(["build", "-q", "-p", package, "--bin", name])
             .current_dir(workspace())
             .status()
             .expect("run cargo build");
         assert!(built.success(), "cannot build {name}");
     }
     path.display().to_string()
-}
-
-/// The misbehaving helper binary.
-pub fn misbehave() -> &'static str {
-    env!("CARGO_BIN_EXE_misbehave")
 }
 
 /// The workspace root.
