@@ -1096,3 +1096,54 @@ fn one_submission_where_the_platform_puts_it() {
         .assert()
         .code(2);
 }
+
+/// The course configs, adapters and suites are built into the binary: from
+/// a folder that is no checkout, `--course cis521` grades with the bundled
+/// config (written out once into the cache folder), and `harness courses`
+/// lists the five.
+#[test]
+fn bundled_courses_grade_from_any_folder() {
+    let out = tempfile::tempdir().unwrap();
+    let cache = out.path().join("cache");
+    harness()
+        .current_dir(out.path())
+        .env("PUZZLEGRADE_CACHE", &cache)
+        .arg("courses")
+        .assert()
+        .code(0)
+        .stdout(predicates::str::contains(
+            "cis521     cis521-lightsout.toml      lightsout       40 points  UPenn CIS 521 HW1 Lights Out",
+        ))
+        .stdout(predicates::function::function(|s: &str| s.lines().count() == 5));
+    let run = harness()
+        .current_dir(out.path())
+        .env("PUZZLEGRADE_CACHE", &cache)
+        .args(["grade", "--course", "cis521", "--submissions"])
+        .arg(fixtures("cis521"))
+        .args(["--summary", "summary.csv", "--jobs", "2"])
+        .assert()
+        .code(1);
+    let summary = std::fs::read_to_string(out.path().join("summary.csv")).unwrap();
+    let totals: Vec<String> = points(&summary)
+        .iter()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            format!("{} {}", f[0], f[f.len() - 3])
+        })
+        .collect();
+    assert_eq!(
+        totals,
+        ["broken 0", "greedy 25", "noisy 37", "perfect 40"],
+        "{run:?}"
+    );
+    harness()
+        .current_dir(out.path())
+        .env("PUZZLEGRADE_CACHE", &cache)
+        .args(["grade", "--course", "cis999", "--submissions", "."])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "no course config cis999 here, and no bundled course of that name (cis521, cmu15110, cmu15122, cs61bl, imperial)",
+        ));
+}

@@ -43,6 +43,9 @@ pub enum Command {
     /// What changed between two scorecards (or class runs, or contest
     /// leaderboards), case by case; exit 1 when anything regressed.
     Compare(CompareArgs),
+    /// List the course configs built into this binary (`--course NAME`
+    /// grades with one from any folder).
+    Courses,
     /// Solve one puzzle with the reference solver, printing exactly what the
     /// family's student contract asks (the default candidate of `grade`).
     Solve {

@@ -4,6 +4,7 @@
 //! or rows missing from a merge), 2 usage or setup error (or a report that
 //! could not be written), 130 after SIGINT, 143 after SIGTERM.
 
+mod bundled;
 mod cli;
 mod commands;
 mod options;
@@ -38,7 +39,13 @@ fn main() -> ExitCode {
             };
         }
     };
+    let mut cli = cli;
+    if let Err(e) = resolve_course(&mut cli.command) {
+        eprintln!("harness: {e:#}");
+        return ExitCode::from(2);
+    }
     let result = match cli.command {
+        Command::Courses => commands::courses(),
         Command::Grade(args) => commands::grade::run(&args),
         Command::Conform(args) => commands::conform::run(&args),
         Command::Compare(args) => commands::compare::run(&args),
@@ -61,4 +68,21 @@ fn main() -> ExitCode {
         eprintln!("harness: {e:#}");
         ExitCode::from(2)
     })
+}
+
+/// A `--course` that names no file but a bundled course (`cis521`) becomes
+/// the path of that course's config, written out.
+fn resolve_course(command: &mut Command) -> anyhow::Result<()> {
+    let course = match command {
+        Command::Grade(a) => &mut a.course,
+        Command::Contest(a) => &mut a.course,
+        Command::Report(a) => &mut a.course,
+        Command::Merge(a) => &mut a.course,
+        Command::Slurm(a) => &mut a.course,
+        _ => return Ok(()),
+    };
+    if let Some(c) = course {
+        *c = bundled::course(c)?;
+    }
+    Ok(())
 }

@@ -129,10 +129,12 @@ pub fn grade(args: &GradeArgs) -> anyhow::Result<Grade> {
     }
     let suites = if args.suites.is_empty() && args.course.is_none() {
         let default = cwd.join("suites");
-        if !default.is_dir() {
-            bail!("no --suite given and no ./suites folder here");
+        if default.is_dir() {
+            vec![default]
+        } else {
+            // Not in a checkout: the suites built into the binary.
+            vec![crate::bundled::suites()?]
         }
-        vec![default]
     } else {
         args.suites
     };

@@ -135,3 +135,22 @@ pub fn report_to<'a>(
         }
     }
 }
+
+/// `harness courses`: each bundled course's name, config, title, family
+/// and most points.
+pub fn courses() -> anyhow::Result<ExitCode> {
+    use std::io::Write;
+    let mut out = String::new();
+    for (short, file) in crate::bundled::courses() {
+        let path = crate::bundled::course(std::path::Path::new(&short))?;
+        let c = harness::course::Course::load(&path)?;
+        out.push_str(&format!(
+            "{short:<10} {file:<26} {:<12} {:>5} points  {}\n",
+            c.family.name(),
+            harness::course::rubric::show(c.max_points()),
+            c.file.name
+        ));
+    }
+    let _ = std::io::stdout().write_all(out.as_bytes());
+    Ok(ExitCode::SUCCESS)
+}
