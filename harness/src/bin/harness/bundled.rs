@@ -40,7 +40,7 @@ pub fn courses() -> Vec<(String, String)> {
 }
 
 /// `course` as given when it is a file; else the bundled course of that
-/// name (`cis521` or `cis521-lightsout`), written out first.
+/// name (its short name, or its file's stem), written out first.
 pub fn course(course: &Path) -> anyhow::Result<PathBuf> {
     if course.exists() || course.components().count() != 1 {
         return Ok(course.to_owned());
