@@ -1147,3 +1147,29 @@ fn bundled_courses_grade_from_any_folder() {
             "no course config cis999 here, and no bundled course of that name (cis521, cmu15110, cmu15122, cs61bl, imperial)",
         ));
 }
+
+/// Shell completions and manual pages come from the command line's own
+/// definitions.
+#[test]
+fn completions_and_manual_pages() {
+    harness()
+        .args(["completions", "bash"])
+        .assert()
+        .code(0)
+        .stdout(predicates::str::contains("_harness()"))
+        .stdout(predicates::str::contains("--submission"));
+    let dir = tempfile::tempdir().unwrap();
+    harness().arg("man").arg(dir.path()).assert().code(0);
+    let grade = std::fs::read_to_string(dir.path().join("harness-grade.1")).unwrap();
+    assert!(
+        grade.starts_with(".ie \\n(.g .ds Aq") || grade.contains(".TH harness-grade 1"),
+        "{}",
+        &grade[..200.min(grade.len())]
+    );
+    assert!(grade.contains("\\-\\-contest\\-credit"));
+    assert!(dir.path().join("harness.1").is_file());
+    assert!(
+        !dir.path().join("harness-__guard.1").exists(),
+        "no page for internal commands"
+    );
+}

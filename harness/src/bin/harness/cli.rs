@@ -46,6 +46,18 @@ pub enum Command {
     /// List the course configs built into this binary (`--course NAME`
     /// grades with one from any folder).
     Courses,
+    /// Print a shell's completion script for harness
+    /// (`harness completions bash > /etc/bash_completion.d/harness`).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Write the manual pages, harness.1 and one per subcommand, into DIR.
+    Man {
+        /// The folder to write them into (made if missing).
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+    },
     /// Solve one puzzle with the reference solver, printing exactly what the
     /// family's student contract asks (the default candidate of `grade`).
     Solve {

@@ -46,6 +46,12 @@ fn main() -> ExitCode {
     }
     let result = match cli.command {
         Command::Courses => commands::courses(),
+        Command::Completions { shell } => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut cmd, "harness", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Man { dir } => commands::man(&dir),
         Command::Grade(args) => commands::grade::run(&args),
         Command::Conform(args) => commands::conform::run(&args),
         Command::Compare(args) => commands::compare::run(&args),

@@ -154,3 +154,23 @@ pub fn courses() -> anyhow::Result<ExitCode> {
     let _ = std::io::stdout().write_all(out.as_bytes());
     Ok(ExitCode::SUCCESS)
 }
+
+/// `harness man DIR`: the manual pages from the command line's own
+/// definitions, `harness.1` and `harness-<subcommand>.1`.
+pub fn man(dir: &std::path::Path) -> anyhow::Result<ExitCode> {
+    let cmd = <crate::cli::Cli as clap::CommandFactory>::command();
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut pages = vec![("harness".to_string(), cmd.clone())];
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        let name = format!("harness-{}", sub.get_name());
+        let page = sub.clone().name(name.clone());
+        pages.push((name, page));
+    }
+    for (name, page) in pages {
+        let mut roff = Vec::new();
+        clap_mangen::Man::new(page).render(&mut roff)?;
+        let path = dir.join(format!("{name}.1"));
+        std::fs::write(&path, roff).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
