@@ -1161,11 +1161,7 @@ fn completions_and_manual_pages() {
     let dir = tempfile::tempdir().unwrap();
     harness().arg("man").arg(dir.path()).assert().code(0);
     let grade = std::fs::read_to_string(dir.path().join("harness-grade.1")).unwrap();
-    assert!(
-        grade.starts_with(".ie \\n(.g .ds Aq") || grade.contains(".TH harness-grade 1"),
-        "{}",
-        &grade[..200.min(grade.len())]
-    );
+    assert!(grade.contains("\n.TH harness-grade 1 "), "{grade}");
     assert!(grade.contains("\\-\\-contest\\-credit"));
     assert!(dir.path().join("harness.1").is_file());
     assert!(
