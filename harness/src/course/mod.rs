@@ -74,6 +74,10 @@ pub struct CourseFile {
     /// people reading the config).
     #[serde(default)]
     pub out_of_scope: Vec<String>,
+    /// The Debian packages the build and the cases need (a platform kit's
+    /// setup installs them: `harness package`).
+    #[serde(default)]
+    pub packages: Vec<String>,
     /// How a submission is built.
     #[serde(default)]
     pub build: Option<BuildFile>,

@@ -13,6 +13,7 @@ mod grading;
 mod lifecycle;
 mod misbehaving;
 mod parts;
+mod platforms;
 mod privacy;
 mod report;
 mod shard;

@@ -39,6 +39,13 @@ pub fn courses() -> Vec<(String, String)> {
     out
 }
 
+/// The short name of the bundled course whose config is exactly `bytes`.
+pub fn name_of(bytes: &[u8]) -> Option<String> {
+    courses()
+        .into_iter()
+        .find_map(|(short, file)| (COURSES.get_file(&file)?.contents() == bytes).then_some(short))
+}
+
 /// `course` as given when it is a file; else the bundled course of that
 /// name (its short name, or its file's stem), written out first.
 pub fn course(course: &Path) -> anyhow::Result<PathBuf> {

@@ -46,6 +46,9 @@ pub enum Command {
     /// List the course configs built into this binary (`--course NAME`
     /// grades with one from any folder).
     Courses,
+    /// Write a platform's autograder kit for a course (Gradescope: an
+    /// autograder.zip with setup.sh, run_autograder and this harness).
+    Package(PackageArgs),
     /// Print a shell's completion script for harness
     /// (`harness completions bash > /etc/bash_completion.d/harness`).
     Completions {
@@ -430,6 +433,28 @@ pub struct ContestArgs {
     /// How entries are kept from harming the run.
     #[command(flatten)]
     pub sandbox: IsolationArgs,
+}
+
+/// Options of `harness package`.
+#[derive(Args, Debug, Clone)]
+pub struct PackageArgs {
+    /// The platform.
+    #[arg(value_enum)]
+    pub platform: PlatformArg,
+    /// The course: a bundled one by name (`cis521`), or a config file whose
+    /// folder holds everything it names (copied whole into the kit).
+    #[arg(long, value_name = "NAME|FILE")]
+    pub course: PathBuf,
+    /// The kit to write.
+    #[arg(long, short, value_name = "FILE", default_value = "autograder.zip")]
+    pub out: PathBuf,
+}
+
+/// The platforms `harness package` writes kits for.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum PlatformArg {
+    /// Gradescope's autograder.zip.
+    Gradescope,
 }
 
 /// Options of `harness report`.

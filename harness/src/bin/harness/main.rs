@@ -46,6 +46,7 @@ fn main() -> ExitCode {
     }
     let result = match cli.command {
         Command::Courses => commands::courses(),
+        Command::Package(args) => commands::package::run(&args),
         Command::Completions { shell } => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(shell, &mut cmd, "harness", &mut std::io::stdout());

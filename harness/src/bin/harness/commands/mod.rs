@@ -7,6 +7,7 @@ pub mod conform;
 pub mod contest;
 pub mod grade;
 pub mod merge;
+pub mod package;
 pub mod report;
 pub mod slurm;
 pub mod solve;
