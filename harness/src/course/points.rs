@@ -29,6 +29,9 @@ pub struct Points {
     pub total: f64,
     /// The most a submission can get.
     pub max: f64,
+    /// The most each rubric item can give over the class's cases (an
+    /// `each` item capped at 8 over 14 cases of 0.3: 4.2), in config order.
+    pub item_max: Vec<f64>,
     /// Whether it built.
     pub built: bool,
     /// Cases accepted, and in all (build rows aside).
@@ -48,14 +51,13 @@ pub fn points(
     handins: &super::policy::Handins,
     credits: Option<&BTreeMap<String, super::contest::Credit>>,
 ) -> Vec<Points> {
-    let max = round(
-        course
-            .file
-            .rubric
-            .iter()
-            .map(|i| i.max_over(keys.iter().map(|(s, c)| (s.as_str(), c.as_str()))))
-            .sum(),
-    );
+    let item_max: Vec<f64> = course
+        .file
+        .rubric
+        .iter()
+        .map(|i| i.max_over(keys.iter().map(|(s, c)| (s.as_str(), c.as_str()))))
+        .collect();
+    let max = round(item_max.iter().sum());
     ids.iter()
         .map(|id| {
             let mine: Vec<&Row> = rows.iter().filter(|r| &r.candidate == id).collect();
@@ -91,6 +93,7 @@ pub fn points(
                 submission: id.clone(),
                 total: round(rubric + extra.iter().map(|(_, p, _)| p).sum::<f64>()),
                 items,
+                item_max: item_max.clone(),
                 extra,
                 max,
                 built,
@@ -221,7 +224,7 @@ fn results(course: &Course, p: &Points, rows: &[Row]) -> Results {
         .filter(|r| r.candidate == p.submission)
         .collect();
     let mut tests = Vec::new();
-    for ((name, score), item) in p.items.iter().zip(&course.file.rubric) {
+    for (i, ((name, score), item)) in p.items.iter().zip(&course.file.rubric).enumerate() {
         let failures: Vec<String> = mine
             .iter()
             .filter(|r| item.selects(&r.suite, &r.case) && !item.passes(r))
@@ -246,7 +249,7 @@ fn results(course: &Course, p: &Points, rows: &[Row]) -> Results {
             name: name.clone(),
             number: None,
             score: score.points,
-            max_score: item.max(),
+            max_score: p.item_max.get(i).copied().unwrap_or_else(|| item.max()),
             status: None,
             output,
             visibility: "visible",

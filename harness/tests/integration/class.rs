@@ -383,6 +383,7 @@ fn cs61bl_class_in_java() {
     let out = tempfile::tempdir().unwrap();
     let hard = small_hard_suite(out.path());
     let easy = workspace().join("suites/slidingblock/easy");
+    let gs = format!("gradescope:{}", out.path().join("gs").display());
     let (run, summary) = grade_class(
         "cs61bl-slidingblock",
         &fixtures("cs61bl"),
@@ -394,8 +395,18 @@ fn cs61bl_class_in_java() {
             hard.to_str().unwrap(),
             "--time-limit",
             "8s",
+            "--export",
+            &gs,
         ],
     );
+    // Each item's maximum is what it can give on these cases: 3 hard
+    // puzzles at 0.3, not the cap of 8.
+    let results: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("gs/perfect/results.json")).unwrap())
+            .unwrap();
+    assert_eq!(results["tests"][1]["name"], "hard (0.3 each)");
+    assert_eq!(results["tests"][1]["max_score"], 0.9);
+    assert_eq!(results["max_score"], 12.9);
     run.code(1);
     assert_eq!(
         points(&summary),
