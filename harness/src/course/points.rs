@@ -225,9 +225,15 @@ fn results(course: &Course, p: &Points, rows: &[Row]) -> Results {
         .collect();
     let mut tests = Vec::new();
     for (i, ((name, score), item)) in p.items.iter().zip(&course.file.rubric).enumerate() {
-        let failures: Vec<String> = mine
+        // The first failures by suite and case, whatever order the rows
+        // finished in: the same feedback on every run.
+        let mut failing: Vec<&&Row> = mine
             .iter()
             .filter(|r| item.selects(&r.suite, &r.case) && !item.passes(r))
+            .collect();
+        failing.sort_by(|a, b| (&a.suite, &a.case).cmp(&(&b.suite, &b.case)));
+        let failures: Vec<String> = failing
+            .iter()
             .take(10)
             .map(|r| format!("{}/{}: {} {}", r.suite, r.case, r.verdict, r.detail))
             .collect();

@@ -407,6 +407,32 @@ fn cs61bl_class_in_java() {
     assert_eq!(results["tests"][1]["name"], "hard (0.3 each)");
     assert_eq!(results["tests"][1]["max_score"], 0.9);
     assert_eq!(results["max_score"], 12.9);
+    // Failures listed by suite and case, however the rows finished.
+    let exit0: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("gs/exit0/results.json")).unwrap())
+            .unwrap();
+    for test in exit0["tests"].as_array().unwrap() {
+        let cases: Vec<&str> = test["output"]
+            .as_str()
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(|l| l.split(": ").next().unwrap())
+            .collect();
+        let mut sorted = cases.clone();
+        sorted.sort();
+        assert_eq!(cases, sorted, "{}", test["name"]);
+    }
+    assert!(
+        exit0["tests"][0]["output"]
+            .as_str()
+            .unwrap()
+            .lines()
+            .count()
+            > 2,
+        "failures to order: {}",
+        exit0["tests"][0]
+    );
     run.code(1);
     assert_eq!(
         points(&summary),
