@@ -235,7 +235,14 @@ fn results(course: &Course, p: &Points, rows: &[Row]) -> Results {
         let failures: Vec<String> = failing
             .iter()
             .take(10)
-            .map(|r| format!("{}/{}: {} {}", r.suite, r.case, r.verdict, r.detail))
+            .map(|r| match (r.verdict, r.moves, r.best_moves) {
+                // Right, but not the fewest presses the item asks for.
+                (Verdict::Accepted, Some(m), Some(b)) => format!(
+                    "{}/{}: a solution of {m} moves; this item needs the fewest, {b}",
+                    r.suite, r.case
+                ),
+                _ => format!("{}/{}: {} {}", r.suite, r.case, r.verdict, r.detail),
+            })
             .collect();
         let output = if item.rule == Rule::CompilePenalty {
             if p.built {

@@ -312,7 +312,13 @@ fn cmu15110_class_in_ruby() {
 #[test]
 fn cis521_class_in_python() {
     let out = tempfile::tempdir().unwrap();
-    let (run, summary) = grade_class("cis521-lightsout", &fixtures("cis521"), out.path(), &[]);
+    let gs = format!("gradescope:{}", out.path().join("gs").display());
+    let (run, summary) = grade_class(
+        "cis521-lightsout",
+        &fixtures("cis521"),
+        out.path(),
+        &["--export", &gs],
+    );
     run.code(1);
     assert_eq!(
         points(&summary),
@@ -341,6 +347,20 @@ fn cis521_class_in_python() {
             .any(|r| r["verdict"] == "wrong-exit-status" && r["case"] == "3x2-02.txt"),
         "[] instead of None on an unsolvable board"
     );
+    // The student is told why a right answer earned nothing.
+    let results: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("gs/greedy/results.json")).unwrap())
+            .unwrap();
+    let q8 = results["tests"][7]["output"].as_str().unwrap();
+    let long = greedy
+        .iter()
+        .find(|r| r["verdict"] == "accepted" && r["moves"] != r["best_moves"])
+        .unwrap();
+    let line = format!(
+        "{}/{}: a solution of {} moves; this item needs the fewest, {}",
+        long["suite"], long["case"], long["moves"], long["best_moves"]
+    );
+    assert!(q8.lines().any(|l| l == line), "{line} in\n{q8}");
     // Printing at import does not spoil a transcript.
     assert!(
         rows.iter()
