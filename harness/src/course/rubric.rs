@@ -37,6 +37,37 @@ pub struct Item {
     /// (15-122's Task 5, solvable or not, apart from Task 6's moves).
     #[serde(default)]
     pub passes_on: Vec<Verdict>,
+    /// Who sees the item's test in a Gradescope export (a secret test:
+    /// `after_due_date`).
+    #[serde(default)]
+    pub visibility: Visibility,
+}
+
+/// Gradescope's visibility of a test.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Visibility {
+    /// Shown at once.
+    #[default]
+    Visible,
+    /// Shown after the due date.
+    AfterDueDate,
+    /// Shown once the grades are published.
+    AfterPublished,
+    /// Never shown to the student.
+    Hidden,
+}
+
+impl Visibility {
+    /// As Gradescope spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Visibility::Visible => "visible",
+            Visibility::AfterDueDate => "after_due_date",
+            Visibility::AfterPublished => "after_published",
+            Visibility::Hidden => "hidden",
+        }
+    }
 }
 
 /// A string or a list of strings, as a list.
@@ -232,6 +263,7 @@ mod tests {
             cap: None,
             minimum_moves: false,
             passes_on: Vec::new(),
+            visibility: Visibility::Visible,
         }
     }
 
@@ -341,5 +373,17 @@ mod tests {
         let one: Item =
             toml::from_str("name = \"t\"\nrule = \"all\"\npoints = 1\npart = \"a\"").unwrap();
         assert_eq!(one.part, ["a"]);
+        assert_eq!(one.visibility, Visibility::Visible);
+        let secret: Item = toml::from_str(
+            "name = \"t\"\nrule = \"all\"\npoints = 1\npart = \"a\"\nvisibility = \"after_due_date\"",
+        )
+        .unwrap();
+        assert_eq!(secret.visibility.as_str(), "after_due_date");
+        assert!(
+            toml::from_str::<Item>(
+                "name = \"t\"\nrule = \"all\"\npoints = 1\npart = \"a\"\nvisibility = \"secret\""
+            )
+            .is_err()
+        );
     }
 }

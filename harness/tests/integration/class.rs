@@ -1194,6 +1194,33 @@ fn bundled_courses_grade_from_any_folder() {
         ["broken 0", "greedy 25", "noisy 37", "perfect 40"],
         "{run:?}"
     );
+    // A secret test: the bundled config with its last item (Q8) shown
+    // after the due date, beside the written-out one (its paths hold).
+    let written = std::fs::read_dir(&cache)
+        .unwrap()
+        .flatten()
+        .find(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        .unwrap()
+        .path()
+        .join("courses");
+    let secret = written.join("secret.toml");
+    let mut text = std::fs::read_to_string(written.join("cis521-lightsout.toml")).unwrap();
+    text.push_str("visibility = \"after_due_date\"\n");
+    std::fs::write(&secret, text).unwrap();
+    harness()
+        .current_dir(out.path())
+        .args(["grade", "--course"])
+        .arg(&secret)
+        .arg("--submission")
+        .arg(fixtures("cis521").join("perfect"))
+        .args(["--results", "results.json", "--scorecard", "one.csv"])
+        .assert()
+        .code(0);
+    let results: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("results.json")).unwrap()).unwrap();
+    assert_eq!(results["tests"][7]["name"], "Q8 find_solution");
+    assert_eq!(results["tests"][7]["visibility"], "after_due_date");
+    assert_eq!(results["tests"][6]["visibility"], "visible");
     harness()
         .current_dir(out.path())
         .env("PUZZLEGRADE_CACHE", &cache)
