@@ -183,9 +183,13 @@ fn stderr_floods_are_cut_never_the_verdict() {
         .code(1);
     for row in f.rows().values() {
         assert_eq!(row["verdict"], "runtime-error");
+        // The excerpt of stderr is bounded too.
         assert_eq!(
             row["detail"],
-            "killed by SIGABRT; stderr cut at 65536 bytes of 4194304"
+            format!(
+                "killed by SIGABRT; stderr: {}...; stderr cut at 65536 bytes of 4194304",
+                "7".repeat(160)
+            )
         );
         assert_eq!(row["signal"], "SIGABRT");
     }
