@@ -205,6 +205,22 @@ pub fn write_gradescope(
     Ok(())
 }
 
+/// One submission's Autolab scores at `path`: the one line Autolab reads
+/// last, `{"scores": {"<item>": points, ...}}`, every rubric item and
+/// policy item by name (the assessment's problems are named the same).
+pub fn write_autolab(path: &Path, p: &Points) -> anyhow::Result<()> {
+    let mut scores = serde_json::Map::new();
+    for (name, score) in &p.items {
+        scores.insert(name.clone(), serde_json::json!(score.points));
+    }
+    for (name, points, _) in &p.extra {
+        scores.insert(name.clone(), serde_json::json!(points));
+    }
+    let mut line = serde_json::to_vec(&serde_json::json!({ "scores": scores }))?;
+    line.push(b'\n');
+    crate::export::write_atomically(path, &line)
+}
+
 /// One submission's Gradescope `results.json`, at exactly `path` (its
 /// folder made where missing: `/autograder/results/`).
 pub fn write_results(path: &Path, course: &Course, p: &Points, rows: &[Row]) -> anyhow::Result<()> {

@@ -5,6 +5,7 @@
 //! submission in `/autograder/submission`, the score read from
 //! `/autograder/results/results.json`, as Gradescope does. Each fixture
 //! submission, alone, gets the points the whole class run gives it.
+//! Autolab: Tango's `make` beside the handin and the kit's tar.
 
 use std::path::Path;
 
@@ -122,4 +123,60 @@ fn gradescope_kit_in_a_replica_of_the_autograder() {
         scores,
         ["broken 0.0", "greedy 25.0", "noisy 37.0", "perfect 40.0"]
     );
+}
+
+/// Autolab's Tango: `make` in a folder holding the handin (a tar of the
+/// student's files, named as the assessment says), the kit's
+/// autograde-Makefile as `Makefile` and `autograde.tar`; the last line
+/// printed is the JSON Autolab reads. Each CIS 521 fixture alone gets the
+/// points the class run gives it, item by item.
+#[test]
+fn autolab_kit_in_a_replica_of_tango() {
+    let out = tempfile::tempdir().unwrap();
+    let kit = out.path().join("kit");
+    harness()
+        .args([
+            "package", "autolab", "--course", "cis521", "--handin", "hw1.tar", "-o",
+        ])
+        .arg(&kit)
+        .assert()
+        .code(0);
+    let class = workspace().join("harness/tests/fixtures/classes/cis521");
+    let mut totals = Vec::new();
+    for who in ["broken", "greedy", "noisy", "perfect"] {
+        let vm = out.path().join(who);
+        std::fs::create_dir_all(&vm).unwrap();
+        std::fs::copy(kit.join("autograde-Makefile"), vm.join("Makefile")).unwrap();
+        std::fs::copy(kit.join("autograde.tar"), vm.join("autograde.tar")).unwrap();
+        let tar = std::process::Command::new("tar")
+            .arg("cf")
+            .arg(vm.join("hw1.tar"))
+            .arg("-C")
+            .arg(class.join(who))
+            .arg(".")
+            .status()
+            .unwrap();
+        assert!(tar.success());
+        let make = std::process::Command::new("make")
+            .arg("-s")
+            .current_dir(&vm)
+            .output()
+            .unwrap();
+        assert!(
+            make.status.success(),
+            "{}",
+            String::from_utf8_lossy(&make.stderr)
+        );
+        let stdout = String::from_utf8(make.stdout).unwrap();
+        let last: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+        let scores = last["scores"].as_object().unwrap();
+        assert_eq!(scores.len(), 8, "{last}");
+        let total: f64 = scores.values().map(|v| v.as_f64().unwrap()).sum();
+        totals.push(format!("{who} {total}"));
+        if who == "noisy" {
+            assert_eq!(scores["Q6 copy"], 0.0, "copy raises");
+            assert_eq!(scores["Q8 find_solution"], 15.0);
+        }
+    }
+    assert_eq!(totals, ["broken 0", "greedy 25", "noisy 37", "perfect 40"]);
 }

@@ -47,7 +47,8 @@ pub enum Command {
     /// grades with one from any folder).
     Courses,
     /// Write a platform's autograder kit for a course (Gradescope: an
-    /// autograder.zip with setup.sh, run_autograder and this harness).
+    /// autograder.zip with setup.sh, run_autograder and this harness;
+    /// Autolab: autograde-Makefile and autograde.tar).
     Package(PackageArgs),
     /// Print a shell's completion script for harness
     /// (`harness completions bash > /etc/bash_completion.d/harness`).
@@ -187,6 +188,11 @@ pub struct GradeArgs {
     /// exactly this path (/autograder/results/results.json).
     #[arg(long, value_name = "FILE", requires = "submission")]
     pub results: Option<PathBuf>,
+    /// With --submission: Autolab's scores for it, the one line
+    /// `{"scores": {...}}` keyed by rubric item, written to FILE (a kit's
+    /// autograder prints it last).
+    #[arg(long, value_name = "FILE", requires = "submission")]
+    pub autolab: Option<PathBuf>,
     /// With --course: one row per submission (points per rubric item,
     /// total, counts) written to this CSV at the end.
     #[arg(long, value_name = "FILE", requires = "course")]
@@ -445,9 +451,14 @@ pub struct PackageArgs {
     /// folder holds everything it names (copied whole into the kit).
     #[arg(long, value_name = "NAME|FILE")]
     pub course: PathBuf,
-    /// The kit to write.
-    #[arg(long, short, value_name = "FILE", default_value = "autograder.zip")]
+    /// The kit to write: Gradescope's zip, or the folder for Autolab's
+    /// two files.
+    #[arg(long, short, value_name = "PATH", default_value = "autograder.zip")]
     pub out: PathBuf,
+    /// Autolab: the assessment's handin file name (a .tar or .tgz is
+    /// unpacked; any other file is the submission's one file).
+    #[arg(long, value_name = "NAME", default_value = "handin.tar")]
+    pub handin: String,
 }
 
 /// The platforms `harness package` writes kits for.
@@ -455,6 +466,8 @@ pub struct PackageArgs {
 pub enum PlatformArg {
     /// Gradescope's autograder.zip.
     Gradescope,
+    /// Autolab's (Tango's) autograde-Makefile and autograde.tar.
+    Autolab,
 }
 
 /// Options of `harness report`.

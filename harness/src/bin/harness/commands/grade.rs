@@ -155,6 +155,9 @@ fn class(args: &GradeArgs, course_path: &Path) -> anyhow::Result<ExitCode> {
     for (_, dir) in &gradescope {
         points::write_gradescope(dir, &course, &points, &result.rows)?;
     }
+    if let (Some(path), [one]) = (&args.autolab, points.as_slice()) {
+        points::write_autolab(path, one)?;
+    }
     if let (Some(path), [one]) = (&args.results, points.as_slice()) {
         points::write_results(path, &course, one, &result.rows)?;
     }

@@ -43,7 +43,106 @@ pub fn run(args: &PackageArgs) -> anyhow::Result<ExitCode> {
     let course = Course::load(&config)?;
     match args.platform {
         PlatformArg::Gradescope => gradescope(args, &course, &course_arg, folder.as_deref()),
+        PlatformArg::Autolab => autolab(args, &course, &course_arg, folder.as_deref()),
     }
+}
+
+/// This harness, `harness-exec` beside it, and a non-bundled course's
+/// folder under `course/`: (name, bytes, mode).
+fn payload(folder: Option<&Path>) -> anyhow::Result<Vec<(String, Vec<u8>, u32)>> {
+    let exe = std::env::current_exe().context("cannot locate this harness")?;
+    let mut files = vec![(
+        "harness".to_string(),
+        std::fs::read(&exe).with_context(|| format!("cannot read {}", exe.display()))?,
+        0o755,
+    )];
+    let small = exe.with_file_name("harness-exec");
+    if small.is_file() {
+        files.push(("harness-exec".into(), std::fs::read(&small)?, 0o755));
+    }
+    if let Some(dir) = folder {
+        for e in walkdir::WalkDir::new(dir).sort_by_file_name() {
+            let e = e?;
+            if e.file_type().is_file() {
+                let rel = e.path().strip_prefix(dir)?.to_string_lossy().into_owned();
+                files.push((format!("course/{rel}"), std::fs::read(e.path())?, 0o644));
+            }
+        }
+    }
+    Ok(files)
+}
+
+/// Autolab (Tango): `autograde-Makefile` and `autograde.tar` in the folder
+/// `--out`. Tango runs `make` beside the handin and the tar; the last line
+/// printed is Autolab's `{"scores": {...}}`, keyed by rubric item (name the
+/// assessment's problems so).
+fn autolab(
+    args: &PackageArgs,
+    course: &Course,
+    course_arg: &str,
+    folder: Option<&Path>,
+) -> anyhow::Result<ExitCode> {
+    let handin = shell_words::quote(&args.handin).into_owned();
+    let course_path = if folder.is_some() {
+        format!("\"$here\"/{}", shell_words::quote(course_arg))
+    } else {
+        shell_words::quote(course_arg).into_owned()
+    };
+    let run = format!(
+        "#!/bin/sh\n\
+         # Autolab's autograder (puzzlegrade): grades the handin in the current\n\
+         # folder and prints Autolab's scores as the last line.\n\
+         here=$(cd \"$(dirname \"$0\")\" && pwd)\n\
+         work=$(pwd)\n\
+         rm -rf \"$work/submission\" \"$work/scores.json\"\n\
+         mkdir -p \"$work/submission\"\n\
+         case \"$1\" in\n\
+         \x20 *.tar|*.tar.gz|*.tgz) tar xf \"$1\" -C \"$work/submission\" ;;\n\
+         \x20 *) cp \"$1\" \"$work/submission/\" ;;\n\
+         esac\n\
+         # A handin of one folder is graded from inside it.\n\
+         set -- \"$work/submission\"/*\n\
+         if [ $# -eq 1 ] && [ -d \"$1\" ]; then sub=$1; else sub=$work/submission; fi\n\
+         PUZZLEGRADE_CACHE=\"$here/cache\" \"$here/harness\" grade --course {course_path} --submission \"$sub\" \\\n\
+         \x20   --id handin --autolab \"$work/scores.json\" --scorecard \"$work/rows.csv\" --force >&2\n\
+         status=$?\n\
+         if [ -s \"$work/scores.json\" ]; then cat \"$work/scores.json\"; else\n\
+         \x20 echo \"{{\\\"scores\\\": {{}}, \\\"error\\\": \\\"harness exit $status: tell your course staff\\\"}}\"\n\
+         fi\n"
+    );
+    let makefile = format!(
+        "# Autolab (Tango) runs `make` here, beside the handin and autograde.tar\n\
+         # (puzzlegrade, course {course_arg}); the last line printed is the JSON\n\
+         # Autolab reads.\n\
+         all:\n\
+         \ttar xf autograde.tar\n\
+         \tsh autograde/run {handin}\n"
+    );
+    let mut files = payload(folder)?;
+    files.push(("run".into(), run.into_bytes(), 0o755));
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create {}", args.out.display()))?;
+    let mut tar = tar::Builder::new(Vec::new());
+    for (name, bytes, mode) in &files {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(bytes.len() as u64);
+        header.set_mode(*mode);
+        header.set_cksum();
+        tar.append_data(&mut header, format!("autograde/{name}"), bytes.as_slice())?;
+    }
+    harness::export::write_atomically(&args.out.join("autograde.tar"), &tar.into_inner()?)?;
+    harness::export::write_atomically(&args.out.join("autograde-Makefile"), makefile.as_bytes())?;
+    println!(
+        "wrote {}/autograde-Makefile and autograde.tar (course {course_arg}; handin {}; packages the image needs: {})",
+        args.out.display(),
+        args.handin,
+        if course.file.packages.is_empty() {
+            "none".to_string()
+        } else {
+            course.file.packages.join(" ")
+        }
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 fn gradescope(
