@@ -71,8 +71,17 @@ impl ContestFile {
 /// A submission's team: `None` without the entry file (not an entry);
 /// else its first line, or why it is not a team name (1 to 15 ASCII
 /// letters and digits).
+///
+/// The file is the student's, read by the harness: a link is not followed
+/// (it could name another student's file, whose first line the reason
+/// would show), and the reason shows at most 40 characters of the line.
 pub fn team(dir: &Path, entry_file: &str) -> Option<Result<String, String>> {
-    let bytes = std::fs::read(dir.join(entry_file)).ok()?;
+    let path = dir.join(entry_file);
+    let meta = std::fs::symlink_metadata(&path).ok()?;
+    if !meta.is_file() {
+        return Some(Err(format!("{entry_file} is not a plain file")));
+    }
+    let bytes = std::fs::read(&path).ok()?;
     let text = String::from_utf8_lossy(&bytes);
     let first = text.lines().next().unwrap_or("").trim_end_matches('\r');
     let ok = !first.is_empty()
@@ -81,8 +90,10 @@ pub fn team(dir: &Path, entry_file: &str) -> Option<Result<String, String>> {
     Some(if ok {
         Ok(first.to_string())
     } else {
+        let shown: String = first.chars().take(40).collect();
+        let more = if shown.len() < first.len() { "..." } else { "" };
         Err(format!(
-            "{entry_file}: team name {first:?} is not 1 to {TEAM_NAME_MAX} letters and digits"
+            "{entry_file}: team name {shown:?}{more} is not 1 to {TEAM_NAME_MAX} letters and digits"
         ))
     })
 }
@@ -153,6 +164,19 @@ mod tests {
                 ),
             }
         }
+        // A link to another file (another student's, the system's) is
+        // not read; a long line is not shown whole.
+        std::fs::write(d.path().join("secret"), "SECRET-LINE\n").unwrap();
+        std::fs::remove_file(d.path().join("contest.txt")).unwrap();
+        std::os::unix::fs::symlink(d.path().join("secret"), d.path().join("contest.txt")).unwrap();
+        assert_eq!(
+            team(d.path(), "contest.txt"),
+            Some(Err("contest.txt is not a plain file".into()))
+        );
+        std::fs::remove_file(d.path().join("contest.txt")).unwrap();
+        std::fs::write(d.path().join("contest.txt"), "x".repeat(5000)).unwrap();
+        let long = team(d.path(), "contest.txt").unwrap().unwrap_err();
+        assert!(long.len() < 120 && long.contains("\"... is not"), "{long}");
         let c: ContestFile = toml::from_str("credit = [3, 2, 2, 1, 1, 1]").unwrap();
         assert_eq!(
             (1..=7).map(|p| c.credit_for(p)).collect::<Vec<_>>(),
