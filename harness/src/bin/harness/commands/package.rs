@@ -47,6 +47,15 @@ pub fn run(args: &PackageArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// The course's Debian packages, for people.
+fn packages(course: &Course) -> String {
+    if course.file.packages.is_empty() {
+        "none".into()
+    } else {
+        course.file.packages.join(" ")
+    }
+}
+
 /// This harness, `harness-exec` beside it, and a non-bundled course's
 /// folder under `course/`: (name, bytes, mode).
 fn payload(folder: Option<&Path>) -> anyhow::Result<Vec<(String, Vec<u8>, u32)>> {
@@ -136,11 +145,7 @@ fn autolab(
         "wrote {}/autograde-Makefile and autograde.tar (course {course_arg}; handin {}; packages the image needs: {})",
         args.out.display(),
         args.handin,
-        if course.file.packages.is_empty() {
-            "none".to_string()
-        } else {
-            course.file.packages.join(" ")
-        }
+        packages(course)
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -151,7 +156,6 @@ fn gradescope(
     course_arg: &str,
     folder: Option<&Path>,
 ) -> anyhow::Result<ExitCode> {
-    let exe = std::env::current_exe().context("cannot locate this harness")?;
     let mut files: Vec<(String, Vec<u8>, u32)> = vec![
         (
             "setup.sh".into(),
@@ -163,34 +167,13 @@ fn gradescope(
             run_autograder(course_arg).into_bytes(),
             0o755,
         ),
-        (
-            "harness".into(),
-            std::fs::read(&exe).with_context(|| format!("cannot read {}", exe.display()))?,
-            0o755,
-        ),
     ];
-    let small = exe.with_file_name("harness-exec");
-    if small.is_file() {
-        files.push(("harness-exec".into(), std::fs::read(&small)?, 0o755));
-    }
-    if let Some(dir) = folder {
-        for e in walkdir::WalkDir::new(dir).sort_by_file_name() {
-            let e = e?;
-            if e.file_type().is_file() {
-                let rel = e.path().strip_prefix(dir)?.to_string_lossy().into_owned();
-                files.push((format!("course/{rel}"), std::fs::read(e.path())?, 0o644));
-            }
-        }
-    }
+    files.extend(payload(folder)?);
     write_zip(&args.out, &files)?;
     println!(
         "wrote {} (setup.sh, run_autograder, harness; course {course_arg}; packages: {})",
         args.out.display(),
-        if course.file.packages.is_empty() {
-            "none".to_string()
-        } else {
-            course.file.packages.join(" ")
-        }
+        packages(course)
     );
     Ok(ExitCode::SUCCESS)
 }
