@@ -147,6 +147,22 @@ pub fn table(points: &[Points]) -> String {
     out
 }
 
+/// One submission's score as one line: `score: 37 / 40 points (92.5%)`,
+/// the percentage within 0..100.
+pub fn score_line(p: &Points) -> String {
+    let pct = if p.max > 0.0 {
+        (100.0 * p.total / p.max).clamp(0.0, 100.0)
+    } else {
+        0.0
+    };
+    format!(
+        "score: {} / {} points ({}%)",
+        show(p.total),
+        show(p.max),
+        show(pct)
+    )
+}
+
 /// `summary.csv`: one row per submission (points per rubric item, total,
 /// the most possible, whether it built, cases accepted of cases run, and
 /// the counts behind each item), written atomically.
@@ -229,6 +245,56 @@ pub fn write_results(path: &Path, course: &Course, p: &Points, rows: &[Row]) -> 
             .with_context(|| format!("cannot create {}", parent.display()))?;
     }
     crate::export::write_atomically(path, &results(course, p, rows).to_bytes()?)
+}
+
+/// One submission's PrairieLearn external-grader `results.json`, at exactly
+/// `path` (`/grade/results/results.json`): `gradable`, `score` (the
+/// points over the maximum, within 0..1), `message`, and a test per
+/// rubric item with its `points` and `max_points`. PrairieLearn has no
+/// release dates: an item that is not `visible` keeps its points and
+/// hides its cases.
+pub fn write_prairielearn(
+    path: &Path,
+    course: &Course,
+    p: &Points,
+    rows: &[Row],
+) -> anyhow::Result<()> {
+    let r = results(course, p, rows);
+    let tests: Vec<serde_json::Value> = r
+        .tests
+        .iter()
+        .map(|t| {
+            let output = if t.visibility == "visible" {
+                t.output.clone()
+            } else {
+                "(its cases are not shown)".to_string()
+            };
+            serde_json::json!({
+                "name": t.name,
+                "points": t.score,
+                "max_points": t.max_score,
+                "output": output,
+            })
+        })
+        .collect();
+    let score = if r.max_score > 0.0 {
+        (r.score / r.max_score).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let json = serde_json::json!({
+        "gradable": true,
+        "score": (score * 10_000.0).round() / 10_000.0,
+        "message": format!("{} / {} points. {}", show(r.score), show(r.max_score), r.output),
+        "tests": tests,
+    });
+    if let Some(parent) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("cannot create {}", parent.display()))?;
+    }
+    let mut bytes = serde_json::to_vec_pretty(&json)?;
+    bytes.push(b'\n');
+    crate::export::write_atomically(path, &bytes)
 }
 
 /// Gradescope's `results.json` of one submission: one test per rubric

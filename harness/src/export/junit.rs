@@ -1,7 +1,7 @@
 //! `junit`: JUnit XML (quick-junit), one testsuite per suite and one
 //! testcase per case, so a student's CI shows failing puzzles as failing
 //! tests. Our own failures are errors, cancelled cases are skipped. Where
-//! the rows are of several candidates (a class), each suite and test name
+//! the rows are a class's (several submissions, or one graded alone), each suite and test name
 //! starts with the candidate (`alice/solver/...`, `alice: 2x2-1.txt`): a CI
 //! server that merges tests of one name would merge students.
 
@@ -19,10 +19,9 @@ pub struct Junit;
 impl Export for Junit {
     fn render(&self, r: &Record) -> anyhow::Result<Vec<u8>> {
         let mut report = Report::new(format!("puzzlegrade: {}", r.candidate));
-        let several = r
-            .rows
-            .iter()
-            .any(|row| row.candidate != r.rows[0].candidate);
+        // A class's rows (even one submission's, graded alone) are not the
+        // run's own candidate: each test names its submission.
+        let several = r.rows.iter().any(|row| row.candidate != r.candidate);
         let mut suites: BTreeMap<String, Vec<&Row>> = BTreeMap::new();
         for row in &r.rows {
             let key = if several {

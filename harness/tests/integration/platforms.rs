@@ -180,3 +180,232 @@ fn autolab_kit_in_a_replica_of_tango() {
     }
     assert_eq!(totals, ["broken 0", "greedy 25", "noisy 37", "perfect 40"]);
 }
+
+/// PrairieLearn's external grader: the question's `externalGradingOptions`
+/// read from the kit's `question-info.json`; `/grade` (a private mount
+/// namespace binds a scratch tree there) holding `serverFilesCourse` with
+/// the folders it lists, an empty `tests`, the student's files in
+/// `student`, `data/data.json` and `results`; the entrypoint run from `/`;
+/// the score read from `/grade/results/results.json`. Each 15-110 fixture
+/// alone gets the class run's points (score x 10).
+#[test]
+fn prairielearn_kit_in_a_replica_of_the_external_grader() {
+    use std::os::unix::fs::PermissionsExt;
+    if !rustix::process::geteuid().is_root() {
+        assert!(
+            std::env::var_os("PUZZLEGRADE_REQUIRE_ISOLATION").is_none(),
+            "the PrairieLearn replica needs root (a mount namespace) here"
+        );
+        eprintln!("note: skipping the PrairieLearn replica: not root");
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(out.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let kit = out.path().join("kit");
+    harness()
+        .args(["package", "prairielearn", "--course", "cmu15110", "-o"])
+        .arg(&kit)
+        .assert()
+        .code(0)
+        .stdout(predicates::str::contains("which must hold: ruby"));
+    let info: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(kit.join("question-info.json")).unwrap()).unwrap();
+    assert_eq!(info["gradingMethod"], "External");
+    let options = &info["externalGradingOptions"];
+    assert_eq!(options["enabled"], true);
+    let entrypoint = options["entrypoint"].as_str().unwrap().to_string();
+    let class = workspace().join("harness/tests/fixtures/classes/cmu15110");
+    let grade = out.path().join("grade");
+    let mut scores = Vec::new();
+    for who in ["broken", "lazy", "perfect", "raises"] {
+        let _ = std::fs::remove_dir_all(&grade);
+        for d in ["serverFilesCourse", "tests", "student", "data", "results"] {
+            std::fs::create_dir_all(grade.join(d)).unwrap();
+        }
+        // Only the folders the question lists reach the container.
+        for listed in options["serverFilesCourse"].as_array().unwrap() {
+            let listed = listed.as_str().unwrap().trim_end_matches('/');
+            copy_dir(
+                &kit.join("serverFilesCourse").join(listed),
+                &grade.join("serverFilesCourse").join(listed),
+            );
+        }
+        copy_dir(&class.join(who), &grade.join("student"));
+        std::fs::write(
+            grade.join("data/data.json"),
+            r#"{"params": {}, "correct_answers": {}, "submitted_answers": {}, "format_errors": {}, "options": {}}"#,
+        )
+        .unwrap();
+        for e in walkdir::WalkDir::new(&grade) {
+            let e = e.unwrap();
+            if e.file_type().is_dir() {
+                std::fs::set_permissions(e.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+            }
+        }
+        let script = format!(
+            "set -e; mkdir -p /grade; mount --bind {} /grade; cd /; {}",
+            shell_words::quote(&grade.display().to_string()),
+            shell_words::quote(&entrypoint)
+        );
+        let run = std::process::Command::new("unshare")
+            .args(["--mount", "--propagation", "private", "sh", "-c", &script])
+            .output()
+            .expect("unshare");
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let results: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(grade.join("results/results.json")).unwrap())
+                .unwrap();
+        assert_eq!(results["gradable"], true, "{results}");
+        let tests = results["tests"].as_array().unwrap();
+        let points: f64 = tests.iter().map(|t| t["points"].as_f64().unwrap()).sum();
+        let max: f64 = tests
+            .iter()
+            .map(|t| t["max_points"].as_f64().unwrap())
+            .sum();
+        assert_eq!(max, 10.0, "{results}");
+        assert!((results["score"].as_f64().unwrap() * max - points).abs() < 1e-9);
+        scores.push(format!("{who} {points}"));
+    }
+    let _ = std::fs::remove_dir("/grade");
+    // The points the class run gives (class::cmu15110_class_in_ruby).
+    assert_eq!(scores, ["broken 0", "lazy 6", "perfect 10", "raises 6"]);
+}
+
+/// GitLab CI's shell executor, as LabTS runs it: the kit's runner/install.sh
+/// run on the host (into a scratch prefix, given to the job as the
+/// project variable PUZZLEGRADE_HOME would be); the pushed repository cloned
+/// into the builds folder; the job's `script` read from `.gitlab-ci.yml` and
+/// run in one bash session from the clone with GitLab's variables; then
+/// what GitLab reads: the `coverage` pattern over the log, the JUnit report
+/// at `artifacts:reports:junit`. Each Imperial fixture alone gets the class
+/// run's points.
+#[test]
+fn gitlab_kit_in_a_replica_of_a_shell_runner() {
+    use yaml_rust2::YamlLoader;
+    let out = tempfile::tempdir().unwrap();
+    let kit = out.path().join("kit");
+    harness()
+        .args(["package", "gitlab", "--course", "imperial", "-o"])
+        .arg(&kit)
+        .assert()
+        .code(0);
+    let prefix = out.path().join("opt-puzzlegrade");
+    let install = std::process::Command::new("sh")
+        .arg(kit.join("runner/install.sh"))
+        .env("PREFIX", &prefix)
+        .output()
+        .unwrap();
+    assert!(
+        install.status.success(),
+        "{}",
+        String::from_utf8_lossy(&install.stderr)
+    );
+    let yaml = std::fs::read_to_string(kit.join(".gitlab-ci.yml")).unwrap();
+    let doc = &YamlLoader::load_from_str(&yaml).unwrap()[0];
+    let job = &doc["puzzlegrade"];
+    let script: Vec<&str> = job["script"]
+        .as_vec()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    let coverage = job["coverage"].as_str().unwrap();
+    let coverage = regex::Regex::new(&format!(
+        "(?m){}",
+        coverage
+            .strip_prefix('/')
+            .unwrap()
+            .strip_suffix('/')
+            .unwrap()
+    ))
+    .unwrap();
+    let junit = job["artifacts"]["reports"]["junit"].as_str().unwrap();
+    let class = workspace().join("harness/tests/fixtures/classes/imperial");
+    let git = |dir: &Path, args: &[&str]| {
+        let s = std::process::Command::new("git")
+            .args(["-c", "user.name=student", "-c", "user.email=s@example.org"])
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(s.status.success(), "{}", String::from_utf8_lossy(&s.stderr));
+    };
+    let mut got = Vec::new();
+    for who in ["broken", "empty-mask", "part-a-only", "perfect"] {
+        // The student's repository, pushed; the runner's clone of it.
+        let origin = out.path().join("origin").join(who);
+        copy_dir(&class.join(who), &origin);
+        git(&origin, &["init", "-q"]);
+        git(&origin, &["add", "-A"]);
+        git(&origin, &["commit", "-q", "-m", "my test"]);
+        let builds = out.path().join("builds");
+        let project = builds.join("t0k3n/0/c-test").join(who);
+        std::fs::create_dir_all(project.parent().unwrap()).unwrap();
+        git(
+            project.parent().unwrap(),
+            &["clone", "-q", origin.to_str().unwrap(), who],
+        );
+        // Untracked junk in the clone is not the student's commit.
+        std::fs::write(project.join("stray.c"), "syntax error").unwrap();
+        let mut session = String::from("set -eo pipefail\n");
+        for line in &script {
+            session.push_str(line);
+            session.push('\n');
+        }
+        let run = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(&session)
+            .current_dir(&project)
+            .env("CI", "true")
+            .env("GITLAB_CI", "true")
+            .env("CI_PROJECT_DIR", &project)
+            .env("CI_PROJECT_NAME", who)
+            .env("CI_BUILDS_DIR", &builds)
+            .env("CI_JOB_NAME", "puzzlegrade")
+            .env("PUZZLEGRADE_HOME", &prefix)
+            .output()
+            .unwrap();
+        let log = String::from_utf8_lossy(&run.stdout);
+        assert!(
+            run.status.success(),
+            "{who}: {log}\n{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let pct: f64 = coverage
+            .captures(&log)
+            .unwrap_or_else(|| panic!("no coverage line in {log}"))[1]
+            .parse()
+            .unwrap();
+        let report = std::fs::read_to_string(project.join(junit)).unwrap();
+        let xml = roxmltree::Document::parse(&report).unwrap();
+        let cases: Vec<_> = xml
+            .descendants()
+            .filter(|n| n.has_tag_name("testcase"))
+            .collect();
+        // A submission that does not build has its build as its one test.
+        let least = if who == "broken" { 1 } else { 20 };
+        assert!(cases.len() >= least, "{who}: {} test cases", cases.len());
+        assert!(
+            cases
+                .iter()
+                .all(|c| c.attribute("name").unwrap().contains(who)),
+            "{who}: every test names the submission"
+        );
+        got.push(format!("{who} {pct}"));
+    }
+    // The points the class run gives (class::imperial_class_in_c_through_
+    // the_exam_driver), as GitLab's coverage: within 0..100 of 100.
+    assert_eq!(
+        got,
+        [
+            "broken 0",
+            "empty-mask 99.5",
+            "part-a-only 60.07",
+            "perfect 100"
+        ]
+    );
+}

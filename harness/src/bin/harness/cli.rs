@@ -193,6 +193,10 @@ pub struct GradeArgs {
     /// autograder prints it last).
     #[arg(long, value_name = "FILE", requires = "submission")]
     pub autolab: Option<PathBuf>,
+    /// With --submission: PrairieLearn's external-grader results.json for
+    /// it, written at exactly this path (/grade/results/results.json).
+    #[arg(long, value_name = "FILE", requires = "submission")]
+    pub prairielearn: Option<PathBuf>,
     /// With --course: one row per submission (points per rubric item,
     /// total, counts) written to this CSV at the end.
     #[arg(long, value_name = "FILE", requires = "course")]
@@ -468,6 +472,12 @@ pub enum PlatformArg {
     Gradescope,
     /// Autolab's (Tango's) autograde-Makefile and autograde.tar.
     Autolab,
+    /// PrairieLearn's external grader: serverFilesCourse/puzzlegrade and
+    /// the question's externalGradingOptions.
+    Prairielearn,
+    /// A GitLab CI job (LabTS-style): .gitlab-ci.yml and the runner's
+    /// install script.
+    Gitlab,
 }
 
 /// Options of `harness report`.

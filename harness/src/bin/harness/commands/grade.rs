@@ -161,8 +161,16 @@ fn class(args: &GradeArgs, course_path: &Path) -> anyhow::Result<ExitCode> {
     if let (Some(path), [one]) = (&args.results, points.as_slice()) {
         points::write_results(path, &course, one, &result.rows)?;
     }
+    if let (Some(path), [one]) = (&args.prairielearn, points.as_slice()) {
+        points::write_prairielearn(path, &course, one, &result.rows)?;
+    }
     if outputs.format == Format::Human {
         let _ = std::io::stdout().write_all(points::table(&points).as_bytes());
+        if let (Some(_), [one]) = (&args.submission, points.as_slice()) {
+            // One line a CI server can read the score from (GitLab's
+            // `coverage` pattern: docs/platforms.md).
+            println!("{}", points::score_line(one));
+        }
     }
     Ok(exit_status(&result.summary, reporter))
 }

@@ -44,6 +44,8 @@ pub fn run(args: &PackageArgs) -> anyhow::Result<ExitCode> {
     match args.platform {
         PlatformArg::Gradescope => gradescope(args, &course, &course_arg, folder.as_deref()),
         PlatformArg::Autolab => autolab(args, &course, &course_arg, folder.as_deref()),
+        PlatformArg::Prairielearn => prairielearn(args, &course, &course_arg, folder.as_deref()),
+        PlatformArg::Gitlab => gitlab(args, &course, &course_arg, folder.as_deref()),
     }
 }
 
@@ -79,6 +81,191 @@ fn payload(folder: Option<&Path>) -> anyhow::Result<Vec<(String, Vec<u8>, u32)>>
         }
     }
     Ok(files)
+}
+
+/// Writes `files` under `dir`, each with its mode.
+fn write_tree(dir: &Path, files: &[(String, Vec<u8>, u32)]) -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    for (name, bytes, mode) in files {
+        let path = dir.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create {}", parent.display()))?;
+        }
+        harness::export::write_atomically(&path, bytes)?;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(*mode))?;
+    }
+    Ok(())
+}
+
+/// The `--course` argument a kit's script passes: a bundled course's
+/// name, or the config inside the kit's copy of its folder.
+fn course_in(course_arg: &str, folder: Option<&Path>, here: &str) -> String {
+    if folder.is_some() {
+        format!("\"{here}\"/{}", shell_words::quote(course_arg))
+    } else {
+        shell_words::quote(course_arg).into_owned()
+    }
+}
+
+/// PrairieLearn's external grader: `serverFilesCourse/puzzlegrade/` (this
+/// harness and `run`, the entrypoint) and `question-info.json`, the
+/// question's `externalGradingOptions`. `run` grades `/grade/student` and
+/// writes `/grade/results/results.json`; a setup error is written as not
+/// gradable (the student keeps the attempt).
+fn prairielearn(
+    args: &PackageArgs,
+    course: &Course,
+    course_arg: &str,
+    folder: Option<&Path>,
+) -> anyhow::Result<ExitCode> {
+    let course_path = course_in(course_arg, folder, "$here");
+    let run = format!(
+        "#!/bin/sh\n\
+         # PrairieLearn's external grader runs this (puzzlegrade, course {course_arg}):\n\
+         # grades /grade/student, writes /grade/results/results.json.\n\
+         here=$(cd \"$(dirname \"$0\")\" && pwd)\n\
+         bin=$here\n\
+         if [ ! -x \"$bin/harness\" ]; then\n\
+         \x20 # A course repository that lost the modes: run from a copy.\n\
+         \x20 bin=$(mktemp -d) && cp \"$here\"/harness* \"$bin\" && chmod 755 \"$bin\"/harness*\n\
+         fi\n\
+         mkdir -p /grade/results\n\
+         rm -f /grade/results/results.json\n\
+         export PUZZLEGRADE_CACHE=\"${{TMPDIR:-/tmp}}/puzzlegrade-cache\"\n\
+         \"$bin/harness\" grade --course {course_path} --submission /grade/student --id student \\\n\
+         \x20   --prairielearn /grade/results/results.json --scorecard \"${{TMPDIR:-/tmp}}/puzzlegrade-rows.csv\" --force\n\
+         status=$?\n\
+         if [ ! -s /grade/results/results.json ]; then\n\
+         \x20 printf '{{\"gradable\": false, \"message\": \"The autograder could not grade this submission (harness exit %s): tell your course staff.\"}}\\n' \"$status\" \\\n\
+         \x20   > /grade/results/results.json\n\
+         fi\n\
+         exit 0\n"
+    );
+    let image = image_for(&course.file.packages);
+    let info = serde_json::json!({
+        "gradingMethod": "External",
+        "singleVariant": true,
+        "externalGradingOptions": {
+            "enabled": true,
+            "image": image,
+            "serverFilesCourse": ["puzzlegrade/"],
+            "entrypoint": "/grade/serverFilesCourse/puzzlegrade/run",
+            "timeout": 600
+        }
+    });
+    let mut files: Vec<(String, Vec<u8>, u32)> = payload(folder)?
+        .into_iter()
+        .map(|(name, bytes, mode)| (format!("serverFilesCourse/puzzlegrade/{name}"), bytes, mode))
+        .collect();
+    files.push((
+        "serverFilesCourse/puzzlegrade/run".into(),
+        run.into_bytes(),
+        0o755,
+    ));
+    let mut info = serde_json::to_vec_pretty(&info)?;
+    info.push(b'\n');
+    files.push(("question-info.json".into(), info, 0o644));
+    write_tree(&args.out, &files)?;
+    println!(
+        "wrote {}/serverFilesCourse/puzzlegrade and question-info.json (course {course_arg}; image {image}, which must hold: {})",
+        args.out.display(),
+        packages(course)
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A PrairieLearn grader image holding the course's packages, where one
+/// of PrairieLearn's own does (else Ubuntu's, to be built upon).
+fn image_for(packages: &[String]) -> &'static str {
+    let has = |p: &str| packages.iter().any(|x| x.starts_with(p));
+    if has("openjdk") {
+        "prairielearn/grader-java"
+    } else if has("gcc") || has("valgrind") {
+        "prairielearn/grader-c"
+    } else if packages.iter().all(|p| p == "python3") {
+        "prairielearn/grader-python"
+    } else {
+        "ubuntu:24.04"
+    }
+}
+
+/// GitLab CI (LabTS-style), shell executor: `.gitlab-ci.yml` (a job that
+/// grades the pushed commit, publishes JUnit as GitLab's test report and
+/// the score as the job's coverage) and `runner/` (this harness and
+/// `install.sh`, run once as root on the runner's host).
+fn gitlab(
+    args: &PackageArgs,
+    course: &Course,
+    course_arg: &str,
+    folder: Option<&Path>,
+) -> anyhow::Result<ExitCode> {
+    let course_path = course_in(course_arg, folder, "$PUZZLEGRADE_HOME");
+    let grade = format!(
+        "\"$PUZZLEGRADE_HOME/harness\" grade --course {course_path} --submission .puzzlegrade/submission --id \"$CI_PROJECT_NAME\" --scorecard .puzzlegrade/rows.csv --summary .puzzlegrade/summary.csv --export junit:.puzzlegrade/junit.xml --force || test $? -eq 1"
+    );
+    let yaml = format!(
+        "# puzzlegrade (course {course_arg}): grades each push. The runner (shell\n\
+         # executor, tag puzzlegrade) has puzzlegrade installed by runner/install.sh.\n\
+         # The score is the job's coverage; each case is a test in the test report.\n\
+         puzzlegrade:\n\
+         \x20 stage: test\n\
+         \x20 tags: [puzzlegrade]\n\
+         \x20 variables:\n\
+         \x20   PUZZLEGRADE_HOME: /opt/puzzlegrade\n\
+         \x20 script:\n\
+         \x20   - rm -rf .puzzlegrade && mkdir -p .puzzlegrade/submission\n\
+         \x20   # The commit's files, as pushed: nothing untracked, no .git.\n\
+         \x20   - git archive --format=tar HEAD | tar xf - -C .puzzlegrade/submission\n\
+         \x20   - export PUZZLEGRADE_CACHE=\"$PUZZLEGRADE_HOME/cache\"\n\
+         \x20   - {}\n\
+         \x20 coverage: '/^score: \\S+ \\/ \\S+ points \\((\\d+(?:\\.\\d+)?)%\\)$/'\n\
+         \x20 artifacts:\n\
+         \x20   when: always\n\
+         \x20   paths: [.puzzlegrade/summary.csv, .puzzlegrade/rows.csv]\n\
+         \x20   reports:\n\
+         \x20     junit: .puzzlegrade/junit.xml\n",
+        yaml_quote(&grade)
+    );
+    let install = format!(
+        "#!/bin/sh\n\
+         # Installs puzzlegrade on a GitLab runner's host (run once, as root):\n\
+         # the harness into $PREFIX (default /opt/puzzlegrade), its bundled courses\n\
+         # written out, and the Debian packages course {course_arg} needs.\n\
+         set -eu\n\
+         cd \"$(dirname \"$0\")\"\n\
+         prefix=${{PREFIX:-/opt/puzzlegrade}}\n\
+         packages={}\n\
+         if [ -n \"$packages\" ] && ! dpkg -s $packages >/dev/null 2>&1; then\n\
+         \x20 apt-get update -qq\n\
+         \x20 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $packages\n\
+         fi\n\
+         mkdir -p \"$prefix\"\n\
+         cp -R . \"$prefix\"/\n\
+         rm -f \"$prefix/install.sh\"\n\
+         chmod -R a+rX \"$prefix\"\n\
+         PUZZLEGRADE_CACHE=\"$prefix/cache\" \"$prefix/harness\" courses >/dev/null\n\
+         echo \"puzzlegrade installed in $prefix\"\n",
+        shell_words::quote(&course.file.packages.join(" "))
+    );
+    let mut files: Vec<(String, Vec<u8>, u32)> = payload(folder)?
+        .into_iter()
+        .map(|(name, bytes, mode)| (format!("runner/{name}"), bytes, mode))
+        .collect();
+    files.push(("runner/install.sh".into(), install.into_bytes(), 0o755));
+    files.push((".gitlab-ci.yml".into(), yaml.into_bytes(), 0o644));
+    write_tree(&args.out, &files)?;
+    println!(
+        "wrote {0}/.gitlab-ci.yml and {0}/runner (course {course_arg}; packages the runner needs: {1})",
+        args.out.display(),
+        packages(course)
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `s` as a single-quoted YAML scalar.
+fn yaml_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
 }
 
 /// Autolab (Tango): `autograde-Makefile` and `autograde.tar` in the folder
