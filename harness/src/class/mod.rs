@@ -372,9 +372,7 @@ pub fn built_candidates(
     source: &Source,
     work: &Path,
 ) -> anyhow::Result<Vec<Built>> {
-    let Some(solver) = course.parts.iter().position(|p| {
-        matches!(p.kind, crate::course::PartKind::Suites(g) if g.name() == course.family.name())
-    }) else {
+    let Some(solver) = course.solver_part() else {
         anyhow::bail!(
             "{}: no part runs the family's suites: nothing to time",
             course.path.display()

@@ -98,6 +98,60 @@ pub fn team(dir: &Path, entry_file: &str) -> Option<Result<String, String>> {
     })
 }
 
+/// A submission's live contest entry, for a platform's leaderboard while
+/// the handins come in: its team and how its solver part did on the graded
+/// cases (the places and the credit come from `harness contest`, on
+/// puzzles nobody has seen).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Live {
+    /// The team name.
+    pub team: String,
+    /// Solver cases accepted.
+    pub solved: usize,
+    /// Solver cases run.
+    pub cases: usize,
+    /// CPU seconds over the accepted ones (the contest's clock).
+    pub cpu_seconds: f64,
+}
+
+impl Live {
+    /// The entry of `team` from a submission's rows: those of `part`, the
+    /// family's solver part (its suites are named `part/...`).
+    pub fn of(team: &str, part: &str, rows: &[crate::outcome::Row]) -> Self {
+        let prefix = format!("{part}/");
+        let mine: Vec<_> = rows
+            .iter()
+            .filter(|r| r.suite.starts_with(&prefix))
+            .collect();
+        let solved: Vec<_> = mine
+            .iter()
+            .filter(|r| r.verdict == crate::outcome::Verdict::Accepted)
+            .collect();
+        let ms: f64 = solved.iter().filter_map(|r| r.cpu_ms).sum();
+        Live {
+            team: team.to_string(),
+            solved: solved.len(),
+            cases: mine.len(),
+            cpu_seconds: (ms / 10.0).round() / 100.0,
+        }
+    }
+
+    /// Gradescope's `leaderboard`: the team, cases solved (more is
+    /// better), CPU seconds over them (less is better).
+    pub fn leaderboard(&self) -> Vec<serde_json::Value> {
+        vec![
+            serde_json::json!({ "name": "Team", "value": self.team }),
+            serde_json::json!({ "name": "Solved", "value": self.solved }),
+            serde_json::json!({ "name": "CPU seconds", "value": self.cpu_seconds, "order": "asc" }),
+        ]
+    }
+}
+
+/// Autolab's scoreboard columns for [`Live`] (the assessment's
+/// "Scoreboard" setting): solved, most first; then CPU seconds, least first.
+pub const AUTOLAB_SCOREBOARD: &str =
+    r#"{"scoreboard": [{"hdr": "Solved"}, {"hdr": "CPU seconds", "asc": 1}]}"#;
+
 /// One submission's line of the credit file `harness contest --credit`
 /// writes and `harness grade --contest-credit` reads.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize)]
@@ -183,6 +237,38 @@ mod tests {
             [3.0, 2.0, 2.0, 1.0, 1.0, 1.0, 0.0]
         );
         assert_eq!(c.entry_file, "contest.txt");
+    }
+
+    #[test]
+    fn a_live_entry_counts_its_solver_part_only() {
+        use crate::outcome::{Row, Verdict};
+        let row = |suite: &str, verdict: Verdict, cpu: f64| {
+            let mut r = Row::new("alice", "fam", suite, "p1");
+            r.verdict = verdict;
+            r.cpu_ms = Some(cpu);
+            r
+        };
+        let rows = [
+            row("solver/easy", Verdict::Accepted, 1234.0),
+            row("solver/hard", Verdict::Accepted, 10.0),
+            row("solver/hard", Verdict::TimeLimit, 80_000.0),
+            row("checker/easy", Verdict::Accepted, 5000.0),
+            row("build", Verdict::Accepted, 700.0),
+        ];
+        let live = Live::of("Speedy", "solver", &rows);
+        assert_eq!(
+            live,
+            Live {
+                team: "Speedy".into(),
+                solved: 2,
+                cases: 3,
+                cpu_seconds: 1.24
+            }
+        );
+        assert_eq!(
+            serde_json::Value::from(live.leaderboard()).to_string(),
+            r#"[{"name":"Team","value":"Speedy"},{"name":"Solved","value":2},{"name":"CPU seconds","order":"asc","value":1.24}]"#
+        );
     }
 
     #[test]

@@ -97,6 +97,14 @@ pub struct CourseFile {
     /// by place (`harness contest --course`).
     #[serde(default)]
     pub contest: Option<contest::ContestFile>,
+    /// Who sees the autograder's own output on Gradescope (its log names
+    /// every case, secret ones too) [default: hidden].
+    #[serde(default = "hidden")]
+    pub stdout_visibility: rubric::Visibility,
+}
+
+fn hidden() -> rubric::Visibility {
+    rubric::Visibility::Hidden
 }
 
 /// `[build]`.
@@ -248,6 +256,14 @@ pub enum PartKind {
 }
 
 impl Course {
+    /// The part that runs the family's own suites (its solver, the one a
+    /// contest times), where one does.
+    pub fn solver_part(&self) -> Option<usize> {
+        self.parts
+            .iter()
+            .position(|p| matches!(p.kind, PartKind::Suites(g) if g.name() == self.family.name()))
+    }
+
     /// Reads and validates a course config. Errors name the file and line.
     pub fn load(path: &Path) -> Result<Self, CourseError> {
         let text = std::fs::read_to_string(path).map_err(|source| CourseError::Read {

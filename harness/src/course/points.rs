@@ -38,6 +38,10 @@ pub struct Points {
     pub accepted: usize,
     /// Cases run.
     pub cases: usize,
+    /// Its live contest entry (a platform's leaderboard), where the
+    /// course has a contest and the submission enters: set by the caller,
+    /// which reads the submission's entry file.
+    pub entry: Option<super::contest::Live>,
 }
 
 /// Every submission's points from the scorecard's rows, and its handins
@@ -102,6 +106,7 @@ pub fn points(
                     .filter(|r| r.verdict == Verdict::Accepted)
                     .count(),
                 cases: cases.len(),
+                entry: None,
             }
         })
         .collect()
@@ -232,7 +237,11 @@ pub fn write_autolab(path: &Path, p: &Points) -> anyhow::Result<()> {
     for (name, points, _) in &p.extra {
         scores.insert(name.clone(), serde_json::json!(points));
     }
-    let mut line = serde_json::to_vec(&serde_json::json!({ "scores": scores }))?;
+    let mut json = serde_json::json!({ "scores": scores });
+    if let Some(e) = &p.entry {
+        json["scoreboard"] = serde_json::json!([e.solved, e.cpu_seconds]);
+    }
+    let mut line = serde_json::to_vec(&json)?;
     line.push(b'\n');
     crate::export::write_atomically(path, &line)
 }
@@ -374,7 +383,8 @@ fn results(course: &Course, p: &Points, rows: &[Row]) -> Results {
             ),
         },
         visibility: "visible",
-        stdout_visibility: None,
+        stdout_visibility: Some(course.file.stdout_visibility.as_str()),
+        leaderboard: p.entry.as_ref().map(super::contest::Live::leaderboard),
         tests,
     }
 }

@@ -30,6 +30,9 @@ pub struct Results {
     /// Who sees the autograder's stdout.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stdout_visibility: Option<&'static str>,
+    /// A contest's leaderboard columns (`name`, `value`, `order`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub leaderboard: Option<Vec<serde_json::Value>>,
     /// The tests, in order.
     pub tests: Vec<Test>,
 }
@@ -107,6 +110,7 @@ impl Export for Gradescope {
             output,
             visibility: "visible",
             stdout_visibility: Some("hidden"),
+            leaderboard: None,
             tests,
         };
         results.to_bytes()

@@ -1070,6 +1070,59 @@ fn cs61bl_contest_extra_credit_by_place() {
     assert_eq!(line("broken"), "broken,0,0,0,0,0,0,12,no");
 }
 
+/// One CS61BL submission graded where a platform puts it: an entry's
+/// Gradescope results carry the contest's live leaderboard (team, solved,
+/// CPU seconds) and Autolab's line its scoreboard; a submission whose
+/// contest.txt names no team has neither; the autograder's log is hidden
+/// from students unless the course says otherwise.
+#[test]
+fn cs61bl_one_submission_on_the_platforms_leaderboards() {
+    if !have("javac") {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let hard = small_hard_suite(out.path());
+    let grade = |who: &str, code: i32| {
+        let dir = out.path().join(who);
+        harness()
+            .current_dir(out.path())
+            .args(["grade", "--course", "cs61bl", "--submission"])
+            .arg(fixtures("cs61bl").join(who))
+            .arg("--suite")
+            .arg(&hard)
+            .arg("--results")
+            .arg(dir.join("results.json"))
+            .arg("--autolab")
+            .arg(dir.join("autolab.json"))
+            .arg("--scorecard")
+            .arg(dir.join("rows.csv"))
+            .assert()
+            .code(code)
+            .stdout(predicates::str::contains("score: "));
+        let results: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join("results.json")).unwrap()).unwrap();
+        let autolab: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join("autolab.json")).unwrap()).unwrap();
+        (results, autolab)
+    };
+    let (results, autolab) = grade("perfect", 0);
+    assert_eq!(results["stdout_visibility"], "hidden");
+    let board = results["leaderboard"].as_array().unwrap();
+    assert_eq!(
+        board[0],
+        serde_json::json!({"name": "Team", "value": "Speedy"})
+    );
+    assert_eq!(board[1], serde_json::json!({"name": "Solved", "value": 3}));
+    assert_eq!(board[2]["name"], "CPU seconds");
+    assert_eq!(board[2]["order"], "asc");
+    let cpu = board[2]["value"].as_f64().unwrap();
+    assert!(cpu > 0.0, "{board:?}");
+    assert_eq!(autolab["scoreboard"], serde_json::json!([3, cpu]));
+    let (results, autolab) = grade("badchecker", 1);
+    assert!(results.get("leaderboard").is_none(), "{results}");
+    assert!(autolab.get("scoreboard").is_none(), "{autolab}");
+}
+
 /// Each shipped config's maximum is its handout's total of what a program
 /// can judge (CS61BL: the 20 code points; its contest's extra credit is
 /// beyond them).

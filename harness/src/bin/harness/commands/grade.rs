@@ -141,7 +141,7 @@ fn class(args: &GradeArgs, course_path: &Path) -> anyhow::Result<ExitCode> {
         &kept,
         &mut report_to(&mut reporter, cancel),
     )?;
-    let points = points::points(
+    let mut points = points::points(
         &course,
         &result.ids,
         &result.keys,
@@ -149,6 +149,22 @@ fn class(args: &GradeArgs, course_path: &Path) -> anyhow::Result<ExitCode> {
         &result.handins,
         credits.as_ref(),
     );
+    // One submission that enters the course's contest: its live entry
+    // for the platform's leaderboard.
+    if let (Some(dir), Some(contest), Some(part), [one]) = (
+        &args.submission,
+        &course.file.contest,
+        course.solver_part(),
+        points.as_mut_slice(),
+    ) && let Some(Ok(team)) = harness::course::contest::team(dir, &contest.entry_file)
+    {
+        let part = &course.parts[part].file.name;
+        one.entry = Some(harness::course::contest::Live::of(
+            &team,
+            part,
+            &result.rows,
+        ));
+    }
     if let Some(path) = &args.summary {
         points::write_summary(path, &course, &points)?;
     }

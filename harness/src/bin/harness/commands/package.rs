@@ -328,6 +328,16 @@ fn autolab(
     }
     harness::export::write_atomically(&args.out.join("autograde.tar"), &tar.into_inner()?)?;
     harness::export::write_atomically(&args.out.join("autograde-Makefile"), makefile.as_bytes())?;
+    if course.file.contest.is_some() {
+        // The live contest's columns, for the assessment's Scoreboard
+        // setting.
+        let spec = format!("{}\n", harness::course::contest::AUTOLAB_SCOREBOARD);
+        harness::export::write_atomically(&args.out.join("scoreboard.json"), spec.as_bytes())?;
+        println!(
+            "wrote {}/scoreboard.json: paste it into the assessment's Scoreboard setting",
+            args.out.display()
+        );
+    }
     println!(
         "wrote {}/autograde-Makefile and autograde.tar (course {course_arg}; handin {}; packages the image needs: {})",
         args.out.display(),
