@@ -86,17 +86,23 @@ def main(argv, out):
     sys.modules["student_submission"] = module
     spec.loader.exec_module(module)
     Puzzle = getattr(module, "LightsOutPuzzle", None)
-    lines = []
+    # Labels (not compared): the calls in the handout's terms, for the
+    # harness to explain a wrong answer (docs/adapters.md, Labels). Not
+    # for find_solution, whose output is the moves alone.
+    lines = [] if question == "find_solution" else ["@values python", f"@input {board!r}"]
 
     if question == "get_board":
+        lines.append("@ LightsOutPuzzle(board).get_board() returned")
         lines += rows(Puzzle(fresh(board)).get_board())
     elif question == "create_puzzle":
+        lines.append(f"@ create_puzzle({height}, {width}).get_board() returned")
         lines += rows(module.create_puzzle(height, width).get_board())
     elif question == "perform_move":
         for r in range(height):
             for c in range(width):
                 p = Puzzle(fresh(board))
                 p.perform_move(r, c)
+                lines.append(f"@ perform_move({r}, {c}) left the board")
                 lines.append(f"{r} {c}")
                 lines += rows(p.get_board())
     elif question == "scramble":
@@ -106,21 +112,27 @@ def main(argv, out):
             p.scramble()
             lines += rows(p.get_board())
     elif question == "is_solved":
+        lines.append("@ is_solved() returned")
         lines.append(str(bool(Puzzle(fresh(board)).is_solved())).lower())
         off = [[False] * width for _ in range(height)]
+        lines.append("@ is_solved() on an all-off board returned")
         lines.append(str(bool(Puzzle(off).is_solved())).lower())
     elif question == "copy":
         p = Puzzle(fresh(board))
         q = p.copy()
+        lines.append("@ q = p.copy(); q.get_board() returned")
         lines += rows(q.get_board())
         q.perform_move(0, 0)
+        lines.append("@ after q.perform_move(0, 0), p.get_board() returned")
         lines += rows(p.get_board())
         p.perform_move(height - 1, width - 1)
+        lines.append(f"@ after p.perform_move({height - 1}, {width - 1}), q.get_board() returned")
         lines += rows(q.get_board())
     elif question == "successors":
         found = list(Puzzle(fresh(board)).successors())
         for move, new in sorted(found, key=lambda s: tuple(s[0])):
             r, c = move
+            lines.append(f"@ successors() gave move ({r}, {c}) with the board")
             lines.append(f"{r} {c}")
             lines += rows(new.get_board())
     elif question == "find_solution":

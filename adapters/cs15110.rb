@@ -66,7 +66,7 @@ def drawing(drawn)
     kind == "Rectangle" && a.size >= 4 && a.first(4).all? { |v| number(v) } &&
       number(a[0]) <= 0 && number(a[1]) <= 0 && number(a[2]) >= SIZE && number(a[3]) >= SIZE
   end
-  out = ["background #{bg ? colour(bg[2]) || 'none' : 'none'}"]
+  out = ["@ display(board) drew", "background #{bg ? colour(bg[2]) || 'none' : 'none'}"]
   circles = drawn.select { |kind, a, _| kind == "Circle" && a.size >= 3 && number(a[0]) && number(a[1]) }
   xs = circles.map { |_, a, _| number(a[0]) }.uniq.sort
   ys = circles.map { |_, a, _| number(a[1]) }.uniq.sort
@@ -84,6 +84,7 @@ def drawing(drawn)
           [nil, "center"].include?(to[:anchor]&.to_s)
       end
       said = label ? "#{label[1][0].to_s.delete(' ')} #{colour(label[2]) || 'black'}" : "no label at the centre"
+      out << "@ display(board) drew the circle at #{r},#{c} (fill, text, text colour) as"
       out << "#{r},#{c} #{colour(o) || 'none'} #{said}"
     end
   end
@@ -105,7 +106,9 @@ rescue NoMethodError, TypeError
 end
 
 def main(student, question, board)
-  lines = []
+  # Labels (not compared): the calls in the handout's terms, for the
+  # harness to explain a wrong answer (docs/adapters.md, Labels).
+  lines = ["@values ruby", "@input #{board.inspect}"]
   case question
   when "rand_board"
     srand(15_110)
@@ -119,14 +122,18 @@ def main(student, question, board)
       board[0].size.times do |c|
         b = board.map(&:dup)
         send(:select!, b, r, c)
+        lines << "@ select!(board, #{r}, #{c}) left the board"
         lines << "#{r} #{c}"
         lines.concat(rows(b))
       end
     end
   when "all_out"
+    lines << "@ all_out?(board) returned"
     lines << (send(:all_out?, board.map(&:dup)) ? "true" : "false")
+    lines << "@ all_out? on an all-off board returned"
     lines << (send(:all_out?, Array.new(5) { Array.new(5, 0) }) ? "true" : "false")
   when "solvable"
+    lines << "@ solvable?(board) returned"
     lines << (send(:solvable?, board.map(&:dup)) ? "true" : "false")
   end
   lines

@@ -76,10 +76,7 @@ impl Case for Transcript {
             );
         }
         let text = String::from_utf8_lossy(stdout);
-        let mut got: Vec<&str> = text.lines().map(str::trim_end).collect();
-        while got.last().is_some_and(|l| l.is_empty()) {
-            got.pop();
-        }
+        let (got, labels) = Labels::split(&text);
         let result = match self {
             Transcript::Exact(options) => {
                 let mut first_err = None;
@@ -90,7 +87,8 @@ impl Case for Transcript {
                             break;
                         }
                         Err(e) => {
-                            first_err.get_or_insert(e);
+                            first_err
+                                .get_or_insert_with(|| labels.explain(want, &got).unwrap_or(e));
                         }
                     }
                 }
@@ -115,6 +113,127 @@ impl Case for Transcript {
             exit_code: 0,
         }
     }
+}
+
+/// What an adapter says about its transcript in the assignment's own
+/// terms, on lines of their own that are not compared: `@ TEXT` starts a
+/// section (the call as the handout writes it: `@ perform_move(1, 1)
+/// left`), `@input LITERAL` is the case's puzzle as the student's code
+/// sees it, `@values python|ruby` how boards and booleans are written.
+/// A wrong line is then explained as `perform_move(1, 1) left [[...]],
+/// expected [[...]] (the board: [[...]])`.
+#[derive(Default)]
+struct Labels {
+    /// (index in the compared lines where a section starts, its text).
+    sections: Vec<(usize, String)>,
+    input: Option<String>,
+    values: Option<String>,
+}
+
+impl Labels {
+    /// The compared lines (trailing spaces and blank last lines dropped)
+    /// and the labels among them.
+    fn split(text: &str) -> (Vec<&str>, Labels) {
+        let mut got = Vec::new();
+        let mut labels = Labels::default();
+        for line in text.lines().map(str::trim_end) {
+            if let Some(t) = line.strip_prefix("@ ") {
+                labels.sections.push((got.len(), t.to_string()));
+            } else if let Some(t) = line.strip_prefix("@input ") {
+                labels.input = Some(t.to_string());
+            } else if let Some(t) = line.strip_prefix("@values ") {
+                labels.values = Some(t.to_string());
+            } else {
+                got.push(line);
+            }
+        }
+        while got.last().is_some_and(|l| l.is_empty()) {
+            got.pop();
+        }
+        (got, labels)
+    }
+
+    /// The first wrong line's section, in the assignment's terms: `None`
+    /// without labels, or where the wrong line is not a value of the
+    /// section (a move header, say).
+    fn explain(&self, want: &[String], got: &[&str]) -> Option<String> {
+        let i = want
+            .iter()
+            .zip(got)
+            .position(|(w, g)| w != g)
+            .unwrap_or(want.len().min(got.len()));
+        let s = self.sections.iter().rposition(|(at, _)| *at <= i)?;
+        let (start, text) = &self.sections[s];
+        let end = self.sections.get(s + 1).map_or(usize::MAX, |(at, _)| *at);
+        let slice = |lines: Vec<&str>| -> Vec<String> {
+            let mut v: Vec<String> = lines
+                .into_iter()
+                .skip(*start)
+                .take(end.saturating_sub(*start))
+                .map(str::to_string)
+                .collect();
+            // A header before the value (the move of a successor): the
+            // value is what follows it.
+            if v.len() > 1 && !is_row(&v[0]) && v[1..].iter().all(|l| is_row(l)) {
+                v.remove(0);
+            }
+            v
+        };
+        let want_part = slice(want.iter().map(String::as_str).collect());
+        let got_part = slice(got.to_vec());
+        let header = want.len().saturating_sub(*start).min(end - start) > want_part.len();
+        if header && i == *start {
+            return None;
+        }
+        if want_part.is_empty() || !(want_part.iter().all(|l| is_row(l)) || want_part.len() == 1) {
+            return None;
+        }
+        let mut out = format!(
+            "{text} {}, expected {}",
+            self.value(&got_part),
+            self.value(&want_part)
+        );
+        if let Some(input) = &self.input {
+            out.push_str(&format!(" (the board: {input})"));
+        }
+        Some(out)
+    }
+
+    /// Lines as the assignment's language writes the value.
+    fn value(&self, lines: &[String]) -> String {
+        let style = self.values.as_deref().unwrap_or("");
+        if lines.is_empty() {
+            return "nothing".into();
+        }
+        if lines.len() == 1 && !is_row(&lines[0]) {
+            return match (style, lines[0].as_str()) {
+                ("python", "true") => "True".into(),
+                ("python", "false") => "False".into(),
+                (_, l) => l.to_string(),
+            };
+        }
+        if !lines.iter().all(|l| is_row(l)) {
+            return format!("{:?}", lines.join("\n"));
+        }
+        let (on, off) = match style {
+            "python" => ("True", "False"),
+            "ruby" => ("1", "0"),
+            _ => ("#", "O"),
+        };
+        let rows: Vec<String> = lines
+            .iter()
+            .map(|l| {
+                let cells: Vec<&str> = l.chars().map(|c| if c == '#' { on } else { off }).collect();
+                format!("[{}]", cells.join(", "))
+            })
+            .collect();
+        format!("[{}]", rows.join(", "))
+    }
+}
+
+/// A board row of a transcript: `#` and `O` only.
+fn is_row(line: &str) -> bool {
+    !line.is_empty() && line.chars().all(|c| c == '#' || c == 'O')
 }
 
 /// The first line where `got` differs from `want`.
@@ -165,5 +284,42 @@ mod tests {
         );
         assert_eq!(t.judge(b"a\nb\n", 3).check, Check::RuntimeError);
         assert_eq!(t.answer().stdout, "a\nb\n");
+    }
+
+    /// An adapter's labels turn a wrong line into the assignment's terms;
+    /// they are not compared.
+    #[test]
+    fn labels_explain_a_wrong_line_in_the_assignments_terms() {
+        let want = |rows: &[&str]| rows.iter().map(|r| r.to_string()).collect::<Vec<_>>();
+        let t = Transcript::Exact(vec![want(&["0 0", "#O", "OO", "0 1", "OO", "O#"])]);
+        let good = "@values python\n@input [[False, False], [False, False]]\n\
+                    @ perform_move(0, 0) left\n0 0\n#O\nOO\n@ perform_move(0, 1) left\n0 1\nOO\nO#\n";
+        assert_eq!(t.judge(good.as_bytes(), 0).check, Check::Accepted);
+        let bad = good.replace("0 1\nOO\nO#", "0 1\nO#\nOO");
+        assert_eq!(
+            t.judge(bad.as_bytes(), 0).detail,
+            "perform_move(0, 1) left [[False, True], [False, False]], expected \
+             [[False, False], [False, True]] (the board: [[False, False], [False, False]])"
+        );
+        // A wrong header is no value: the plain line.
+        let header = good.replace("0 1\nOO", "1 1\nOO");
+        assert_eq!(
+            t.judge(header.as_bytes(), 0).detail,
+            "line 4: expected \"0 1\", got \"1 1\""
+        );
+        // Ruby's 0/1 boards; a boolean; a missing value.
+        let t = Transcript::Exact(vec![want(&["false", "true"])]);
+        let ruby =
+            "@values ruby\n@ all_out?(board) returned\ntrue\n@ all_out?(all off) returned\ntrue\n";
+        assert_eq!(
+            t.judge(ruby.as_bytes(), 0).detail,
+            "all_out?(board) returned true, expected false"
+        );
+        let py =
+            "@values python\n@ is_solved() returned\nfalse\n@ is_solved() on all off returned\n";
+        assert_eq!(
+            t.judge(py.as_bytes(), 0).detail,
+            "is_solved() on all off returned nothing, expected True"
+        );
     }
 }

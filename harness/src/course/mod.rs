@@ -209,6 +209,12 @@ pub struct PartFile {
     /// puzzle of the course's own, as an exam's challenge question).
     #[serde(default)]
     pub keep_suites: bool,
+    /// The judge's words in the handout's, for students (Gradescope's and
+    /// PrairieLearn's feedback): `[["exit 1 (no solution)", "returned
+    /// None"], ...]`, each phrase replaced where a detail holds it, in
+    /// order. The scorecard keeps the judge's own words.
+    #[serde(default)]
+    pub says: Vec<(String, String)>,
 }
 
 /// Whether `path` (a file a submission must hold) stays inside it: not
@@ -262,6 +268,21 @@ impl Course {
         self.parts
             .iter()
             .position(|p| matches!(p.kind, PartKind::Suites(g) if g.name() == self.family.name()))
+    }
+
+    /// A row's detail in its part's terms (the part's `says`); the part
+    /// is the one whose name starts the row's suite.
+    pub fn in_terms(&self, suite: &str, detail: &str) -> String {
+        let part = self.parts.iter().find(|p| {
+            suite
+                .strip_prefix(p.file.name.as_str())
+                .is_some_and(|r| r.starts_with('/'))
+        });
+        let mut out = detail.to_string();
+        for (from, to) in part.map(|p| p.file.says.as_slice()).unwrap_or_default() {
+            out = out.replace(from.as_str(), to);
+        }
+        out
     }
 
     /// Reads and validates a course config. Errors name the file and line.

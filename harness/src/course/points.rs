@@ -332,7 +332,13 @@ fn results(course: &Course, p: &Points, rows: &[Row]) -> Results {
                     "{}/{}: a solution of {m} moves; this item needs the fewest, {b}",
                     r.suite, r.case
                 ),
-                _ => format!("{}/{}: {} {}", r.suite, r.case, r.verdict, r.detail),
+                _ => format!(
+                    "{}/{}: {} {}",
+                    r.suite,
+                    r.case,
+                    r.verdict,
+                    course.in_terms(&r.suite, &r.detail)
+                ),
             })
             .collect();
         let output = if item.rule == Rule::CompilePenalty {

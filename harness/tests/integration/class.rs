@@ -302,6 +302,30 @@ fn cmu15110_class_in_ruby() {
         .find(|r| r["candidate"] == "lazy" && r["suite"] == "display/lightsout/5x5")
         .unwrap();
     assert_eq!(lazy["verdict"], "wrong-answer", "{lazy:?}");
+    // Said in the handout's terms: the adapter's labels name the call.
+    assert!(
+        lazy["detail"]
+            .starts_with("display(board) drew the circle at 0,0 (fill, text, text colour) as 0,0 ")
+            && lazy["detail"].contains(" 0,0 black, expected 0,0 ")
+            && lazy["detail"].contains(" 0,0 red (the board: [["),
+        "{}",
+        lazy["detail"]
+    );
+    let solvable = rows
+        .iter()
+        .find(|r| {
+            r["candidate"] == "lazy"
+                && r["suite"] == "solvable/lightsout/5x5"
+                && r["verdict"] == "wrong-answer"
+        })
+        .unwrap();
+    assert!(
+        solvable["detail"]
+            .starts_with("solvable?(board) returned true, expected false (the board: [[")
+            && solvable["detail"].ends_with("]])"),
+        "{}",
+        solvable["detail"]
+    );
     let raised = rows
         .iter()
         .find(|r| r["candidate"] == "raises" && r["suite"] == "select/lightsout/5x5")
@@ -369,6 +393,15 @@ fn cis521_class_in_python() {
         long["suite"], long["case"], long["moves"], long["best_moves"]
     );
     assert!(q8.lines().any(|l| l == line), "{line} in\n{q8}");
+    // In the handout's terms (the part's `says`), not the contract's exit
+    // statuses; the scorecard keeps the contract's words.
+    assert!(
+        q8.lines().any(|l| l
+            == "find_solution/lightsout/easy/3x2-02.txt: wrong-exit-status find_solution() \
+                returned moves, but this puzzle has no solution (None expected)"),
+        "{q8}"
+    );
+    assert!(!q8.contains("exit 1"), "{q8}");
     // Printing at import does not spoil a transcript.
     assert!(
         rows.iter()
@@ -383,6 +416,72 @@ fn cis521_class_in_python() {
         build["detail"].ends_with("SyntaxError: expected ':'"),
         "{}",
         build["detail"]
+    );
+}
+
+/// A function-level answer that is wrong is said as the handout writes the
+/// call and its values: `perform_move(0, 0) left the board [[...]],
+/// expected [[...]]`, in Python's True and False.
+#[test]
+fn cis521_wrong_function_said_in_the_handouts_terms() {
+    let out = tempfile::tempdir().unwrap();
+    let class = out.path().join("class");
+    std::fs::create_dir_all(class.join("cellonly")).unwrap();
+    let perfect =
+        std::fs::read_to_string(fixtures("cis521").join("perfect/homework1_part2.py")).unwrap();
+    let wrong = perfect.replace(
+        "for r, c in ((row, col), (row - 1, col), (row + 1, col), (row, col - 1), (row, col + 1)):",
+        "for r, c in ((row, col),):",
+    );
+    assert_ne!(wrong, perfect);
+    std::fs::write(class.join("cellonly/homework1_part2.py"), wrong).unwrap();
+    let (run, _) = grade_class(
+        "cis521-lightsout",
+        &class,
+        out.path(),
+        &["--filter", "perform_move/lightsout/easy/2x2-00"],
+    );
+    run.code(1);
+    let rows = read_scorecard(&out.path().join("scorecard.csv"));
+    let row = rows
+        .iter()
+        .find(|r| r["suite"] == "perform_move/lightsout/easy")
+        .unwrap();
+    let board =
+        std::fs::read_to_string(workspace().join("suites/lightsout/easy/2x2-00.txt")).unwrap();
+    let cells: Vec<Vec<bool>> = board
+        .lines()
+        .skip(1)
+        .map(|l| l.chars().map(|c| c == '#').collect())
+        .collect();
+    let literal = |b: &[Vec<bool>]| {
+        let rows: Vec<String> = b
+            .iter()
+            .map(|r| {
+                let v: Vec<&str> = r
+                    .iter()
+                    .map(|&x| if x { "True" } else { "False" })
+                    .collect();
+                format!("[{}]", v.join(", "))
+            })
+            .collect();
+        format!("[{}]", rows.join(", "))
+    };
+    // Pressing (0, 0) of a 2x2 board toggles all but (1, 1).
+    let mut only = cells.clone();
+    only[0][0] = !only[0][0];
+    let mut right = cells.clone();
+    for (r, c) in [(0, 0), (0, 1), (1, 0)] {
+        right[r][c] = !right[r][c];
+    }
+    assert_eq!(
+        row["detail"],
+        format!(
+            "perform_move(0, 0) left the board {}, expected {} (the board: {})",
+            literal(&only),
+            literal(&right),
+            literal(&cells)
+        )
     );
 }
 
@@ -550,7 +649,8 @@ fn imperial_class_in_c_through_the_exam_driver() {
         (
             "get_fixed_letter_pos/gogen-exam/masks",
             "empty.mask",
-            "line 1: expected \"0\", got \"1 -1 -1\""
+            // In the exam's terms: the driver's labels name the call.
+            "get_fixed_letter_pos(0x00000000, &row, &col) gave (found row col) 1 -1 -1, expected 0"
         )
     );
     assert_eq!(
