@@ -215,6 +215,11 @@ pub struct PartFile {
     /// order. The scorecard keeps the judge's own words.
     #[serde(default)]
     pub says: Vec<(String, String)>,
+    /// Who sees the tests of the rubric items built on this part (a
+    /// secret part: `after_due_date`); an item is as secret as the most
+    /// secret of its own `visibility` and its parts'.
+    #[serde(default)]
+    pub visibility: rubric::Visibility,
 }
 
 /// Whether `path` (a file a submission must hold) stays inside it: not
@@ -268,6 +273,15 @@ impl Course {
         self.parts
             .iter()
             .position(|p| matches!(p.kind, PartKind::Suites(g) if g.name() == self.family.name()))
+    }
+
+    /// Who sees `item`'s test: the strictest of its own visibility and
+    /// its parts'.
+    pub fn visibility(&self, item: &rubric::Item) -> rubric::Visibility {
+        self.parts
+            .iter()
+            .filter(|p| item.part.contains(&p.file.name))
+            .fold(item.visibility, |v, p| v.stricter(p.file.visibility))
     }
 
     /// A row's detail in its part's terms (the part's `says`); the part

@@ -362,7 +362,7 @@ fn results(course: &Course, p: &Points, rows: &[Row]) -> Results {
             max_score: p.item_max.get(i).copied().unwrap_or_else(|| item.max()),
             status: None,
             output,
-            visibility: item.visibility.as_str(),
+            visibility: course.visibility(item).as_str(),
         });
     }
     for (name, points, why) in &p.extra {

@@ -59,6 +59,22 @@ pub enum Visibility {
 }
 
 impl Visibility {
+    /// The stricter of two: visible, then after the due date, after
+    /// publishing, hidden.
+    pub fn stricter(self, other: Visibility) -> Visibility {
+        let rank = |v: Visibility| match v {
+            Visibility::Visible => 0,
+            Visibility::AfterDueDate => 1,
+            Visibility::AfterPublished => 2,
+            Visibility::Hidden => 3,
+        };
+        if rank(other) > rank(self) {
+            other
+        } else {
+            self
+        }
+    }
+
     /// As Gradescope spells it.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -1369,6 +1369,12 @@ fn bundled_courses_grade_from_any_folder() {
     let secret = written.join("secret.toml");
     let mut text = std::fs::read_to_string(written.join("cis521-lightsout.toml")).unwrap();
     text.push_str("visibility = \"after_due_date\"\n");
+    // And a secret part: Q7's, whose item is then hidden too.
+    let text = text.replacen(
+        "judge = \"lightsout:successors\"\n",
+        "judge = \"lightsout:successors\"\nvisibility = \"hidden\"\n",
+        1,
+    );
     std::fs::write(&secret, text).unwrap();
     harness()
         .current_dir(out.path())
@@ -1383,7 +1389,10 @@ fn bundled_courses_grade_from_any_folder() {
         serde_json::from_slice(&std::fs::read(out.path().join("results.json")).unwrap()).unwrap();
     assert_eq!(results["tests"][7]["name"], "Q8 find_solution");
     assert_eq!(results["tests"][7]["visibility"], "after_due_date");
-    assert_eq!(results["tests"][6]["visibility"], "visible");
+    assert_eq!(results["tests"][6]["name"], "Q7 successors");
+    assert_eq!(results["tests"][6]["visibility"], "hidden");
+    assert_eq!(results["tests"][5]["visibility"], "visible");
+    assert_eq!(results["stdout_visibility"], "hidden");
     harness()
         .current_dir(out.path())
         .env("PUZZLEGRADE_CACHE", &cache)
