@@ -485,6 +485,39 @@ fn cis521_wrong_function_said_in_the_handouts_terms() {
     );
 }
 
+/// `--export gradescope:` with a file's name: one submission's results.json
+/// at exactly that path (as Gradescope reads it); for a class, which needs
+/// a folder, a setup error before anything is written.
+#[test]
+fn a_gradescope_export_named_as_a_file() {
+    let out = tempfile::tempdir().unwrap();
+    harness()
+        .current_dir(out.path())
+        .args(["grade", "--course", "cis521", "--submission"])
+        .arg(fixtures("cis521").join("perfect"))
+        .args(["--filter", "get_board/", "--scorecard", "one.csv"])
+        .args(["--export", "gradescope:results/results.json"])
+        .assert()
+        .code(0);
+    let file = out.path().join("results/results.json");
+    assert!(file.is_file(), "a file, not a folder");
+    let results: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(results["tests"][0]["name"], "Q1 get_board");
+    harness()
+        .current_dir(out.path())
+        .args(["grade", "--course", "cis521", "--submissions"])
+        .arg(fixtures("cis521"))
+        .args(["--scorecard", "class.csv", "--export", "gradescope:class.json"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "--export gradescope:class.json names a file, but a class's Gradescope results are a folder",
+        ));
+    assert!(!out.path().join("class.csv").exists());
+    assert!(!out.path().join("class.json").exists());
+}
+
 /// A hard suite of three puzzles the fixture's breadth-first Solver solves
 /// in a second (the bundled one has a 256x256 tray it cannot).
 fn small_hard_suite(dir: &Path) -> PathBuf {

@@ -118,6 +118,18 @@ fn class(args: &GradeArgs, course_path: &Path) -> anyhow::Result<ExitCode> {
         },
         (None, None) => anyhow::bail!("--course needs --submissions or --submission"),
     };
+    if args.submissions.is_some()
+        && let Some((_, path)) = outputs
+            .exports
+            .iter()
+            .find(|(format, path)| format == "gradescope" && is_json(path))
+    {
+        // Before the run: a class's results are a folder of them.
+        anyhow::bail!(
+            "--export gradescope:{} names a file, but a class's Gradescope results are a folder (DIR/<id>/results.json): name a folder, or grade one --submission",
+            path.display()
+        );
+    }
     let (scorecard, kept) = Scorecard::open(&outputs.scorecard, outputs.mode, None)?;
     let label = course.file.name.clone();
     let screen = screen(outputs.format, &label);
@@ -168,8 +180,15 @@ fn class(args: &GradeArgs, course_path: &Path) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.summary {
         points::write_summary(path, &course, &points)?;
     }
-    for (_, dir) in &gradescope {
-        points::write_gradescope(dir, &course, &points, &result.rows)?;
+    for (_, path) in &gradescope {
+        match points.as_slice() {
+            // One submission and a file's name: exactly there, as
+            // --results (Gradescope's /autograder/results/results.json).
+            [one] if args.submission.is_some() && is_json(path) => {
+                points::write_results(path, &course, one, &result.rows)?;
+            }
+            _ => points::write_gradescope(path, &course, &points, &result.rows)?,
+        }
     }
     if let (Some(path), [one]) = (&args.autolab, points.as_slice()) {
         points::write_autolab(path, one)?;
@@ -189,4 +208,10 @@ fn class(args: &GradeArgs, course_path: &Path) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(exit_status(&result.summary, reporter))
+}
+
+/// Whether `path` names a JSON file rather than a folder.
+fn is_json(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
 }
