@@ -202,7 +202,7 @@ fn gitlab(
 ) -> anyhow::Result<ExitCode> {
     let course_path = course_in(course_arg, folder, "$PUZZLEGRADE_HOME");
     let grade = format!(
-        "\"$PUZZLEGRADE_HOME/harness\" grade --course {course_path} --submission .puzzlegrade/submission --id \"$CI_PROJECT_NAME\" --scorecard .puzzlegrade/rows.csv --summary .puzzlegrade/summary.csv --export junit:.puzzlegrade/junit.xml --force || test $? -eq 1"
+        "\"$PUZZLEGRADE_HOME/harness\" grade --course {course_path} --submission .puzzlegrade/submission --id \"$CI_PROJECT_NAME\" --scorecard .puzzlegrade/rows.csv --summary .puzzlegrade/summary.csv --export junit:.puzzlegrade/junit.xml --sandbox \"$sandbox\" --force || test $? -eq 1"
     );
     let yaml = format!(
         "# puzzlegrade (course {course_arg}): grades each push. The runner (shell\n\
@@ -218,6 +218,8 @@ fn gitlab(
          \x20   # The commit's files, as pushed: nothing untracked, no .git.\n\
          \x20   - git archive --format=tar HEAD | tar xf - -C .puzzlegrade/submission\n\
          \x20   - export PUZZLEGRADE_CACHE=\"$PUZZLEGRADE_HOME/cache\"\n\
+         \x20   # Not root: each case under bubblewrap, or no grading at all.\n\
+         \x20   - sandbox=auto; [ \"$(id -u)\" -eq 0 ] || sandbox=bwrap\n\
          \x20   - {}\n\
          \x20 coverage: '/^score: \\S+ \\/ \\S+ points \\((\\d+(?:\\.\\d+)?)%\\)$/'\n\
          \x20 artifacts:\n\
@@ -231,7 +233,8 @@ fn gitlab(
         "#!/bin/sh\n\
          # Installs puzzlegrade on a GitLab runner's host (run once, as root):\n\
          # the harness into $PREFIX (default /opt/puzzlegrade), its bundled courses\n\
-         # written out, and the Debian packages course {course_arg} needs.\n\
+         # written out, and the Debian packages course {course_arg} needs (and\n\
+         # bubblewrap, which isolates the cases of a job that is not root).\n\
          set -eu\n\
          cd \"$(dirname \"$0\")\"\n\
          prefix=${{PREFIX:-/opt/puzzlegrade}}\n\
@@ -246,7 +249,16 @@ fn gitlab(
          chmod -R a+rX \"$prefix\"\n\
          PUZZLEGRADE_CACHE=\"$prefix/cache\" \"$prefix/harness\" courses >/dev/null\n\
          echo \"puzzlegrade installed in $prefix\"\n",
-        shell_words::quote(&course.file.packages.join(" "))
+        shell_words::quote(
+            &course
+                .file
+                .packages
+                .iter()
+                .map(String::as_str)
+                .chain(["bubblewrap"])
+                .collect::<Vec<_>>()
+                .join(" ")
+        )
     );
     let mut files: Vec<(String, Vec<u8>, u32)> = payload(folder)?
         .into_iter()
