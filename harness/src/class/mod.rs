@@ -131,17 +131,28 @@ pub fn candidates(
         .collect()
 }
 
-/// Grades every submission in `dir` with `course`; `kept` are rows of a
-/// resumed scorecard. `selection` gives the filter and the shard.
-pub fn run(
+/// A class run worked out before anything is written: its submissions,
+/// what each part runs, and the submissions to grade (`--only`).
+pub struct Prepared {
+    work: tempfile::TempDir,
+    subs: Vec<submissions::Submission>,
+    plan: Plan,
+    keys: Vec<(String, String)>,
+    only: Option<HashSet<String>>,
+}
+
+/// Gathers the submissions in `source` and works out each part's cases:
+/// every setup error (a suite that does not exist, a filter that selects
+/// nothing, an `only` id not in the class) comes from here, before a
+/// scorecard is opened. `only`: grade just these submissions (the others'
+/// rows are kept).
+pub fn prepare(
     ctx: &Context,
     course: &Course,
     selection: &Selection,
     source: &Source,
-    kept: &[Row],
-    on_event: &mut dyn FnMut(Event),
-) -> anyhow::Result<ClassResult> {
-    let start = Instant::now();
+    only: &[String],
+) -> anyhow::Result<Prepared> {
     let work = work_dir(ctx.executor)?;
     let mut subs = gather(source, &work.path().join("unpacked"))?;
     if let Some(shard) = selection.shard {
@@ -150,9 +161,49 @@ pub fn run(
             (s.id.clone(), crate::shard::candidate_cost(costs, &s.id))
         });
     }
+    if let Some(id) = only.iter().find(|id| !subs.iter().any(|s| &&s.id == id)) {
+        anyhow::bail!("--only {id}: no submission of that id in the class");
+    }
     crate::grade::build::allow_everyone(&work.path().join("unpacked"));
     let plan = Plan::new(course, work.path(), selection.filter.as_deref())?;
     let keys = plan.keys(course);
+    if keys.is_empty() {
+        anyhow::bail!(
+            "{}: no case selected{}: nothing to grade",
+            course.path.display(),
+            match &selection.filter {
+                Some(f) => format!(" (--filter {f:?} matches no part/suite/case)"),
+                None => String::new(),
+            }
+        );
+    }
+    Ok(Prepared {
+        work,
+        subs,
+        plan,
+        keys,
+        only: (!only.is_empty()).then(|| only.iter().cloned().collect()),
+    })
+}
+
+/// Grades the prepared submissions with `course`; `kept` are rows of a
+/// resumed scorecard (or, with `only`, every other submission's).
+pub fn run(
+    ctx: &Context,
+    course: &Course,
+    prepared: Prepared,
+    kept: &[Row],
+    on_event: &mut dyn FnMut(Event),
+) -> anyhow::Result<ClassResult> {
+    let start = Instant::now();
+    let Prepared {
+        work,
+        subs,
+        plan,
+        keys,
+        only,
+    } = prepared;
+    let chosen = |id: &str| only.as_ref().is_none_or(|o| o.contains(id));
 
     let done: HashSet<(String, String, String)> = kept.iter().map(Row::key).collect();
     let kept_build = |id: &str| kept.iter().find(|r| r.candidate == id && r.suite == BUILD);
@@ -164,6 +215,7 @@ pub fn run(
     let builds: Vec<Job> = subs
         .iter()
         .enumerate()
+        .filter(|(_, s)| chosen(&s.id))
         .filter(|(_, s)| match kept_build(&s.id) {
             Some(r) if r.verdict != Verdict::Accepted => false,
             Some(_) => keys.iter().any(|(suite, case)| todo(&s.id, suite, case)),

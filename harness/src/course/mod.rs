@@ -222,6 +222,15 @@ pub struct PartFile {
     pub visibility: rubric::Visibility,
 }
 
+/// The line (from 1) of byte `at` of `text`.
+fn line_at(text: &str, at: usize) -> usize {
+    text.as_bytes()[..at.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
 /// Whether `path` (a file a submission must hold) stays inside it: not
 /// empty, relative, no `..`.
 fn inside(path: &str) -> bool {
@@ -307,9 +316,7 @@ impl Course {
         })?;
         let file: CourseFile = toml::from_str(&text).map_err(|e| CourseError::Syntax {
             path: path.to_owned(),
-            line: e
-                .span()
-                .map(|s| text[..s.start.min(text.len())].lines().count().max(1)),
+            line: e.span().map(|s| line_at(&text, s.start)),
             message: e.message().to_string(),
         })?;
         let dir = path
@@ -383,6 +390,20 @@ impl Course {
             };
             if matches!(kind, PartKind::Suites(_)) && p.suites.is_empty() {
                 return Err(err(format!("part {:?} names no suites", p.name)));
+            }
+            if let Some(missing) = p.suites.iter().find(|s| !dir.join(s).exists()) {
+                // The line that names it, where the text spells it so.
+                let quoted = format!("\"{}\"", missing.display());
+                return Err(CourseError::Syntax {
+                    path: path.to_owned(),
+                    line: text.find(&quoted).map(|at| line_at(&text, at)),
+                    message: format!(
+                        "part {:?}: suite {} does not exist ({})",
+                        p.name,
+                        missing.display(),
+                        dir.join(missing).display()
+                    ),
+                });
             }
             let format = match p.format.as_deref() {
                 None | Some("as-is") => None,

@@ -102,6 +102,44 @@ impl Scorecard {
         ))
     }
 
+    /// Opens an existing class scorecard to regrade the submissions `ids`
+    /// (`--only`): their rows are dropped, every other row is kept (and
+    /// returned); the new rows are appended.
+    pub fn open_regrade(
+        path: &Path,
+        ids: &std::collections::HashSet<String>,
+    ) -> anyhow::Result<(Self, Vec<Row>)> {
+        if !path.is_file() {
+            bail!(
+                "--only regrades into an existing class scorecard, and {} does not exist",
+                path.display()
+            );
+        }
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)
+            .with_context(|| format!("cannot open scorecard {}", path.display()))?;
+        lock(&file, path)?;
+        let kept: Vec<Row> = read_rows(path, None)?
+            .into_iter()
+            .filter(|r| !ids.contains(&r.candidate))
+            .collect();
+        let mut file = rewrite(path, &kept)?;
+        let len = file
+            .seek(std::io::SeekFrom::End(0))
+            .with_context(|| format!("cannot open scorecard {}", path.display()))?;
+        Ok((
+            Self {
+                path: path.to_owned(),
+                file,
+                len,
+                header_written: len > 0,
+            },
+            kept,
+        ))
+    }
+
     /// Appends one row (with the header first when the file is empty).
     pub fn append(&mut self, row: &Row) -> anyhow::Result<()> {
         let bytes = encode(std::slice::from_ref(row), !self.header_written)?;

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::support::{harness, read_scorecard, replica, workspace};
+use super::support::{copy_dir, harness, read_scorecard, replica, workspace};
 
 /// The fixture class of `course`.
 fn fixtures(course: &str) -> PathBuf {
@@ -516,6 +516,116 @@ fn a_gradescope_export_named_as_a_file() {
         ));
     assert!(!out.path().join("class.csv").exists());
     assert!(!out.path().join("class.json").exists());
+}
+
+/// Regrades: `--only ID` regrades chosen submissions into the class's
+/// scorecard (their rows replaced, the others kept, the summary over the
+/// whole class); a selection of nothing, an unknown id or a config naming
+/// a suite that does not exist is a setup error (exit 2) that leaves the
+/// scorecard as it was, and makes none.
+#[test]
+fn regrades_replace_chosen_rows_and_refuse_empty_selections() {
+    let out = tempfile::tempdir().unwrap();
+    let class = out.path().join("class");
+    copy_dir(&fixtures("cis521"), &class);
+    let grade = |extra: &[&str]| {
+        harness()
+            .current_dir(out.path())
+            .args(["grade", "--course", "cis521", "--submissions"])
+            .arg(&class)
+            .args(["--jobs", "2"])
+            .args(extra)
+            .assert()
+    };
+    grade(&["--summary", "before.csv"]).code(1);
+    let scorecard = out.path().join("scorecard.csv");
+    let rows_before = std::fs::read(&scorecard).unwrap();
+    // Nothing selected: no run, nothing touched, nothing made.
+    grade(&["--filter", "zzz", "--force"])
+        .code(2)
+        .stderr(predicates::str::contains(
+            "no case selected (--filter \"zzz\" matches no part/suite/case): nothing to grade",
+        ));
+    assert_eq!(std::fs::read(&scorecard).unwrap(), rows_before);
+    grade(&["--filter", "zzz", "--scorecard", "new.csv"]).code(2);
+    assert!(!out.path().join("new.csv").exists());
+    grade(&["--only", "nobody"])
+        .code(2)
+        .stderr(predicates::str::contains(
+            "--only nobody: no submission of that id in the class",
+        ));
+    assert_eq!(std::fs::read(&scorecard).unwrap(), rows_before);
+    // greedy fixes find_solution and is regraded alone.
+    std::fs::copy(
+        class.join("perfect/homework1_part2.py"),
+        class.join("greedy/homework1_part2.py"),
+    )
+    .unwrap();
+    grade(&["--only", "greedy", "--summary", "after.csv"]).code(1);
+    let before = std::fs::read_to_string(out.path().join("before.csv")).unwrap();
+    let after = std::fs::read_to_string(out.path().join("after.csv")).unwrap();
+    let totals = |text: &str| -> Vec<String> {
+        points(text)
+            .iter()
+            .skip(1)
+            .map(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                format!("{} {}", f[0], f[f.len() - 3])
+            })
+            .collect()
+    };
+    assert_eq!(
+        totals(&before),
+        ["broken 0", "greedy 25", "noisy 37", "perfect 40"]
+    );
+    assert_eq!(
+        totals(&after),
+        ["broken 0", "greedy 40", "noisy 37", "perfect 40"]
+    );
+    let rows = read_scorecard(&scorecard);
+    let old_rows = {
+        let text = String::from_utf8(rows_before).unwrap();
+        text.lines().count()
+    };
+    assert_eq!(rows.len() + 1, old_rows, "one row per case, as before");
+    assert!(
+        rows.iter()
+            .filter(|r| r["candidate"] == "greedy")
+            .all(|r| r["verdict"] == "accepted")
+    );
+    // A config naming a suite that does not exist: the file and line.
+    let config = out.path().join("course.toml");
+    let text = std::fs::read_to_string(workspace().join("courses/cis521-lightsout.toml"))
+        .unwrap()
+        .replace(
+            "../suites/lightsout/easy",
+            &format!("{}/nosuch", out.path().display()),
+        );
+    std::fs::write(&config, &text).unwrap();
+    let line = text.lines().position(|l| l.contains("/nosuch")).unwrap() + 1;
+    harness()
+        .current_dir(out.path())
+        .args(["grade", "--course", "course.toml", "--submissions"])
+        .arg(&class)
+        .args(["--scorecard", "missing.csv"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(format!(
+            "course.toml: line {line}: part \"get_board\": suite {}/nosuch does not exist",
+            out.path().display()
+        )));
+    assert!(!out.path().join("missing.csv").exists());
+    // An unknown key is reported on its own line.
+    std::fs::write(&config, "name = \"x\"\nfamily = \"lightsout\"\nbogus = 1\n").unwrap();
+    harness()
+        .current_dir(out.path())
+        .args(["grade", "--course", "course.toml", "--submissions"])
+        .arg(&class)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "course.toml: line 3: unknown field `bogus`",
+        ));
 }
 
 /// A hard suite of three puzzles the fixture's breadth-first Solver solves

@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use super::support::{harness, workspace};
+use super::support::{copy_dir, harness, workspace};
 
 /// Unpacks `zip` into `to`, with each entry's Unix mode.
 fn unzip(zip: &Path, to: &Path) {
@@ -23,18 +23,6 @@ fn unzip(zip: &Path, to: &Path) {
         std::io::copy(&mut entry, &mut out).unwrap();
         if let Some(mode) = entry.unix_mode() {
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
-        }
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    for e in walkdir::WalkDir::new(from) {
-        let e = e.unwrap();
-        let target = to.join(e.path().strip_prefix(from).unwrap());
-        if e.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(e.path(), &target).unwrap();
         }
     }
 }

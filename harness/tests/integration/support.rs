@@ -221,3 +221,16 @@ pub fn read_scorecard(path: &Path) -> Vec<HashMap<String, String>> {
         })
         .collect()
 }
+
+/// Copies the tree at `from` to `to` (folders and files).
+pub fn copy_dir(from: &Path, to: &Path) {
+    for e in walkdir::WalkDir::new(from) {
+        let e = e.unwrap();
+        let target = to.join(e.path().strip_prefix(from).unwrap());
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}

@@ -180,6 +180,11 @@ pub struct GradeArgs {
     /// Needs --course.
     #[arg(long, value_name = "DIR", requires = "course", group = "class")]
     pub submission: Option<PathBuf>,
+    /// With --submissions: regrade only this submission (repeatable) into
+    /// the existing class scorecard: its rows are replaced, every other
+    /// row is kept, and the summary and exports cover the whole class.
+    #[arg(long, value_name = "ID", requires = "submissions", conflicts_with_all = ["resume", "rerun_failed", "force"])]
+    pub only: Vec<String>,
     /// With --submission: its id in the scorecard and summary [default:
     /// the folder's name].
     #[arg(long, value_name = "NAME", requires = "submission")]

@@ -130,7 +130,18 @@ fn class(args: &GradeArgs, course_path: &Path) -> anyhow::Result<ExitCode> {
             path.display()
         );
     }
-    let (scorecard, kept) = Scorecard::open(&outputs.scorecard, outputs.mode, None)?;
+    let runner = Runner::new(&grade.options)?;
+    let (ctx, cancel) = (runner.context(&grade.options), &runner.cancel);
+    // Every setup error before the scorecard is touched: a bad config or
+    // filter leaves an earlier scorecard as it was, and no empty one.
+    let prepared =
+        harness::class::prepare(&ctx, &course, &grade.selection, &submissions, &args.only)?;
+    let (scorecard, kept) = if args.only.is_empty() {
+        Scorecard::open(&outputs.scorecard, outputs.mode, None)?
+    } else {
+        let ids = args.only.iter().cloned().collect();
+        Scorecard::open_regrade(&outputs.scorecard, &ids)?
+    };
     let label = course.file.name.clone();
     let screen = screen(outputs.format, &label);
     let mut sinks = vec![screen, Box::new(scorecard) as Box<dyn Sink>];
@@ -143,13 +154,10 @@ fn class(args: &GradeArgs, course_path: &Path) -> anyhow::Result<ExitCode> {
         sinks.push(Box::new(Exports::new(&others, &label, &kept)?));
     }
     let mut reporter = Reporter::new(sinks);
-    let runner = Runner::new(&grade.options)?;
-    let (ctx, cancel) = (runner.context(&grade.options), &runner.cancel);
     let result = harness::class::run(
         &ctx,
         &course,
-        &grade.selection,
-        &submissions,
+        prepared,
         &kept,
         &mut report_to(&mut reporter, cancel),
     )?;
