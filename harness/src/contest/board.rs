@@ -1,5 +1,6 @@
-//! What a contest writes: the leaderboard CSV (with the machine it ran
-//! on), the terminal table, and a scorecard of medians.
+//! What a contest writes: the leaderboard CSV (plain), its sidecar JSON
+//! (the machine it ran on, every run), the terminal table, and a
+//! scorecard of medians.
 
 use super::Plan;
 use super::stats::Standing;
@@ -105,41 +106,12 @@ pub fn load_average() -> f64 {
         .unwrap_or(f64::NAN)
 }
 
-/// The leaderboard CSV: `#` lines with the environment and settings, then
-/// a header and one row per entry, best first (rank, entry, solved, PAR-2
-/// in seconds, noisy cases, then each case's median in seconds or
-/// `unsolved`).
-pub fn leaderboard(
-    standings: &[Standing],
-    names: &[String],
-    env: &Environment,
-    plan: &Plan,
-    jobs: usize,
-) -> anyhow::Result<Vec<u8>> {
-    let mut out = String::new();
-    out.push_str("# puzzlegrade contest leaderboard\n");
-    out.push_str(&format!(
-        "# cpu: {}; cores used: {} of {}; kernel: {}; {}\n",
-        env.cpu, env.cores.0, env.cores.1, env.kernel, env.frequency
-    ));
-    out.push_str(&format!(
-        "# load average before: {:.2}, after: {:.2}\n",
-        env.load.0, env.load.1
-    ));
-    out.push_str(&format!(
-        "# metric: {}; runs: {} after {} warm-up; time limit: {}; PAR-2 counts an unsolved case as {} s\n",
-        match plan.metric {
-            Metric::Cpu => "cpu",
-            Metric::Wall => "wall",
-        },
-        plan.runs,
-        plan.warmup,
-        humantime::format_duration(plan.time_limit),
-        2.0 * plan.time_limit.as_secs_f64()
-    ));
-    for w in env.warnings(jobs) {
-        out.push_str(&format!("# warning: {w}\n"));
-    }
+/// The leaderboard CSV, plain (any CSV reader takes it as it is): a
+/// header and one row per entry, best first (rank, entry, solved, PAR-2 in
+/// seconds, noisy cases, then each case's median in seconds or
+/// `unsolved`). The machine, the settings and every run are in
+/// [`details`].
+pub fn leaderboard(standings: &[Standing], names: &[String]) -> anyhow::Result<Vec<u8>> {
     let mut w = csv::Writer::from_writer(Vec::new());
     let mut header: Vec<String> = ["rank", "entry", "solved", "par2_s", "noisy_cases"]
         .map(String::from)
@@ -165,10 +137,81 @@ pub fn leaderboard(
         }));
         w.write_record(&rec)?;
     }
-    out.push_str(&String::from_utf8(
-        w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?,
-    )?);
-    Ok(out.into_bytes())
+    w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+/// The leaderboard's sidecar JSON: the machine it ran on, the settings,
+/// the warnings, and per entry and case every counted run's time, the
+/// median and the spread (MAD), so the noise can be read.
+pub fn details(
+    standings: &[Standing],
+    names: &[String],
+    env: &Environment,
+    plan: &Plan,
+    jobs: usize,
+) -> anyhow::Result<Vec<u8>> {
+    let finite = |x: f64| x.is_finite().then_some(x);
+    let entries: Vec<serde_json::Value> = standings
+        .iter()
+        .zip(names)
+        .map(|(s, name)| {
+            serde_json::json!({
+                "rank": s.rank,
+                "entry": name,
+                "solved": s.solved,
+                "par2_s": s.par2,
+                "noise_s": s.noise,
+                "cases": s.cases.iter().map(|c| serde_json::json!({
+                    "case": c.case,
+                    "solved": c.solved,
+                    "verdict": c.verdict.as_str(),
+                    "runs_s": c.runs,
+                    "median_s": c.stats.median,
+                    "mad_s": c.stats.mad,
+                    "noisy": c.noisy,
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let json = serde_json::json!({
+        "environment": {
+            "cpu": env.cpu,
+            "cores_used": env.cores.0,
+            "cores": env.cores.1,
+            "kernel": env.kernel,
+            "frequency": env.frequency,
+            "load_before": finite(env.load.0),
+            "load_after": finite(env.load.1),
+        },
+        "settings": {
+            "metric": match plan.metric {
+                Metric::Cpu => "cpu",
+                Metric::Wall => "wall",
+            },
+            "runs": plan.runs,
+            "warmup": plan.warmup,
+            "time_limit_s": plan.time_limit.as_secs_f64(),
+            "par2_unsolved_s": 2.0 * plan.time_limit.as_secs_f64(),
+        },
+        "warnings": env.warnings(jobs),
+        "entries": entries,
+    });
+    let mut bytes = serde_json::to_vec_pretty(&json)?;
+    bytes.push(b'\n');
+    Ok(bytes)
+}
+
+/// Where the sidecar of the leaderboard at `path` goes: beside it, as
+/// `.json` (`board.csv`: `board.json`).
+pub fn details_path(path: &std::path::Path) -> std::path::PathBuf {
+    let side = path.with_extension("json");
+    if side == path {
+        let mut s = path.as_os_str().to_owned();
+        s.push(".details.json");
+        s.into()
+    } else {
+        side
+    }
 }
 
 /// One scorecard row per entry and case: the majority verdict and the
@@ -311,11 +354,32 @@ mod tests {
             frequency: "governor performance, turbo off".into(),
             load: (0.1, 1.2),
         };
-        let csv = String::from_utf8(leaderboard(&all, &names, &env, &PLAN, 1).unwrap()).unwrap();
+        let csv = String::from_utf8(leaderboard(&all, &names).unwrap()).unwrap();
         let lines: Vec<&str> = csv.lines().collect();
-        assert_eq!(lines[0], "# puzzlegrade contest leaderboard");
-        assert_eq!(lines[4], "rank,entry,solved,par2_s,noisy_cases,s/a,s/b");
-        assert_eq!(lines[8], "4,entry-4,1,20.100000,0,0.100000,unsolved");
+        assert_eq!(lines[0], "rank,entry,solved,par2_s,noisy_cases,s/a,s/b");
+        assert_eq!(lines[4], "4,entry-4,1,20.100000,0,0.100000,unsolved");
+        let side: serde_json::Value =
+            serde_json::from_slice(&details(&all, &names, &env, &PLAN, 1).unwrap()).unwrap();
+        assert_eq!(side["environment"]["cpu"], "Test CPU");
+        assert_eq!(side["environment"]["load_after"], 1.2);
+        assert_eq!(side["settings"]["par2_unsolved_s"], 20.0);
+        let half = &side["entries"][3];
+        assert_eq!(half["entry"], "entry-4");
+        assert_eq!(half["cases"][1]["solved"], false);
+        let first = &side["entries"][0]["cases"][0];
+        assert_eq!(
+            first["runs_s"].as_array().unwrap().len(),
+            all[0].cases[0].runs.len()
+        );
+        assert!(first["mad_s"].is_number() && first["median_s"].is_number());
+        assert_eq!(
+            details_path(std::path::Path::new("out/board.csv")),
+            std::path::Path::new("out/board.json")
+        );
+        assert_eq!(
+            details_path(std::path::Path::new("board.json")),
+            std::path::Path::new("board.json.details.json")
+        );
         // compare reads it back: one row per entry and case.
         let rows = crate::report::read_leaderboard(&csv).unwrap();
         assert_eq!(rows.len(), 8);

@@ -21,7 +21,9 @@ use anyhow::{Context as _, bail};
 use reference::battery::Output;
 use reference::family::Role;
 
-pub use board::{Environment, leaderboard, load_average, median_rows, table};
+pub use board::{
+    Environment, details, details_path, leaderboard, load_average, median_rows, table,
+};
 pub use stats::{CaseResult, Standing, Stats, rank, shown_names, standing};
 
 use crate::event::Event;

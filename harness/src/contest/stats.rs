@@ -76,6 +76,8 @@ pub struct CaseResult {
     pub solved: bool,
     /// Times of the runs, in seconds, by the metric.
     pub stats: Stats,
+    /// Each counted run's time, in seconds, by the metric.
+    pub runs: Vec<f64>,
     /// Too noisy to rank on.
     pub noisy: bool,
     /// The verdict of most runs (accepted when solved).
@@ -164,6 +166,7 @@ pub fn standing(entry: &str, rows: &[Row], cases: &[String], plan: &Plan) -> Sta
             solved,
             noisy: solved && stats.noisy(&times),
             stats,
+            runs: times.clone(),
             verdict,
             detail: runs
                 .iter()

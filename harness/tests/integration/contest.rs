@@ -59,14 +59,29 @@ fn entries_ranked_by_solved_then_par2() {
         .assert()
         .code(0);
     let text = std::fs::read_to_string(&board).unwrap();
+    // Plain CSV, as any reader takes it; the machine and every run beside
+    // it in board.json.
     assert!(
-        text.starts_with("# puzzlegrade contest leaderboard\n# cpu: "),
+        text.starts_with("rank,entry,solved,par2_s,noisy_cases,"),
         "{text}"
     );
-    assert!(text.contains("# metric: cpu; runs: 3 after 1 warm-up; time limit: 10s"));
-    let mut reader = csv::ReaderBuilder::new()
-        .comment(Some(b'#'))
-        .from_reader(text.as_bytes());
+    let side: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(board.with_extension("json")).unwrap()).unwrap();
+    assert!(side["environment"]["cpu"].is_string());
+    assert_eq!(side["settings"]["metric"], "cpu");
+    assert_eq!(side["settings"]["runs"], 3);
+    assert_eq!(side["settings"]["time_limit_s"], 10.0);
+    let fast = side["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["entry"] == "fast")
+        .unwrap();
+    for case in fast["cases"].as_array().unwrap() {
+        assert_eq!(case["runs_s"].as_array().unwrap().len(), 3, "{case}");
+        assert!(case["mad_s"].as_f64().unwrap() >= 0.0);
+    }
+    let mut reader = csv::ReaderBuilder::new().from_reader(text.as_bytes());
     let rows: Vec<Vec<String>> = reader
         .records()
         .map(|r| r.unwrap().iter().map(String::from).collect())

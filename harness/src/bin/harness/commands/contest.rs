@@ -133,8 +133,10 @@ pub fn run(args: &crate::cli::ContestArgs) -> anyhow::Result<ExitCode> {
         harness::course::contest::write_credits(path, &credits)?;
     }
     let shown = contest::shown_names(&standings, args.anonymize, args.me.as_deref());
-    let board = contest::leaderboard(&standings, &shown, &env, &plan, options.jobs)?;
+    let board = contest::leaderboard(&standings, &shown)?;
     harness::export::write_atomically(&args.leaderboard, &board)?;
+    let details = contest::details(&standings, &shown, &env, &plan, options.jobs)?;
+    harness::export::write_atomically(&contest::details_path(&args.leaderboard), &details)?;
     if let Some(path) = &args.scorecard {
         let family = cases.first().map_or("", |c| c.case.family.name());
         let (mut card, _) = Scorecard::open(path, Mode::Force, None)?;
