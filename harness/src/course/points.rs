@@ -226,6 +226,51 @@ pub fn write_gradescope(
     Ok(())
 }
 
+/// The class's points as JSON (the class JSON export's `points`): per
+/// submission its items (points, cases passed of cases), the policy's
+/// and contest's items with why, the total, the maximum and the counts.
+pub fn to_json(points: &[Points]) -> serde_json::Value {
+    serde_json::Value::Array(
+        points
+            .iter()
+            .map(|p| {
+                serde_json::json!({
+                    "submission": p.submission,
+                    "items": p.items.iter().zip(&p.item_max).map(|((name, s), max)| serde_json::json!({
+                        "name": name,
+                        "points": s.points,
+                        "max": max,
+                        "passed": s.passed,
+                        "cases": s.cases,
+                    })).collect::<Vec<_>>(),
+                    "extra": p.extra.iter().map(|(name, points, why)| serde_json::json!({
+                        "name": name,
+                        "points": points,
+                        "why": why,
+                    })).collect::<Vec<_>>(),
+                    "total": p.total,
+                    "max": p.max,
+                    "built": p.built,
+                    "accepted": p.accepted,
+                    "cases": p.cases,
+                })
+            })
+            .collect(),
+    )
+}
+
+/// Adds the class's points to the JSON export at `path` (written by the
+/// run, which knows rows, not points) as its `points`.
+pub fn add_to_json_export(path: &Path, points: &[Points]) -> anyhow::Result<()> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut doc: serde_json::Value = serde_json::from_slice(&bytes)
+        .with_context(|| format!("{} is not the run's JSON", path.display()))?;
+    doc["points"] = to_json(points);
+    let mut bytes = serde_json::to_vec_pretty(&doc)?;
+    bytes.push(b'\n');
+    crate::export::write_atomically(path, &bytes)
+}
+
 /// One submission's Autolab scores at `path`: the one line Autolab reads
 /// last, `{"scores": {"<item>": points, ...}}`, every rubric item and
 /// policy item by name (the assessment's problems are named the same).

@@ -349,9 +349,26 @@ fn cis521_class_in_python() {
         "cis521-lightsout",
         &fixtures("cis521"),
         out.path(),
-        &["--export", &gs],
+        &["--export", &gs, "--export", "json:class.json"],
     );
     run.code(1);
+    // The class's JSON export carries the points beside the rows.
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("class.json")).unwrap()).unwrap();
+    let noisy = json["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["submission"] == "noisy")
+        .unwrap();
+    assert_eq!(
+        (noisy["total"].as_f64(), noisy["max"].as_f64()),
+        (Some(37.0), Some(40.0))
+    );
+    assert_eq!(noisy["items"][5]["name"], "Q6 copy");
+    assert_eq!(noisy["items"][5]["points"], 0.0);
+    assert_eq!(json["points"].as_array().unwrap().len(), 4);
+    assert!(json["rows"].as_array().unwrap().len() > 200);
     assert_eq!(
         points(&summary),
         [

@@ -106,3 +106,31 @@ fn a_solver_that_gives_up_everywhere_is_caught_and_roles_are_checked() {
         .code(2)
         .stderr(predicate::str::contains("lightsout has no Checker program"));
 }
+
+/// `conform` takes grade's isolation flags, and an existing scorecard is
+/// not replaced without `--force` (it was, silently).
+#[test]
+fn conform_keeps_a_scorecard_and_takes_the_isolation_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let card = dir.path().join("c.csv");
+    let run = |extra: &[&str]| {
+        harness()
+            .args(["conform", "--role", "checker", "--family", "slidingblock"])
+            .args(["--candidate", &replica("sbp-checker")])
+            .arg("--scorecard")
+            .arg(&card)
+            .args(extra)
+            .assert()
+    };
+    run(&[]).code(0);
+    let before = std::fs::read(&card).unwrap();
+    run(&[]).code(2).stderr(predicate::str::contains(
+        "c.csv exists; --force replaces it",
+    ));
+    assert_eq!(std::fs::read(&card).unwrap(), before);
+    run(&["--force", "--isolation", "none"])
+        .code(0)
+        .stderr(predicate::str::contains("isolation: none"));
+    let rows = read_scorecard(&card);
+    assert!(rows.iter().all(|r| r["isolation"] == "none"), "{rows:?}");
+}

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::support::{harness, read_scorecard, workspace};
+use predicates::prelude::PredicateBooleanExt;
 
 /// (candidate, suite, case) -> (verdict, moves).
 fn outcomes(path: &Path) -> BTreeMap<(String, String, String), (String, String)> {
@@ -75,6 +76,18 @@ fn four_shards_merge_into_the_one_run() {
         outcomes(&dir.path().join("merged.csv")),
         outcomes(&dir.path().join("one.csv"))
     );
+    // Merging again onto it: only --force replaces it (merge cannot
+    // resume, and does not say it can).
+    harness()
+        .current_dir(dir.path())
+        .args(["merge", "merged.csv", "s1.csv", "--suite"])
+        .arg(&suites)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "merged.csv exists; --force replaces it",
+        ))
+        .stderr(predicates::str::contains("--resume").not());
     // A shard lost, another given twice: both named, exit 1.
     harness()
         .current_dir(dir.path())

@@ -324,12 +324,18 @@ pub struct ConformArgs {
     /// Wall-clock limit per case.
     #[arg(long, default_value = "10s", value_parser = humantime::parse_duration)]
     pub time_limit: Duration,
-    /// Where the CSV scorecard goes (replaced if it exists).
+    /// Where the CSV scorecard goes (an existing one is an error unless
+    /// --force).
     #[arg(long, default_value = "conform.csv")]
     pub scorecard: PathBuf,
+    /// Replace an existing scorecard.
+    #[arg(long)]
+    pub force: bool,
     /// What the terminal shows.
     #[arg(long, value_enum, default_value = "human")]
     pub format: Format,
+    #[command(flatten)]
+    pub sandbox: IsolationArgs,
 }
 
 /// Options of `harness compare`.
@@ -353,7 +359,7 @@ pub struct CompareArgs {
     pub exports: Vec<String>,
 }
 
-/// The isolation options, shared by `grade` and `contest`.
+/// The isolation options, shared by `grade`, `contest` and `conform`.
 #[derive(Args, Debug, Clone)]
 pub struct IsolationArgs {
     /// How much protection from the candidates: full, or none (trusted

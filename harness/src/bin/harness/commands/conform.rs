@@ -1,10 +1,10 @@
 //! `harness conform`: the exit-status battery on a Checker or Solver.
 
+use std::num::NonZeroUsize;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
 use harness::executor::Limits;
-use harness::executor::isolate::Isolation;
 use harness::job::Candidate;
 use harness::report::{Mode, Reporter, Scorecard};
 use harness::settings::RunOptions;
@@ -27,13 +27,21 @@ pub fn run(args: &ConformArgs) -> anyhow::Result<ExitCode> {
     };
     let label = args.name.clone().unwrap_or_else(|| args.candidate.clone());
     // One probe at a time, as the course's scripts ran them.
-    let limits = Limits::new(args.time_limit, 2 << 30);
-    let options = RunOptions::new(1, limits, Isolation::default());
+    // Isolated as grade's cases are (the same flags).
+    let limits = Limits::new(args.time_limit, args.sandbox.memory_limit.as_u64());
+    let isolation = crate::options::isolation(&args.sandbox, NonZeroUsize::new(1))?;
+    let options = RunOptions::new(1, limits, isolation);
     let runner = Runner::new(&options)?;
     runner.check(&candidate, &label)?;
     let dir = tempfile::tempdir().context("cannot make the battery's folder")?;
     let jobs = harness::conform::jobs(family, role, candidate, &label, dir.path())?;
-    let (scorecard, _) = Scorecard::open(&args.scorecard, Mode::Force, Some(&label))?;
+    super::refuse_existing(&args.scorecard, args.force)?;
+    let mode = if args.force {
+        Mode::Force
+    } else {
+        Mode::Create
+    };
+    let (scorecard, _) = Scorecard::open(&args.scorecard, mode, Some(&label))?;
     let screen = screen(args.format, &label);
     let mut reporter = Reporter::new(vec![screen, Box::new(scorecard)]);
     let (ctx, cancel) = (runner.context(&options), &runner.cancel);

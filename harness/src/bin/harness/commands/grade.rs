@@ -188,6 +188,9 @@ fn class(args: &GradeArgs, course_path: &Path) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.summary {
         points::write_summary(path, &course, &points)?;
     }
+    for (_, path) in others.iter().filter(|(format, _)| format == "json") {
+        points::add_to_json_export(path, &points)?;
+    }
     for (_, path) in &gradescope {
         match points.as_slice() {
             // One submission and a file's name: exactly there, as

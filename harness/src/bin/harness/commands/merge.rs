@@ -67,6 +67,7 @@ pub fn run(args: &crate::cli::MergeArgs) -> anyhow::Result<ExitCode> {
     } else {
         Mode::Create
     };
+    super::refuse_existing(&args.out, args.force)?;
     let (mut card, _) = Scorecard::open(&args.out, mode, None)?;
     let mut summary = harness::event::Summary::default();
     for row in &merged.rows {

@@ -175,3 +175,12 @@ pub fn man(dir: &std::path::Path) -> anyhow::Result<ExitCode> {
     }
     Ok(ExitCode::SUCCESS)
 }
+
+/// For a command that cannot resume (`merge`, `conform`): an existing
+/// output is an error, naming the one flag that replaces it.
+pub fn refuse_existing(path: &std::path::Path, force: bool) -> anyhow::Result<()> {
+    if !force && path.exists() {
+        anyhow::bail!("{} exists; --force replaces it", path.display());
+    }
+    Ok(())
+}
