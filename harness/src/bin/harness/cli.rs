@@ -24,24 +24,82 @@ pub struct Cli {
 pub enum Command {
     /// Grade a candidate on suites. With no options: the bundled reference
     /// solvers on every suite under ./suites.
+    #[command(after_long_help = "\
+Examples:
+  harness grade --force
+      the bundled reference solvers on every bundled suite
+  harness grade --suite suites/lightsout/easy --candidate ./lightsout --scorecard lo.csv
+      a C solver on one suite; --resume continues an interrupted run
+  harness grade --course cis521 --submissions class/ --summary summary.csv
+      a class by its course config (bundled by name, or a file)
+  harness grade --course cis521 --submissions class/ --only alice --summary summary.csv
+      regrade one student into the class's scorecard
+
+Exit status: 0 every case accepted; 1 some case not accepted; 2 a usage or
+setup error (nothing graded, an earlier scorecard untouched); 130 or 143
+stopped by SIGINT or SIGTERM (finished rows kept: --resume continues).")]
     Grade(Box<GradeArgs>),
     /// Check a student's Checker or Solver against its handout's exit
     /// statuses, on a battery of generated cases (one scorecard row each).
+    #[command(after_long_help = "\
+Examples:
+  harness conform --role checker --family slidingblock --candidate 'java -cp sub Checker'
+  harness conform --role solver --family lightsout --candidate ./lightsout --force
+
+Exit status: 0 every probe conforms; 1 some does not; 2 a usage error
+(an unknown family, a role its handout does not have, an existing
+scorecard without --force).")]
     Conform(Box<ConformArgs>),
     /// Time contest entries: every case several times after warm-up runs,
     /// ranked by cases solved then PAR-2, ties inside the noise.
+    #[command(after_long_help = "\
+Examples:
+  harness contest --entries entries/ --suite suites/slidingblock/hard --leaderboard board.csv
+      each entry a folder with an executable `run`; board.json beside it
+  harness contest --course cs61bl --entries class/ --suite contest/ --credit credit.csv
+      a course's contest: entries are the submissions with a contest.txt
+
+Exit status: 0 the leaderboard was written; 2 a usage or setup error;
+130 or 143 stopped (no leaderboard written).")]
     Contest(Box<ContestArgs>),
     /// One self-contained HTML page from scorecards: summaries, a cactus
     /// plot, a bar chart, a sortable table, replays of wrong answers.
+    #[command(after_long_help = "\
+Examples:
+  harness report scorecard.csv --html report.html
+  harness report old.csv new.csv --suite suites/lightsout --html both.html
+
+Exit status: 0 the page was written; 2 an unreadable scorecard.")]
     Report(ReportArgs),
     /// Join the scorecards of a sharded run (`grade --shard K/N`) into one,
     /// naming rows found twice or missing; recompute a class's points.
+    #[command(after_long_help = "\
+Examples:
+  harness merge scorecard.csv shards/shard-*.csv --suite suites
+  harness merge scorecard.csv shards/*.csv --course cis521 --submissions class/ --summary summary.csv
+
+Exit status: 0 merged, every row once; 1 rows missing or duplicated
+(named); 2 a usage error (an existing output without --force).")]
     Merge(MergeArgs),
     /// Write (and with --submit, submit) the Slurm job array of a sharded
     /// grading run and the merge job that waits for it.
+    #[command(after_long_help = "\
+Examples:
+  harness slurm --course cis521 --submissions /scratch/class --shards 16 --out /scratch/run
+  harness slurm --suite suites --shards 8 --out run --submit -- --candidate ./solver
+
+Exit status: 0 the scripts were written (and submitted); 2 a usage error
+or a failed sbatch.")]
     Slurm(Box<SlurmArgs>),
     /// What changed between two scorecards (or class runs, or contest
     /// leaderboards), case by case; exit 1 when anything regressed.
+    #[command(after_long_help = "\
+Examples:
+  harness compare baseline.csv new.csv
+  harness compare board-monday.csv board-friday.csv --metric cpu --threshold 10%
+
+Exit status: 0 nothing regressed; 1 something did (listed); 2 an
+unreadable input.")]
     Compare(CompareArgs),
     /// List the course configs built into this binary (`--course NAME`
     /// grades with one from any folder).
@@ -49,6 +107,14 @@ pub enum Command {
     /// Write a platform's autograder kit for a course (Gradescope: an
     /// autograder.zip with setup.sh, run_autograder and this harness;
     /// Autolab: autograde-Makefile and autograde.tar).
+    #[command(after_long_help = "\
+Examples:
+  harness package gradescope --course cis521 -o autograder.zip
+  harness package autolab --course cmu15122 --handin handin.tgz -o autolab-kit
+  harness package prairielearn --course cis521 -o pl-kit
+  harness package gitlab --course imperial -o gitlab-kit
+
+Exit status: 0 the kit was written; 2 a usage error.")]
     Package(PackageArgs),
     /// Print a shell's completion script for harness
     /// (`harness completions bash > /etc/bash_completion.d/harness`).
@@ -157,147 +223,217 @@ pub enum MetricArg {
 pub struct GradeArgs {
     /// A suite folder (with a listing `<level>.csv`), a family folder, a
     /// whole tree, or a listing file. Repeatable. Default: ./suites.
-    #[arg(long = "suite", value_name = "DIR")]
+    #[arg(help_heading = "What to grade", long = "suite", value_name = "DIR")]
     pub suites: Vec<PathBuf>,
     /// The candidate command, split like a shell would
     /// ('java -cp sub Solver', 'python3 solver.py'); the puzzle file paths
     /// are appended. Default: the bundled reference solver.
-    #[arg(long, value_name = "CMD ARGS", conflicts_with = "course")]
+    #[arg(
+        help_heading = "What to grade",
+        long,
+        value_name = "CMD ARGS",
+        conflicts_with = "course"
+    )]
     pub candidate: Option<String>,
     /// Grade a class with this course config (courses/*.toml): build and
     /// run every submission of --submissions (or the one of --submission),
     /// score it by the rubric. --suite then replaces the suites of the
     /// parts run by the family's contract.
-    #[arg(long, value_name = "FILE", requires = "class")]
+    #[arg(
+        help_heading = "A class (a course config)",
+        long,
+        value_name = "FILE",
+        requires = "class"
+    )]
     pub course: Option<PathBuf>,
     /// The class: one subfolder (or .zip / .tar.gz) per submission, named
     /// by the submission id. Needs --course.
-    #[arg(long, value_name = "DIR", requires = "course", group = "class")]
+    #[arg(
+        help_heading = "A class (a course config)",
+        long,
+        value_name = "DIR",
+        requires = "course",
+        group = "class"
+    )]
     pub submissions: Option<PathBuf>,
     /// One submission's folder, where a platform puts it (Gradescope's
     /// /autograder/submission; a link is followed): graded alone, its
     /// handins from the platform's submission_metadata.json beside it.
     /// Needs --course.
-    #[arg(long, value_name = "DIR", requires = "course", group = "class")]
+    #[arg(
+        help_heading = "A class (a course config)",
+        long,
+        value_name = "DIR",
+        requires = "course",
+        group = "class"
+    )]
     pub submission: Option<PathBuf>,
     /// With --submissions: regrade only this submission (repeatable) into
     /// the existing class scorecard: its rows are replaced, every other
     /// row is kept, and the summary and exports cover the whole class.
-    #[arg(long, value_name = "ID", requires = "submissions", conflicts_with_all = ["resume", "rerun_failed", "force"])]
+    #[arg(help_heading = "A class (a course config)", long, value_name = "ID", requires = "submissions", conflicts_with_all = ["resume", "rerun_failed", "force"])]
     pub only: Vec<String>,
     /// With --submission: its id in the scorecard and summary [default:
     /// the folder's name].
-    #[arg(long, value_name = "NAME", requires = "submission")]
+    #[arg(
+        help_heading = "A class (a course config)",
+        long,
+        value_name = "NAME",
+        requires = "submission"
+    )]
     pub id: Option<String>,
     /// With --submission: Gradescope's results.json for it, written at
     /// exactly this path (/autograder/results/results.json).
-    #[arg(long, value_name = "FILE", requires = "submission")]
+    #[arg(
+        help_heading = "One submission on a platform",
+        long,
+        value_name = "FILE",
+        requires = "submission"
+    )]
     pub results: Option<PathBuf>,
     /// With --submission: Autolab's scores for it, the one line
     /// `{"scores": {...}}` keyed by rubric item, written to FILE (a kit's
     /// autograder prints it last).
-    #[arg(long, value_name = "FILE", requires = "submission")]
+    #[arg(
+        help_heading = "One submission on a platform",
+        long,
+        value_name = "FILE",
+        requires = "submission"
+    )]
     pub autolab: Option<PathBuf>,
     /// With --submission: PrairieLearn's external-grader results.json for
     /// it, written at exactly this path (/grade/results/results.json).
-    #[arg(long, value_name = "FILE", requires = "submission")]
+    #[arg(
+        help_heading = "One submission on a platform",
+        long,
+        value_name = "FILE",
+        requires = "submission"
+    )]
     pub prairielearn: Option<PathBuf>,
     /// With --course: one row per submission (points per rubric item,
     /// total, counts) written to this CSV at the end.
-    #[arg(long, value_name = "FILE", requires = "course")]
+    #[arg(
+        help_heading = "A class (a course config)",
+        long,
+        value_name = "FILE",
+        requires = "course"
+    )]
     pub summary: Option<PathBuf>,
     /// With --course: the contest's extra credit per submission (the CSV
     /// `harness contest --credit` writes), an item of the summary and the
     /// Gradescope export beyond the maximum.
-    #[arg(long, value_name = "FILE", requires = "course")]
+    #[arg(
+        help_heading = "A class (a course config)",
+        long,
+        value_name = "FILE",
+        requires = "course"
+    )]
     pub contest_credit: Option<PathBuf>,
     /// Only suites of this family (default: detected from each listing).
-    #[arg(long, conflicts_with = "course")]
+    #[arg(help_heading = "What to grade", long, conflicts_with = "course")]
     pub family: Option<String>,
     /// The wall-clock safety net per case [default: 3 x --cpu-limit + 5s,
     /// or the course config's; 80s with --isolation none]. A case it stops
     /// with its CPU time under the limit is run again alone. At or under
     /// --cpu-limit it is the verdict clock itself.
-    #[arg(long, value_parser = humantime::parse_duration)]
+    #[arg(help_heading = "Limits", long, value_parser = humantime::parse_duration)]
     pub time_limit: Option<Duration>,
     /// The time limit per case, on the CPU time of its whole process tree
     /// (its cgroup; RLIMIT_CPU per process where there is none), so a
     /// loaded machine costs no student anything [default: 80s, or the
     /// course config's]. Needs isolation.
-    #[arg(long, value_parser = humantime::parse_duration)]
+    #[arg(help_heading = "Limits", long, value_parser = humantime::parse_duration)]
     pub cpu_limit: Option<Duration>,
     /// Time between SIGTERM and SIGKILL when a case runs out of time.
-    #[arg(long, default_value = "1s", value_parser = humantime::parse_duration)]
+    #[arg(help_heading = "Limits", long, default_value = "1s", value_parser = humantime::parse_duration)]
     pub grace: Duration,
     /// Cases run at once, 1 to 1024 (default: the number of cores).
-    #[arg(long)]
+    #[arg(help_heading = "Limits", long)]
     pub jobs: Option<NonZeroUsize>,
     /// Where the CSV scorecard goes. If it exists, one of --resume,
     /// --rerun-failed or --force must say what to do with it.
-    #[arg(long, default_value = "scorecard.csv")]
+    #[arg(
+        help_heading = "Scorecard and outputs",
+        long,
+        default_value = "scorecard.csv"
+    )]
     pub scorecard: PathBuf,
     /// Keep the scorecard's finished rows and run only the missing cases
     /// (after a Ctrl-C or a crash).
-    #[arg(long, group = "existing")]
+    #[arg(help_heading = "Scorecard and outputs", long, group = "existing")]
     pub resume: bool,
     /// Run again only the cases whose verdict is not accepted (and any
     /// missing), replacing their rows.
-    #[arg(long, group = "existing")]
+    #[arg(help_heading = "Scorecard and outputs", long, group = "existing")]
     pub rerun_failed: bool,
     /// Replace an existing scorecard.
-    #[arg(long, group = "existing")]
+    #[arg(help_heading = "Scorecard and outputs", long, group = "existing")]
     pub force: bool,
     /// Also write the results as FORMAT:PATH (json, junit, gradescope),
     /// rewritten as rows come. Repeatable.
-    #[arg(long = "export", value_name = "FORMAT:PATH")]
+    #[arg(
+        help_heading = "Scorecard and outputs",
+        long = "export",
+        value_name = "FORMAT:PATH"
+    )]
     pub exports: Vec<String>,
     /// What the terminal shows.
-    #[arg(long, value_enum, default_value = "human")]
+    #[arg(
+        help_heading = "Scorecard and outputs",
+        long,
+        value_enum,
+        default_value = "human"
+    )]
     pub format: Format,
     /// Only cases whose `suite/case` contains this text.
-    #[arg(long)]
+    #[arg(help_heading = "What to grade", long)]
     pub filter: Option<String>,
     /// States a search may store to find a puzzle's `best_moves` when no
     /// best-known table has it (0: tables only; 250000000 proves the
     /// hardest CS61BL puzzles, ~20 s each).
-    #[arg(long, default_value_t = reference::family::BEST_MOVES_STATES)]
+    #[arg(help_heading = "What to grade", long, default_value_t = reference::family::BEST_MOVES_STATES)]
     pub best_moves_states: usize,
     /// The candidate's working directory (default: the candidate program's
     /// folder when it is given as a path, else the current directory).
-    #[arg(long, conflicts_with = "course")]
+    #[arg(help_heading = "What to grade", long, conflicts_with = "course")]
     pub workdir: Option<PathBuf>,
     /// The candidate's name in the scorecard (default: the command).
-    #[arg(long, conflicts_with = "course")]
+    #[arg(help_heading = "What to grade", long, conflicts_with = "course")]
     pub name: Option<String>,
     /// Standard output kept per case; more is verdict output-limit.
-    #[arg(long, default_value = "64MiB")]
+    #[arg(help_heading = "Limits", long, default_value = "64MiB")]
     pub stdout_limit: ByteSize,
     /// Standard error kept per case; more is read and dropped (never a
     /// verdict).
-    #[arg(long, default_value = "1MiB")]
+    #[arg(help_heading = "Limits", long, default_value = "1MiB")]
     pub stderr_limit: ByteSize,
     /// How candidates are kept from harming the run.
     #[command(flatten)]
     pub sandbox: IsolationArgs,
     /// Let listings name puzzle files outside their suite's folder.
-    #[arg(long)]
+    #[arg(help_heading = "What to grade", long)]
     pub allow_outside_suite: bool,
     /// The largest puzzle file read.
-    #[arg(long, default_value = "64MiB")]
+    #[arg(help_heading = "What to grade", long, default_value = "64MiB")]
     pub max_puzzle_size: ByteSize,
     /// Grade only the K-th of N deterministic, cost-balanced parts of the
     /// work (by case; a class by submission), for a cluster or several
     /// machines; `harness merge` joins the shards' scorecards.
-    #[arg(long, value_name = "K/N")]
+    #[arg(help_heading = "Sharding", long, value_name = "K/N")]
     pub shard: Option<harness::shard::Shard>,
     /// A previous scorecard whose times balance the shards (default: the
     /// puzzle files' sizes; a class's submissions evenly).
-    #[arg(long, value_name = "FILE", requires = "shard")]
+    #[arg(
+        help_heading = "Sharding",
+        long,
+        value_name = "FILE",
+        requires = "shard"
+    )]
     pub shard_costs: Option<PathBuf>,
     /// Keep each case's stdout and stderr (as captured, within the caps)
     /// in `DIR/<candidate>/<suite>/<case>.stdout` and `.stderr`, for
     /// `harness report`'s replays.
-    #[arg(long, value_name = "DIR")]
+    #[arg(help_heading = "Scorecard and outputs", long, value_name = "DIR")]
     pub keep_output: Option<PathBuf>,
 }
 
@@ -361,6 +497,7 @@ pub struct CompareArgs {
 
 /// The isolation options, shared by `grade`, `contest` and `conform`.
 #[derive(Args, Debug, Clone)]
+#[command(next_help_heading = "Isolation (docs/harness.md)")]
 pub struct IsolationArgs {
     /// How much protection from the candidates: full, or none (trusted
     /// code only).
@@ -588,4 +725,38 @@ pub struct SlurmArgs {
     /// --filter, --cpu-limit, ...).
     #[arg(last = true)]
     pub grade_options: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// Every example in a subcommand's long help parses as written, and
+    /// every subcommand a user runs has examples and its exit statuses.
+    #[test]
+    fn the_help_examples_parse() {
+        let cli = Cli::command();
+        let mut checked = 0;
+        for sub in cli.get_subcommands().filter(|c| !c.is_hide_set()) {
+            let name = sub.get_name();
+            let Some(help) = sub.get_after_long_help() else {
+                assert!(
+                    ["courses", "completions", "man", "solve", "help"].contains(&name),
+                    "{name} has no examples"
+                );
+                continue;
+            };
+            let help = help.to_string();
+            assert!(help.contains("Exit status: 0 "), "{name}");
+            for line in help.lines().filter(|l| l.starts_with("  harness ")) {
+                let words = shell_words::split(line.trim()).unwrap();
+                if let Err(e) = Cli::try_parse_from(&words) {
+                    panic!("{line}: {e}");
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked >= 16, "{checked} examples");
+    }
 }
