@@ -28,6 +28,8 @@ pub enum Event {
     },
     /// A case's process was started.
     CaseStarted {
+        /// The candidate (a class's submission).
+        candidate: String,
         /// The suite.
         suite: String,
         /// The case.

@@ -89,6 +89,7 @@ pub fn pool(ctx: &Context, jobs: &[Job], on_event: &mut dyn FnMut(Event)) {
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     let Some(job) = jobs.get(i) else { break };
                     let _ = tx.send(Event::CaseStarted {
+                        candidate: job.label.clone(),
                         suite: job.suite.clone(),
                         case: job.case.clone(),
                     });

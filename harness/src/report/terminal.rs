@@ -1,15 +1,22 @@
 //! The terminal: a progress bar on stderr (hidden when stderr is not a
-//! terminal), one line per case not accepted, and a summary per suite.
+//! terminal) that ticks on its own (elapsed, ETA, and the cases running now
+//! with their time so far, a class's builds by submission), one line per
+//! case not accepted, and a summary per suite.
 
 use std::io::Write;
-use std::time::Instant;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
 use super::Sink;
 use crate::cancel::StopReason;
 use crate::event::{Event, Summary};
+use crate::job::BUILD;
 use crate::outcome::{Row, Verdict};
+
+/// What runs now: (candidate, suite, case) and since when.
+type Running = Arc<Mutex<Vec<((String, String, String), Instant)>>>;
 
 /// Progress and summaries for people.
 pub struct Terminal {
@@ -17,25 +24,52 @@ pub struct Terminal {
     start: Instant,
     label: String,
     cancelled: usize,
+    running: Running,
 }
+
+/// How often the bar redraws when nothing finishes.
+const TICK: Duration = Duration::from_millis(250);
+
+/// Most characters of the running cases' line (the bar's second line).
+const RUNNING_WIDTH: usize = 76;
 
 impl Terminal {
     /// A terminal reporter for candidate `label`.
     pub fn new(label: &str) -> Self {
+        let running: Running = Arc::default();
+        let shown = Arc::clone(&running);
+        let own = label.to_string();
         let bar = ProgressBar::new(0);
         bar.set_style(
-            ProgressStyle::with_template("{bar:30} {pos}/{len} cases  {elapsed}  {msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            ProgressStyle::with_template(
+                "{bar:30} {pos}/{len} cases  {elapsed} elapsed, ETA {eta}\n{running}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .with_key(
+                "running",
+                move |_: &ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = w.write_str(&running_line(&shown, &own, Instant::now()));
+                },
+            ),
         );
+        bar.enable_steady_tick(TICK);
         Self {
             bar,
             start: Instant::now(),
             label: label.into(),
             cancelled: 0,
+            running,
         }
     }
 
     fn row(&mut self, row: &Row) {
+        if let Ok(mut running) = self.running.lock()
+            && let Some(i) = running
+                .iter()
+                .position(|((c, s, k), _)| c == &row.candidate && s == &row.suite && k == &row.case)
+        {
+            running.remove(i);
+        }
         self.bar.inc(1);
         if row.verdict == Verdict::Cancelled {
             self.cancelled += 1;
@@ -74,7 +108,18 @@ impl Sink for Terminal {
                     });
                 }
             }
-            Event::CaseStarted { .. } => {}
+            Event::CaseStarted {
+                candidate,
+                suite,
+                case,
+            } => {
+                if let Ok(mut running) = self.running.lock() {
+                    running.push((
+                        (candidate.clone(), suite.clone(), case.clone()),
+                        Instant::now(),
+                    ));
+                }
+            }
             Event::CaseFinished { row } | Event::CaseCancelled { row } => self.row(row),
             Event::RunFinished { summary } => {
                 self.bar.finish_and_clear();
@@ -130,5 +175,79 @@ impl Terminal {
             )?;
         }
         Ok(())
+    }
+}
+
+/// The cases running at `now`, longest first, as nextest shows slow tests:
+/// `running: alice: solver/hard/klotski 12s, building bob 3s, +2 more`
+/// (a case of the run's own candidate without its name).
+fn running_line(running: &Running, own: &str, now: Instant) -> String {
+    let Ok(running) = running.lock() else {
+        return String::new();
+    };
+    if running.is_empty() {
+        return String::new();
+    }
+    let mut by_age: Vec<_> = running.iter().collect();
+    by_age.sort_by_key(|(_, since)| *since);
+    let mut line = String::from("running:");
+    let mut shown = 0;
+    for ((candidate, suite, case), since) in &by_age {
+        let what = if suite == BUILD {
+            format!("building {candidate}")
+        } else if candidate == own {
+            format!("{suite}/{case}")
+        } else {
+            format!("{candidate}: {suite}/{case}")
+        };
+        let item = format!(
+            " {what} {}s",
+            now.saturating_duration_since(*since).as_secs()
+        );
+        if shown > 0 && line.len() + item.len() > RUNNING_WIDTH {
+            break;
+        }
+        if shown > 0 {
+            line.push(',');
+        }
+        line.push_str(&item);
+        shown += 1;
+    }
+    if shown < by_age.len() {
+        line.push_str(&format!(", +{} more", by_age.len() - shown));
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_running_line_shows_the_longest_first_and_builds_by_submission() {
+        let now = Instant::now();
+        let ago = |s: u64| now - Duration::from_secs(s);
+        let key = |c: &str, s: &str, k: &str| (c.to_string(), s.to_string(), k.to_string());
+        let running: Running = Arc::new(Mutex::new(vec![
+            (key("course", "easy", "a.txt"), ago(1)),
+            (key("bob", BUILD, BUILD), ago(3)),
+            (key("alice", "solver/hard", "klotski"), ago(12)),
+        ]));
+        assert_eq!(
+            running_line(&running, "course", now),
+            "running: alice: solver/hard/klotski 12s, building bob 3s, easy/a.txt 1s"
+        );
+        let many: Running = Arc::new(Mutex::new(
+            (0..9)
+                .map(|i| (key("c", "suite", &format!("case-{i}.txt")), ago(9 - i)))
+                .collect(),
+        ));
+        let line = running_line(&many, "c", now);
+        assert!(line.starts_with("running: suite/case-0.txt 9s, "), "{line}");
+        assert!(
+            line.ends_with(" more") && line.len() < RUNNING_WIDTH + 12,
+            "{line}"
+        );
+        assert_eq!(running_line(&Arc::default(), "c", now), "");
     }
 }

@@ -83,3 +83,39 @@ fn a_candidate_cannot_type_into_the_graders_terminal() {
         );
     }
 }
+
+/// Under a terminal the bar ticks while a long case runs: the elapsed
+/// time and an ETA move, and the case running now is shown with its time
+/// so far (it used to look frozen until a case finished).
+#[test]
+fn the_terminal_shows_what_runs_while_it_runs() {
+    if !have("script") && std::env::var_os("PUZZLEGRADE_REQUIRE_TOOLS").is_none() {
+        eprintln!("note: `script` (util-linux) is absent; skipping the terminal test");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let suite = suite(dir.path());
+    // Three seconds asleep, then the right answer (unsolvable: exit 1).
+    let slow = dir.path().join("slow.sh");
+    std::fs::write(&slow, "#!/bin/sh\nsleep 3\nexit 1\n").unwrap();
+    std::fs::set_permissions(&slow, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let grade = format!(
+        "{} grade --suite {} --candidate {} --scorecard {} --force",
+        env!("CARGO_BIN_EXE_harness"),
+        suite.display(),
+        slow.display(),
+        dir.path().join("card.csv").display(),
+    );
+    let out = Command::new("timeout")
+        .args(["30", "script", "-qec", &grade, "/dev/null"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("1/1 accepted"), "{text}");
+    assert!(text.contains(" elapsed, ETA "), "{text}");
+    // Redrawn while the case runs, with its time so far going up.
+    assert!(text.contains("running: lights/s/b.txt 1s"), "{text}");
+    assert!(text.contains("running: lights/s/b.txt 2s"), "{text}");
+}
