@@ -988,6 +988,9 @@ fn bad_course_configs_name_the_file_and_line() {
     let course = dir.path().join("c.toml");
     let class = dir.path().join("class");
     std::fs::create_dir(&class).unwrap();
+    // The suite the configs name exists (a missing one is its own error:
+    // regrades_replace_chosen_rows_and_refuse_empty_selections).
+    std::fs::create_dir(dir.path().join("s")).unwrap();
     for (text, message) in [
         (
             "name = \"x\"\nfamily = \"lightsout\"\n\n[[part]]\nname = \"a\"\ncommand = \"x\"\nsuites = [\"s\"]\njudge = \"lightsout:dance\"\n[[rubric]]\nname = \"r\"\nrule = \"all\"\npoints = 1\npart = \"a\"\n",
