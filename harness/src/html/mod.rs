@@ -16,6 +16,8 @@ use reference::replay::Replay;
 use crate::course::points::Points;
 use crate::outcome::{Row, Verdict};
 
+pub mod class;
+
 /// Everything a report shows.
 #[derive(Default)]
 pub struct Input {
@@ -102,8 +104,9 @@ pub fn render(input: &Input) -> String {
                 h2 { "Time per case" }
                 (bars(&cases, &candidates))
                 h2 { "Every case" }
-                p.hint { "Click a column to sort." }
-                (case_table(&input.rows))
+                p.hint { "Click a column to sort; choose a verdict or a suite to see only its cases." }
+                (filters(&input.rows))
+                (case_table(&input.rows, None))
                 (replays(input))
                 script { (PreEscaped(JS)) }
             }
@@ -364,7 +367,34 @@ fn bars(rows: &[Row], candidates: &[String]) -> Markup {
     }
 }
 
-fn case_table(rows: &[Row]) -> Markup {
+/// The verdict and suite filters of a case table (`#cases`).
+pub(crate) fn filters(rows: &[Row]) -> Markup {
+    let mut verdicts: Vec<&str> = rows.iter().map(|r| r.verdict.as_str()).collect();
+    verdicts.sort_unstable();
+    verdicts.dedup();
+    let mut suites: Vec<&str> = rows.iter().map(|r| r.suite.as_str()).collect();
+    suites.sort_unstable();
+    suites.dedup();
+    html! {
+        p.filters {
+            label { "verdict " select #verdict-filter data-col="3" {
+                option value="" { "all" }
+                @for v in &verdicts { option value=(v) { (v) } }
+            } }
+            " "
+            label { "suite " select #suite-filter data-col="1" {
+                option value="" { "all" }
+                @for s in &suites { option value=(s) { (s) } }
+            } }
+        }
+    }
+}
+
+/// Kept outputs of a case: (stdout link, stderr link, stderr's last lines).
+pub(crate) type Kept = (Option<String>, Option<String>, String);
+
+/// The case table; `kept` gives each row's kept outputs (a student's page).
+pub(crate) fn case_table(rows: &[Row], kept: Option<&dyn Fn(&Row) -> Kept>) -> Markup {
     let num = |v: Option<f64>| v.map_or_else(String::new, |v| format!("{v:.3}"));
     let int = |v: Option<u64>| v.map_or_else(String::new, |v| v.to_string());
     html! {
@@ -373,6 +403,7 @@ fn case_table(rows: &[Row]) -> Markup {
                 th { "candidate" } th { "suite" } th { "case" } th { "verdict" }
                 th data-type="num" { "wall ms" } th data-type="num" { "cpu ms" }
                 th data-type="num" { "moves" } th data-type="num" { "best" } th { "detail" }
+                @if kept.is_some() { th { "output" } }
             } }
             tbody {
                 @for r in rows {
@@ -382,6 +413,14 @@ fn case_table(rows: &[Row]) -> Markup {
                         td.num { (num(r.wall_ms)) } td.num { (num(r.cpu_ms)) }
                         td.num { (int(r.moves)) } td.num { (int(r.best_moves)) }
                         td.detail { (r.detail) }
+                        @if let Some(kept) = kept {
+                            @let (out, err, tail) = kept(r);
+                            td.detail {
+                                @if let Some(out) = &out { a href=(out) { "stdout" } " " }
+                                @if let Some(err) = &err { a href=(err) { "stderr" } }
+                                @if !tail.is_empty() { pre.stderr { (tail) } }
+                            }
+                        }
                     }
                 }
             }
@@ -390,11 +429,17 @@ fn case_table(rows: &[Row]) -> Markup {
 }
 
 fn replays(input: &Input) -> Markup {
+    replays_of(input, &input.rows)
+}
+
+/// The replays of `rows`' wrong answers that have moves to replay (an exit
+/// status alone, with no move, has nothing to show).
+pub(crate) fn replays_of(input: &Input, rows: &[Row]) -> Markup {
     let Some(dir) = &input.outputs else {
         return html! {};
     };
     let mut found = Vec::new();
-    for r in &input.rows {
+    for r in rows {
         if found.len() >= MAX_REPLAYS {
             break;
         }
@@ -409,7 +454,9 @@ fn replays(input: &Input) -> Markup {
             continue;
         };
         let family = reference::families::family(&r.family);
-        if let Some(rep) = family.and_then(|f| f.replay(files, &stdout)) {
+        if let Some(rep) = family.and_then(|f| f.replay(files, &stdout))
+            && rep.frames.len() > 1
+        {
             found.push((r, rep));
         }
     }
@@ -458,74 +505,11 @@ fn escape(s: &str) -> String {
     html! { (s) }.into_string()
 }
 
-const CSS: &str = r#"
-body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #222; background: #fff; }
-h1 { font-size: 22px; } h2 { font-size: 18px; margin-top: 28px; }
-table { border-collapse: collapse; margin: 8px 0; }
-th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: left; }
-th { background: #f3f3f3; cursor: pointer; user-select: none; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
-td.detail { max-width: 520px; overflow-wrap: anywhere; color: #555; }
-td.all { color: #1a7f37; } td.some { color: #b35900; }
-.v.accepted { background: #dcf5e3; } .v.wrong-answer, .v.wrong-exit-status { background: #fde2e1; }
-.v.time-limit, .v.output-limit, .v.memory-limit { background: #fff1cc; }
-.v.runtime-error, .v.compile-error { background: #f6d6f0; } .v.harness-error, .v.cancelled { background: #e8e8e8; }
-.plot text.tick, .plot text.label { font-size: 11px; fill: #444; } .plot text.axis, .plot text.legend { font-size: 12px; fill: #222; }
-.hint, .sources { color: #666; }
-section.replay { border: 1px solid #ddd; padding: 8px 12px; margin: 12px 0; }
-.board { display: inline-grid; gap: 2px; margin: 8px 0; }
-.board div { width: 22px; height: 22px; background: #eee; border: 2px solid transparent; box-sizing: border-box; }
-.board div.on { background: #f2c200; } .board div.left { background: #e53935; }
-.board div.marked { border-color: #1f77b4; } .board div.goal { outline: 2px dashed #2ca02c; outline-offset: -4px; }
-.end.illegal { color: #c62828; font-weight: bold; }
-"#;
+/// The page's style, shared by every page of a report.
+pub(crate) const CSS: &str = include_str!("page.css");
 
-const JS: &str = r#"
-document.querySelectorAll('table.sortable').forEach(function (table) {
-  table.querySelectorAll('th').forEach(function (th, col) {
-    th.addEventListener('click', function () {
-      var body = table.tBodies[0], rows = Array.from(body.rows);
-      var num = th.dataset.type === 'num', dir = th.dataset.dir === 'asc' ? -1 : 1;
-      th.dataset.dir = dir === 1 ? 'asc' : 'desc';
-      rows.sort(function (a, b) {
-        var x = a.cells[col].textContent, y = b.cells[col].textContent;
-        if (num) { x = parseFloat(x); y = parseFloat(y); x = isNaN(x) ? -1 : x; y = isNaN(y) ? -1 : y; return dir * (x - y); }
-        return dir * x.localeCompare(y);
-      });
-      rows.forEach(function (r) { body.appendChild(r); });
-    });
-  });
-});
-var COLOURS = ['#9ecae1', '#fdae6b', '#a1d99b', '#bcbddc', '#fdd0a2', '#c7e9c0', '#dadaeb', '#fcbba1'];
-document.querySelectorAll('section.replay').forEach(function (sec) {
-  var data = JSON.parse(sec.querySelector('script').textContent);
-  var rows = data.size[0], cols = data.size[1];
-  var board = sec.querySelector('.board'), step = sec.querySelector('.step'), label = sec.querySelector('.label');
-  board.style.gridTemplateColumns = 'repeat(' + cols + ', 22px)';
-  var cells = [];
-  for (var i = 0; i < rows * cols; i++) { var d = document.createElement('div'); board.appendChild(d); cells.push(d); }
-  function draw(k) {
-    var f = data.frames[k], last = k === data.frames.length - 1;
-    cells.forEach(function (c) { c.className = ''; c.style.background = ''; });
-    f.cells.forEach(function (line, r) {
-      for (var c = 0; c < line.length; c++) if (line[c] === '#') cells[r * cols + c].className = (last && !data.illegal) ? 'left' : 'on';
-    });
-    data.goal.forEach(function (b) {
-      for (var r = b[0]; r <= b[2]; r++) for (var c = b[1]; c <= b[3]; c++) cells[r * cols + c].classList.add('goal');
-    });
-    f.blocks.forEach(function (b, n) {
-      for (var r = b[0]; r <= b[2]; r++) for (var c = b[1]; c <= b[3]; c++) cells[r * cols + c].style.background = COLOURS[n % COLOURS.length];
-    });
-    f.marked.forEach(function (m) { cells[m[0] * cols + m[1]].classList.add('marked'); });
-    label.textContent = 'move ' + k + ' of ' + (data.frames.length - 1) + (k ? ': ' + f.step : '');
-  }
-  step.addEventListener('input', function () { draw(+step.value); });
-  sec.querySelector('.prev').addEventListener('click', function () { step.value = Math.max(0, +step.value - 1); draw(+step.value); });
-  sec.querySelector('.next').addEventListener('click', function () { step.value = Math.min(data.frames.length - 1, +step.value + 1); draw(+step.value); });
-  step.value = data.frames.length - 1;
-  draw(data.frames.length - 1);
-});
-"#;
+/// The page's script: sortable and searchable tables, filters, replays.
+pub(crate) const JS: &str = include_str!("page.js");
 
 #[cfg(test)]
 mod tests {
@@ -557,7 +541,7 @@ mod tests {
         let rows = rows();
         let who = vec!["alice".to_string(), "bob".to_string()];
         insta::assert_snapshot!("summary", summary(&rows, &who).into_string());
-        insta::assert_snapshot!("cases", case_table(&rows).into_string());
+        insta::assert_snapshot!("cases", case_table(&rows, None).into_string());
         insta::assert_snapshot!("cactus", cactus(&rows, &who).into_string());
     }
 

@@ -152,3 +152,116 @@ fn a_report_renders_in_a_real_browser() {
     );
     assert!(dom.contains("class=\"board\" style=\"grid-template-columns: repeat(2, 22px);\""));
 }
+
+/// A class's report opens on the points: one row per submission linking
+/// its own page (its items, cases with verdicts and reasons, a stderr
+/// excerpt and links to the kept outputs); the first page holds no case
+/// table. A wrong exit status with no move has no replay. In Chromium the
+/// page's script filters the points by the search box.
+#[test]
+fn a_class_report_opens_on_the_points_with_a_page_per_submission() {
+    let dir = tempfile::tempdir().unwrap();
+    harness()
+        .current_dir(dir.path())
+        .args(["grade", "--course", "cis521", "--submissions"])
+        .arg(workspace().join("harness/tests/fixtures/classes/cis521"))
+        .args(["--keep-output", "out"])
+        .assert()
+        .code(1);
+    harness()
+        .current_dir(dir.path())
+        .args([
+            "report",
+            "scorecard.csv",
+            "--course",
+            "cis521",
+            "--outputs",
+            "out",
+        ])
+        .args(["--html", "class.html"])
+        .assert()
+        .code(0)
+        .stdout("wrote class.html and 4 submission pages in class-students\n");
+    let index = std::fs::read_to_string(dir.path().join("class.html")).unwrap();
+    let table = index.split("id=\"points\"").nth(1).unwrap();
+    let table = table.split("</table>").next().unwrap();
+    assert_eq!(table.matches("<tr>").count(), 1 + 4);
+    assert!(table.contains("<a href=\"class-students/noisy.html\">noisy</a>"));
+    assert!(
+        !index.contains("id=\"cases\""),
+        "no case table on the first page"
+    );
+    let noisy = std::fs::read_to_string(dir.path().join("class-students/noisy.html")).unwrap();
+    assert!(noisy.contains("<a href=\"../class.html\">"));
+    assert!(noisy.contains("NotImplementedError"), "the stderr excerpt");
+    let link = noisy
+        .split("href=\"")
+        .skip(1)
+        .map(|s| s.split('"').next().unwrap())
+        .find(|l| l.ends_with(".stderr"))
+        .expect("a link to a kept stderr");
+    assert!(
+        dir.path().join("class-students").join(link).is_file(),
+        "{link} resolves"
+    );
+    assert!(noisy.contains("<select id=\"verdict-filter\" data-col=\"3\">"));
+    // broken did not build: said on its page, no case.
+    let broken = std::fs::read_to_string(dir.path().join("class-students/broken.html")).unwrap();
+    assert!(broken.contains("The build failed: "), "{broken}");
+
+    // A candidate that exits 1 everywhere: wrong exit statuses, no moves,
+    // nothing to replay.
+    let suite = workspace().join("suites/lightsout/easy");
+    harness()
+        .current_dir(dir.path())
+        .args(["grade", "--scorecard", "quits.csv", "--keep-output", "qout"])
+        .args(["--candidate", &format!("{} exit 1", misbehave())])
+        .arg("--suite")
+        .arg(&suite)
+        .assert()
+        .code(1);
+    harness()
+        .current_dir(dir.path())
+        .args([
+            "report",
+            "quits.csv",
+            "--outputs",
+            "qout",
+            "--html",
+            "q.html",
+        ])
+        .arg("--suite")
+        .arg(&suite)
+        .assert()
+        .code(0);
+    let quits = std::fs::read_to_string(dir.path().join("q.html")).unwrap();
+    assert!(quits.contains("wrong-exit-status"));
+    assert!(
+        !quits.contains("<section class=\"replay\">"),
+        "no move, no replay"
+    );
+    assert!(quits.contains("<select id=\"suite-filter\" data-col=\"1\">"));
+
+    let Some(browser) = chromium() else { return };
+    // The search box keeps the rows holding its text (typed by a script
+    // run after the page's own).
+    let typed = dir.path().join("typed.html");
+    std::fs::write(
+        &typed,
+        index.replace(
+            "</body>",
+            "<script>var s = document.getElementById('search'); s.value = 'nois'; \
+             s.dispatchEvent(new Event('input'));</script></body>",
+        ),
+    )
+    .unwrap();
+    let out = headless(browser, dir.path(), &["--dump-dom"], &typed);
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let table = dom.split("id=\"points\"").nth(1).expect("the points table");
+    let body = table.split("</table>").next().unwrap();
+    assert_eq!(
+        body.matches("style=\"display: none;\"").count(),
+        3,
+        "{body}"
+    );
+}

@@ -22,6 +22,17 @@ pub fn run(args: &crate::cli::ReportArgs) -> anyhow::Result<ExitCode> {
         let course = Course::load(course)?;
         input.points = Some(harness::course::points::of_rows(&course, &input.rows));
     }
+    if input.points.is_some() {
+        // A class: the points first, a page per submission beside them.
+        let n = harness::html::class::write(&input, &args.html)?;
+        println!(
+            "wrote {} and {} submission pages in {}",
+            args.html.display(),
+            n,
+            harness::html::class::pages_dir(&args.html).display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     harness::export::write_atomically(&args.html, harness::html::render(&input).as_bytes())?;
     println!("wrote {}", args.html.display());
     Ok(ExitCode::SUCCESS)
