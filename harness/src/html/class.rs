@@ -126,6 +126,9 @@ fn index_page(input: &Input, items: &[String], points: &[Points], link_dir: &str
                         }
                     }
                 }
+                @if let Some((source, rows, old)) = &input.before {
+                    (changes(source, rows, old, &input.rows, points, link_dir))
+                }
                 h2 { "Totals" }
                 (histogram(points))
                 h2 { "Suites" }
@@ -288,4 +291,81 @@ fn suites(rows: &[Row]) -> Markup {
             }
         }
     }
+}
+
+/// Most flipped cases named per submission in the changes table.
+const FLIPS_SHOWN: usize = 5;
+
+/// Per submission, what changed since an earlier run of the class: its
+/// points, and the cases that flipped (accepted to not, or back).
+fn changes(
+    source: &str,
+    old_rows: &[Row],
+    old: &[Points],
+    new_rows: &[Row],
+    new: &[Points],
+    link_dir: &str,
+) -> Markup {
+    let key = |r: &Row| (r.candidate.clone(), r.suite.clone(), r.case.clone());
+    let before: HashMap<_, Verdict> = old_rows.iter().map(|r| (key(r), r.verdict)).collect();
+    let mut flips: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for r in new_rows {
+        if let Some(v) = before.get(&key(r))
+            && (*v == Verdict::Accepted) != (r.verdict == Verdict::Accepted)
+        {
+            flips
+                .entry(r.candidate.as_str())
+                .or_default()
+                .push(format!("{}/{}: {v} → {}", r.suite, r.case, r.verdict));
+        }
+    }
+    let was: HashMap<&str, f64> = old
+        .iter()
+        .map(|p| (p.submission.as_str(), p.total))
+        .collect();
+    let changed: Vec<(&Points, Option<f64>, &[String])> = new
+        .iter()
+        .map(|p| {
+            let f = flips
+                .get(p.submission.as_str())
+                .map_or(&[][..], Vec::as_slice);
+            (p, was.get(p.submission.as_str()).copied(), f)
+        })
+        .filter(|(p, w, f)| w.is_none_or(|w| (w - p.total).abs() > 1e-9) || !f.is_empty())
+        .collect();
+    html! {
+        h2 { "Changes since " (source) }
+        @if changed.is_empty() {
+            p.hint { "No submission's points or cases changed." }
+        } @else {
+            p.hint { (changed.len()) " of " (new.len()) " submissions changed." }
+            table #changes .sortable {
+                thead { tr {
+                    th { "submission" } th data-type="num" { "before" } th data-type="num" { "after" }
+                    th data-type="num" { "change" } th data-type="num" { "cases flipped" } th { "which" }
+                } }
+                tbody {
+                    @for (p, w, f) in &changed {
+                        tr {
+                            td { a href=(format!("{link_dir}/{}.html", crate::export::safe_name(&p.submission))) { (p.submission) } }
+                            td.num { (w.map_or_else(|| "new".to_string(), show)) }
+                            td.num { (show(p.total)) }
+                            td.num { (w.map_or_else(String::new, |w| signed(p.total - w))) }
+                            td.num { (f.len()) }
+                            td.detail {
+                                (f.iter().take(FLIPS_SHOWN).cloned().collect::<Vec<_>>().join("; "))
+                                @if f.len() > FLIPS_SHOWN { " (+" (f.len() - FLIPS_SHOWN) " more)" }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A change of points with its sign: `+15`, `-0.5`, `0`.
+fn signed(x: f64) -> String {
+    let shown = show(x);
+    if x > 1e-9 { format!("+{shown}") } else { shown }
 }

@@ -33,6 +33,10 @@ pub struct Input {
     pub outputs: Option<PathBuf>,
     /// A class run's points: rubric item names and each submission's.
     pub points: Option<(Vec<String>, Vec<Points>)>,
+    /// An earlier run of the same class (a class report of two
+    /// scorecards: before and after a regrade): its source, its rows and
+    /// its points.
+    pub before: Option<(String, Vec<Row>, Vec<Points>)>,
 }
 
 impl Input {

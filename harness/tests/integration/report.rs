@@ -209,6 +209,51 @@ fn a_class_report_opens_on_the_points_with_a_page_per_submission() {
     let broken = std::fs::read_to_string(dir.path().join("class-students/broken.html")).unwrap();
     assert!(broken.contains("The build failed: "), "{broken}");
 
+    // Two runs of the class, before and after greedy's fix: the page
+    // shows what changed, for whom.
+    let class = dir.path().join("class2");
+    super::support::copy_dir(
+        &workspace().join("harness/tests/fixtures/classes/cis521"),
+        &class,
+    );
+    std::fs::copy(
+        class.join("perfect/homework1_part2.py"),
+        class.join("greedy/homework1_part2.py"),
+    )
+    .unwrap();
+    harness()
+        .current_dir(dir.path())
+        .args([
+            "grade",
+            "--course",
+            "cis521",
+            "--scorecard",
+            "after.csv",
+            "--submissions",
+        ])
+        .arg(&class)
+        .assert()
+        .code(1);
+    harness()
+        .current_dir(dir.path())
+        .args(["report", "scorecard.csv", "after.csv", "--course", "cis521"])
+        .args(["--html", "both.html"])
+        .assert()
+        .code(0);
+    let both = std::fs::read_to_string(dir.path().join("both.html")).unwrap();
+    assert!(both.contains("<h2>Changes since scorecard.csv</h2>"));
+    let changes = both.split("id=\"changes\"").nth(1).unwrap();
+    let changes = changes.split("</table>").next().unwrap();
+    assert_eq!(
+        changes.matches("<tr>").count(),
+        1 + 1,
+        "greedy alone: {changes}"
+    );
+    assert!(changes.contains(">greedy</a></td><td class=\"num\">25</td><td class=\"num\">40</td><td class=\"num\">+15</td>"), "{changes}");
+    assert!(
+        changes.contains("find_solution/lightsout/easy/3x2-02.txt: wrong-exit-status → accepted")
+    );
+
     // A candidate that exits 1 everywhere: wrong exit statuses, no moves,
     // nothing to replay.
     let suite = workspace().join("suites/lightsout/easy");

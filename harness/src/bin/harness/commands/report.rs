@@ -20,6 +20,15 @@ pub fn run(args: &crate::cli::ReportArgs) -> anyhow::Result<ExitCode> {
     }
     if let Some(course) = &args.course {
         let course = Course::load(course)?;
+        if let [before, after] = args.scorecards.as_slice() {
+            // Two runs of one class: the page shows the second, and what
+            // changed since the first.
+            let old = harness::report::read_rows(before)?;
+            let new = harness::report::read_rows(after)?;
+            let (_, old_points) = harness::course::points::of_rows(&course, &old);
+            input.before = Some((before.display().to_string(), old, old_points));
+            input.rows = new;
+        }
         input.points = Some(harness::course::points::of_rows(&course, &input.rows));
     }
     if input.points.is_some() {
