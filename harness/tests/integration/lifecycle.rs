@@ -488,3 +488,29 @@ fn a_second_run_on_the_same_scorecard_stops_at_once() {
     assert_eq!(text.matches("candidate,family,suite").count(), 1, "{text}");
     assert_eq!(verdicts(&f), ["time-limit", "time-limit"]);
 }
+
+/// `grade --help` in groups, with examples and the exit statuses; `-h`
+/// in the same groups, without them.
+#[test]
+fn grade_help_is_grouped_with_examples_and_exit_statuses() {
+    let long = harness().args(["grade", "--help"]).output().unwrap();
+    let text = String::from_utf8(long.stdout).unwrap();
+    for heading in [
+        "\nWhat to grade:\n",
+        "\nA class (a course config):\n",
+        "\nOne submission on a platform:\n",
+        "\nLimits:\n",
+        "\nScorecard and outputs:\n",
+        "\nIsolation (docs/harness.md):\n",
+        "\nSharding:\n",
+        "\nExamples:\n",
+    ] {
+        assert!(text.contains(heading), "{heading:?} in\n{text}");
+    }
+    assert!(
+        text.contains("Exit status: 0 every case accepted; 1 some case not accepted; 2 a usage or")
+    );
+    let short = harness().args(["grade", "-h"]).output().unwrap();
+    let short = String::from_utf8(short.stdout).unwrap();
+    assert!(short.contains("\nA class (a course config):\n") && !short.contains("Examples:"));
+}
