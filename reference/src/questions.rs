@@ -188,13 +188,16 @@ impl Labels {
         if want_part.is_empty() || !(want_part.iter().all(|l| is_row(l)) || want_part.len() == 1) {
             return None;
         }
+        // The labels and the value given are the adapter's output, where
+        // the student's code could write too: each part is bounded.
         let mut out = format!(
-            "{text} {}, expected {}",
-            self.value(&got_part),
+            "{} {}, expected {}",
+            clip(text),
+            clip(&self.value(&got_part)),
             self.value(&want_part)
         );
         if let Some(input) = &self.input {
-            out.push_str(&format!(" (the board: {input})"));
+            out.push_str(&format!(" (the board: {})", clip(input)));
         }
         Some(out)
     }
@@ -231,6 +234,19 @@ impl Labels {
     }
 }
 
+/// Most characters of one part of an explanation.
+const CLIP: usize = 300;
+
+/// `s` cut to [`CLIP`] characters, an ellipsis saying so.
+fn clip(s: &str) -> String {
+    if s.chars().count() <= CLIP {
+        s.to_string()
+    } else {
+        let head: String = s.chars().take(CLIP).collect();
+        format!("{head}...")
+    }
+}
+
 /// A board row of a transcript: `#` and `O` only.
 fn is_row(line: &str) -> bool {
     !line.is_empty() && line.chars().all(|c| c == '#' || c == 'O')
@@ -241,7 +257,13 @@ pub(crate) fn compare(want: &[String], got: &[&str]) -> Result<(), String> {
     for (i, w) in want.iter().enumerate() {
         match got.get(i) {
             Some(g) if g == w => {}
-            Some(g) => return Err(format!("line {}: expected {w:?}, got {g:?}", i + 1)),
+            Some(g) => {
+                return Err(format!(
+                    "line {}: expected {w:?}, got {}",
+                    i + 1,
+                    clip(&format!("{g:?}"))
+                ));
+            }
             None => {
                 return Err(format!(
                     "line {}: expected {w:?}, got the end of the output",
@@ -252,9 +274,9 @@ pub(crate) fn compare(want: &[String], got: &[&str]) -> Result<(), String> {
     }
     if got.len() > want.len() {
         return Err(format!(
-            "line {}: expected the end of the output, got {:?}",
+            "line {}: expected the end of the output, got {}",
             want.len() + 1,
-            got[want.len()]
+            clip(&format!("{:?}", got[want.len()]))
         ));
     }
     Ok(())
@@ -314,6 +336,14 @@ mod tests {
         assert_eq!(
             t.judge(ruby.as_bytes(), 0).detail,
             "all_out?(board) returned true, expected false"
+        );
+        // A label as long as the student's code makes it is cut.
+        let long = format!("@ {}\ntrue\n@ b\ntrue\n", "x".repeat(100_000));
+        let said = t.judge(long.as_bytes(), 0).detail;
+        assert!(
+            said.len() < 400 && said.ends_with("... true, expected false"),
+            "{}",
+            said.len()
         );
         let py =
             "@values python\n@ is_solved() returned\nfalse\n@ is_solved() on all off returned\n";
