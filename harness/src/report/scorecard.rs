@@ -61,7 +61,7 @@ impl Scorecard {
             .open(path)
             .with_context(|| format!("cannot open scorecard {}", path.display()))?;
         lock(&file, path)?;
-        let (mut file, kept) = match mode {
+        let (file, kept) = match mode {
             Mode::Resume | Mode::RerunFailed if exists => {
                 let rows = read_rows(path, label)?;
                 let keep = |r: &Row| match mode {
@@ -88,18 +88,7 @@ impl Scorecard {
                 (file, Vec::new())
             }
         };
-        let len = file
-            .seek(std::io::SeekFrom::End(0))
-            .with_context(|| format!("cannot open scorecard {}", path.display()))?;
-        Ok((
-            Self {
-                path: path.to_owned(),
-                file,
-                len,
-                header_written: len > 0,
-            },
-            kept,
-        ))
+        Ok((Self::at_end(path, file)?, kept))
     }
 
     /// Opens an existing class scorecard to regrade the submissions `ids`
@@ -125,19 +114,20 @@ impl Scorecard {
             .into_iter()
             .filter(|r| !ids.contains(&r.candidate))
             .collect();
-        let mut file = rewrite(path, &kept)?;
+        Ok((Self::at_end(path, rewrite(path, &kept)?)?, kept))
+    }
+
+    /// The scorecard `file` (at `path`), appending after what it holds.
+    fn at_end(path: &Path, mut file: File) -> anyhow::Result<Self> {
         let len = file
             .seek(std::io::SeekFrom::End(0))
             .with_context(|| format!("cannot open scorecard {}", path.display()))?;
-        Ok((
-            Self {
-                path: path.to_owned(),
-                file,
-                len,
-                header_written: len > 0,
-            },
-            kept,
-        ))
+        Ok(Self {
+            path: path.to_owned(),
+            file,
+            len,
+            header_written: len > 0,
+        })
     }
 
     /// Appends one row (with the header first when the file is empty).

@@ -27,19 +27,54 @@ fn unzip(zip: &Path, to: &Path) {
     }
 }
 
+/// Whether this test may build a platform's replica (a mount namespace
+/// needs root); else says why it skips (a failure where CI requires it).
+fn root_for(platform: &str) -> bool {
+    if rustix::process::geteuid().is_root() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("PUZZLEGRADE_REQUIRE_ISOLATION").is_none(),
+        "the {platform} replica needs root (a mount namespace) here"
+    );
+    eprintln!("note: skipping the {platform} replica: not root");
+    false
+}
+
+/// A scratch folder every user can reach (the kit's candidates run as
+/// other users).
+fn open_tempdir() -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let out = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(out.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    out
+}
+
+/// Runs `commands` with `tree` bound at `mount` in a private mount
+/// namespace (the platform's folder, as its container has it).
+fn in_namespace(tree: &Path, mount: &str, commands: &str) {
+    let script = format!(
+        "set -e; mkdir -p {mount}; mount --bind {} {mount}; {commands}",
+        shell_words::quote(&tree.display().to_string())
+    );
+    let run = std::process::Command::new("unshare")
+        .args(["--mount", "--propagation", "private", "sh", "-c", &script])
+        .output()
+        .expect("unshare");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+}
+
 #[test]
 fn gradescope_kit_in_a_replica_of_the_autograder() {
     use std::os::unix::fs::PermissionsExt;
-    if !rustix::process::geteuid().is_root() {
-        assert!(
-            std::env::var_os("PUZZLEGRADE_REQUIRE_ISOLATION").is_none(),
-            "the Gradescope replica needs root (a mount namespace) here"
-        );
-        eprintln!("note: skipping the Gradescope replica: not root");
+    if !root_for("Gradescope") {
         return;
     }
-    let out = tempfile::tempdir().unwrap();
-    std::fs::set_permissions(out.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = open_tempdir();
     let kit = out.path().join("autograder.zip");
     harness()
         .args(["package", "gradescope", "--course", "cis521", "-o"])
@@ -59,21 +94,7 @@ fn gradescope_kit_in_a_replica_of_the_autograder() {
     for d in [&ag, &ag.join("source")] {
         std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
-    let in_replica = |commands: &str| {
-        let script = format!(
-            "set -e; mkdir -p /autograder; mount --bind {} /autograder; {commands}",
-            shell_words::quote(&ag.display().to_string())
-        );
-        let run = std::process::Command::new("unshare")
-            .args(["--mount", "--propagation", "private", "sh", "-c", &script])
-            .output()
-            .expect("unshare");
-        assert!(
-            run.status.success(),
-            "{}",
-            String::from_utf8_lossy(&run.stderr)
-        );
-    };
+    let in_replica = |commands: &str| in_namespace(&ag, "/autograder", commands);
     in_replica(
         "cd /autograder/source && bash ./setup.sh && \
          cp /autograder/source/run_autograder /autograder/run_autograder",
@@ -179,16 +200,10 @@ fn autolab_kit_in_a_replica_of_tango() {
 #[test]
 fn prairielearn_kit_in_a_replica_of_the_external_grader() {
     use std::os::unix::fs::PermissionsExt;
-    if !rustix::process::geteuid().is_root() {
-        assert!(
-            std::env::var_os("PUZZLEGRADE_REQUIRE_ISOLATION").is_none(),
-            "the PrairieLearn replica needs root (a mount namespace) here"
-        );
-        eprintln!("note: skipping the PrairieLearn replica: not root");
+    if !root_for("PrairieLearn") {
         return;
     }
-    let out = tempfile::tempdir().unwrap();
-    std::fs::set_permissions(out.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = open_tempdir();
     let kit = out.path().join("kit");
     harness()
         .args(["package", "prairielearn", "--course", "cmu15110", "-o"])
@@ -230,19 +245,10 @@ fn prairielearn_kit_in_a_replica_of_the_external_grader() {
                 std::fs::set_permissions(e.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
             }
         }
-        let script = format!(
-            "set -e; mkdir -p /grade; mount --bind {} /grade; cd /; {}",
-            shell_words::quote(&grade.display().to_string()),
-            shell_words::quote(&entrypoint)
-        );
-        let run = std::process::Command::new("unshare")
-            .args(["--mount", "--propagation", "private", "sh", "-c", &script])
-            .output()
-            .expect("unshare");
-        assert!(
-            run.status.success(),
-            "{}",
-            String::from_utf8_lossy(&run.stderr)
+        in_namespace(
+            &grade,
+            "/grade",
+            &format!("cd /; {}", shell_words::quote(&entrypoint)),
         );
         let results: serde_json::Value =
             serde_json::from_slice(&std::fs::read(grade.join("results/results.json")).unwrap())
