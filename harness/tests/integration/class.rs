@@ -566,6 +566,15 @@ fn regrades_replace_chosen_rows_and_refuse_empty_selections() {
     assert_eq!(std::fs::read(&scorecard).unwrap(), rows_before);
     grade(&["--filter", "zzz", "--scorecard", "new.csv"]).code(2);
     assert!(!out.path().join("new.csv").exists());
+    // A submissions folder that does not exist: the same.
+    harness()
+        .current_dir(out.path())
+        .args(["grade", "--course", "cis521", "--submissions", "nosuch"])
+        .args(["--scorecard", "none.csv"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("cannot read submissions nosuch"));
+    assert!(!out.path().join("none.csv").exists());
     grade(&["--only", "nobody"])
         .code(2)
         .stderr(predicates::str::contains(
