@@ -238,26 +238,20 @@ fn gitlab(
          set -eu\n\
          cd \"$(dirname \"$0\")\"\n\
          prefix=${{PREFIX:-/opt/puzzlegrade}}\n\
-         packages={}\n\
-         if [ -n \"$packages\" ] && ! dpkg -s $packages >/dev/null 2>&1; then\n\
-         \x20 apt-get update -qq\n\
-         \x20 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $packages\n\
-         fi\n\
+         {}\
          mkdir -p \"$prefix\"\n\
          cp -R . \"$prefix\"/\n\
          rm -f \"$prefix/install.sh\"\n\
          chmod -R a+rX \"$prefix\"\n\
          PUZZLEGRADE_CACHE=\"$prefix/cache\" \"$prefix/harness\" courses >/dev/null\n\
          echo \"puzzlegrade installed in $prefix\"\n",
-        shell_words::quote(
-            &course
+        apt_install(
+            course
                 .file
                 .packages
                 .iter()
                 .map(String::as_str)
                 .chain(["bubblewrap"])
-                .collect::<Vec<_>>()
-                .join(" ")
         )
     );
     let mut files: Vec<(String, Vec<u8>, u32)> = payload(folder)?
@@ -391,25 +385,32 @@ fn gradescope(
 /// is unpacked: the course's packages (only where one is missing: nothing
 /// from the network otherwise).
 fn setup(packages: &[String]) -> String {
-    let list = packages
-        .iter()
-        .map(|p| shell_words::quote(p).into_owned())
-        .collect::<Vec<_>>()
-        .join(" ");
     format!(
         "#!/usr/bin/env bash\n\
          # Gradescope's setup (puzzlegrade): the toolchains the course needs.\n\
          set -euo pipefail\n\
          cd \"$(dirname \"$0\")\"\n\
-         packages=({list})\n\
-         if [ ${{#packages[@]}} -gt 0 ] && ! dpkg -s \"${{packages[@]}}\" >/dev/null 2>&1; then\n\
-         \x20 apt-get update -qq\n\
-         \x20 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \"${{packages[@]}}\"\n\
-         fi\n\
+         {}\
          chmod 755 harness run_autograder\n\
          [ ! -e harness-exec ] || chmod 755 harness-exec\n\
          # The bundled courses, adapters and suites, written out once here.\n\
-         PUZZLEGRADE_CACHE=\"$PWD/cache\" ./harness courses >/dev/null\n"
+         PUZZLEGRADE_CACHE=\"$PWD/cache\" ./harness courses >/dev/null\n",
+        apt_install(packages.iter().map(String::as_str))
+    )
+}
+
+/// The lines of a kit's script that install Debian `packages` with
+/// apt-get, only where one is missing (nothing from the network
+/// otherwise); POSIX sh, for bash too.
+fn apt_install<'a>(packages: impl Iterator<Item = &'a str>) -> String {
+    let list: Vec<&str> = packages.collect();
+    format!(
+        "packages={}\n\
+         if [ -n \"$packages\" ] && ! dpkg -s $packages >/dev/null 2>&1; then\n\
+         \x20 apt-get update -qq\n\
+         \x20 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $packages\n\
+         fi\n",
+        shell_words::quote(&list.join(" "))
     )
 }
 
