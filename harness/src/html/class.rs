@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
-use super::{CSS, Input, JS, Kept, case_table, filters, replays_of};
+use super::{Input, JS, Kept, case_table, filters, head, replays_of};
 use crate::course::points::Points;
 use crate::course::rubric::show;
 use crate::outcome::{Row, Verdict};
@@ -60,17 +60,6 @@ pub fn write(input: &Input, html: &Path) -> anyhow::Result<usize> {
     let index = index_page(input, items, points, &link_dir);
     crate::export::write_atomically(html, index.as_bytes())?;
     Ok(points.len())
-}
-
-fn head(title: &str) -> Markup {
-    html! {
-        head {
-            meta charset="utf-8";
-            meta name="viewport" content="width=device-width, initial-scale=1";
-            title { (title) }
-            style { (PreEscaped(CSS)) }
-        }
-    }
 }
 
 /// The first page: the points, the totals' spread, a line per suite.

@@ -91,12 +91,7 @@ pub fn render(input: &Input) -> String {
     let page = html! {
         (DOCTYPE)
         html lang="en" {
-            head {
-                meta charset="utf-8";
-                meta name="viewport" content="width=device-width, initial-scale=1";
-                title { (input.title) }
-                style { (PreEscaped(CSS)) }
-            }
+            (head(&input.title))
             body {
                 h1 { (input.title) }
                 p.sources { "From " (input.sources.join(", ")) ": " (input.rows.len()) " rows, "
@@ -117,6 +112,18 @@ pub fn render(input: &Input) -> String {
         }
     };
     page.into_string()
+}
+
+/// Every page's `<head>`: its title and the shared style.
+pub(crate) fn head(title: &str) -> Markup {
+    html! {
+        head {
+            meta charset="utf-8";
+            meta name="viewport" content="width=device-width, initial-scale=1";
+            title { (title) }
+            style { (PreEscaped(CSS)) }
+        }
+    }
 }
 
 fn summary(rows: &[Row], candidates: &[String]) -> Markup {
