@@ -1,14 +1,13 @@
-//! `harness-exec`: the trampoline between the harness and each candidate
-//! (see `harness::executor::trampoline`), as a small program of its own:
-//! one runs before every case, and the whole harness binary takes several
-//! times longer to start. Same arguments as `harness __exec`.
+//! `harness-exec`: a job slot's spawner (see
+//! `harness::executor::keeper`), as a small program of its own. The
+//! harness starts one per job slot and asks it for each case's process;
+//! `harness __spawner` is the same, where this program is not beside the
+//! harness.
 //!
 //! It has no Rust `main`: the runtime's start-up (a guard for stack
 //! overflows, found by reading `/proc/self/maps`; an alternate signal
-//! stack; SIGPIPE ignored) is work for a process that lives a fraction of
-//! a millisecond and then becomes the candidate, so the C `main` is
-//! entered directly. The arguments are still there (glibc hands them to
-//! the standard library before `main`).
+//! stack; SIGPIPE ignored) is nothing a spawner needs, and every case's
+//! process is a copy of it, so the C `main` is entered directly.
 
 // (A test build keeps the test harness's own `main`.)
 #![cfg_attr(not(test), no_main)]
@@ -20,18 +19,9 @@
 #[cfg(not(test))]
 #[unsafe(no_mangle)]
 pub extern "C" fn main(_argc: std::ffi::c_int, _argv: *const *const std::ffi::c_char) -> i32 {
-    use std::process::ExitCode;
-    let code = match harness::executor::trampoline::ExecArgs::parse(std::env::args_os().skip(1)) {
-        Ok(args) => harness::executor::trampoline::main(&args),
-        Err(e) => {
-            eprintln!("harness-exec: {e}");
-            ExitCode::from(harness::executor::trampoline::FAILED as u8)
-        }
-    };
-    // Only failures return (a started candidate replaced this process).
-    if code == ExitCode::SUCCESS {
+    if harness::executor::keeper::serve() == std::process::ExitCode::SUCCESS {
         0
     } else {
-        harness::executor::trampoline::FAILED
+        harness::executor::launch::FAILED
     }
 }

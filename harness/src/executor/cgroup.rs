@@ -23,7 +23,9 @@
 use std::path::{Path, PathBuf};
 
 use super::ExecError;
-use super::hierarchy::{delegate, join, make, own_cgroup, parse_mounts};
+pub use super::cgfiles::Join;
+use super::cgfiles::{OpenFiles, oom_kills};
+use super::hierarchy::{delegate, join, make, own_cgroup, parse_mounts, remove_when_empty};
 use std::time::{Duration, Instant};
 
 /// One hierarchy's role.
@@ -46,6 +48,23 @@ enum Role {
 /// Folders, one per hierarchy, with their roles.
 type Dirs = Vec<(Role, PathBuf)>;
 
+/// The join files of `dirs`, opened.
+fn open_joins(dirs: &Dirs) -> Result<Vec<Join>, ExecError> {
+    dirs.iter()
+        .map(|(role, dir)| {
+            let path = dir.join(join_file(*role));
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .map_err(|e| ExecError::io("open", &path, e))?;
+            Ok(Join {
+                file,
+                itself: path.ends_with("tasks"),
+            })
+        })
+        .collect()
+}
+
 /// The run's cgroup folders, one per hierarchy used.
 #[derive(Debug)]
 pub struct Cgroups {
@@ -57,16 +76,26 @@ pub struct Cgroups {
     cpuset_base: Option<PathBuf>,
     /// The run's v1 cpuset folder and a folder per job slot in it, once
     /// [`Cgroups::pin`] made them.
-    cpusets: Option<(PathBuf, Vec<PathBuf>)>,
-    /// Pure v1: each job slot's folders, made on its first case and used
-    /// by every case it runs (see [`Cgroups::case`]).
-    slots: std::sync::Mutex<Vec<Option<Dirs>>>,
+    cpusets: Option<(PathBuf, Vec<PathBuf>, Vec<Join>)>,
+    /// Pure v1: each job slot's folders (and their join files), made on
+    /// its first case and used by every case it runs (see
+    /// [`Cgroups::case`]).
+    slots: std::sync::Mutex<Vec<Option<SlotFolders>>>,
 }
+
+/// A job slot's folders, their join files and the files kept open.
+type SlotFolders = (Dirs, std::sync::Arc<Vec<Join>>, std::sync::Arc<OpenFiles>);
 
 /// One case's cgroup folders.
 #[derive(Debug)]
 pub struct CaseCgroup {
     dirs: Vec<(Role, PathBuf)>,
+    /// The files its process joins it by.
+    joins: std::sync::Arc<Vec<Join>>,
+    /// The files read and written so far, kept open (a slot's for all its
+    /// cases): the kernel makes a cgroup file's text anew at each read
+    /// from its start, and a path is looked up once, not at every read.
+    open: std::sync::Arc<OpenFiles>,
     /// The folders are its job slot's, used again by the slot's next case.
     shared: bool,
     /// Memory the slot's folder was charged when the case began (page
@@ -118,7 +147,7 @@ impl Cgroups {
                 runs.push((role, make(&base.join(&name))?));
             }
             // Every v1 hierarchy is joined by a thread moving itself (see
-            // CaseCgroup::procs_files), which costs no grace period; a
+            // Join), which costs no grace period; a
             // process joining the v2 hierarchy beside waits for one (a
             // millisecond or more per case). So v2 only stands in for what
             // v1 lacks here: the freezer (for cgroup.kill), cpuacct (its
@@ -163,7 +192,7 @@ impl Cgroups {
         self.runs
             .iter()
             .map(|(_, d)| d.clone())
-            .chain(self.cpusets.as_ref().map(|(run, _)| run.clone()))
+            .chain(self.cpusets.as_ref().map(|(run, _, _)| run.clone()))
             .collect()
     }
 
@@ -211,15 +240,37 @@ impl Cgroups {
             }
             return Err(e);
         }
-        self.cpusets = Some((run, slots));
+        let joins = slots
+            .iter()
+            .map(|d| -> Result<Join, ExecError> {
+                let path = d.join("tasks");
+                Ok(Join {
+                    file: std::fs::OpenOptions::new()
+                        .write(true)
+                        .open(&path)
+                        .map_err(|e| ExecError::io("open", &path, e))?,
+                    itself: true,
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        self.cpusets = Some((run, slots, joins));
         Ok(())
     }
 
     /// The file that joins job slot `slot`'s cpuset (v1: `tasks`), once
     /// pinned.
-    pub fn slot_procs(&self, slot: usize) -> Option<PathBuf> {
-        let (_, slots) = self.cpusets.as_ref()?;
-        slots.get(slot).map(|d| d.join("tasks"))
+    pub fn slot_join(&self, slot: usize) -> Option<&Join> {
+        let (_, _, joins) = self.cpusets.as_ref()?;
+        joins.get(slot)
+    }
+
+    /// Whether each job slot's cases run in the slot's own folders, one
+    /// after another (pure v1; see [`Cgroups::case`]): a case then starts
+    /// only once nothing of the slot's last case is left.
+    pub fn slots_reused(&self) -> bool {
+        self.runs
+            .iter()
+            .all(|(r, _)| matches!(r, Role::Memory | Role::Pids | Role::Cpuacct | Role::Freezer))
     }
 
     /// `v2`, or `v1` with `+unified` when the v2 kill is there too.
@@ -239,11 +290,7 @@ impl Cgroups {
     /// counters reset: no folder is made or removed per case, the most a
     /// case costs the kernel here. Otherwise a new folder per case.
     pub fn case(&self, id: &str, slot: usize, reap: &dyn Fn()) -> Result<CaseCgroup, ExecError> {
-        let reusable = self
-            .runs
-            .iter()
-            .all(|(r, _)| matches!(r, Role::Memory | Role::Pids | Role::Cpuacct | Role::Freezer));
-        if !reusable {
+        if !self.slots_reused() {
             return self.fresh(id);
         }
         let dirs = {
@@ -251,16 +298,19 @@ impl Cgroups {
             if slots.len() <= slot {
                 slots.resize(slot + 1, None);
             }
-            match &slots[slot] {
-                Some(dirs) => dirs.clone(),
-                None => {
-                    let dirs = self.fresh(&format!("slot-{slot}"))?.dirs;
-                    slots[slot] = Some(dirs.clone());
-                    dirs
-                }
+            if slots[slot].is_none() {
+                let made = self.fresh(&format!("slot-{slot}"))?;
+                slots[slot] = Some((
+                    made.dirs.clone(),
+                    std::sync::Arc::clone(&made.joins),
+                    std::sync::Arc::clone(&made.open),
+                ));
             }
+            slots[slot].clone().expect("made above")
         };
-        let mut case = CaseCgroup::new(dirs, true);
+        let mut case = CaseCgroup::new(dirs.0, true);
+        case.joins = dirs.1;
+        case.open = dirs.2;
         case.settle(reap)?;
         Ok(case)
     }
@@ -273,7 +323,7 @@ impl Cgroups {
             std::fs::create_dir(&dir).map_err(|e| ExecError::io("create", &dir, e))?;
             dirs.push((*role, dir));
         }
-        let case = CaseCgroup::new(dirs, false);
+        let mut case = CaseCgroup::new(dirs, false);
         let (mem, pids) = (self.memory_limit.to_string(), self.pids_limit.to_string());
         let mut failure = None;
         'dirs: for (role, dir) in &case.dirs {
@@ -299,6 +349,12 @@ impl Cgroups {
                 }
             }
         }
+        if failure.is_none() {
+            match open_joins(&case.dirs) {
+                Ok(joins) => case.joins = std::sync::Arc::new(joins),
+                Err(why) => failure = Some(why),
+            }
+        }
         match failure {
             Some(why) => {
                 case.remove();
@@ -312,13 +368,13 @@ impl Cgroups {
 impl Drop for Cgroups {
     fn drop(&mut self) {
         let slots = std::mem::take(&mut *self.slots.lock().unwrap_or_else(|p| p.into_inner()));
-        for dirs in slots.into_iter().flatten() {
+        for (dirs, _, _) in slots.into_iter().flatten() {
             CaseCgroup::new(dirs, false).remove();
         }
         for (_, dir) in &self.runs {
             let _ = std::fs::remove_dir(dir);
         }
-        if let Some((run, slots)) = &self.cpusets {
+        if let Some((run, slots, _)) = &self.cpusets {
             // A slot's folder empties as its last case's processes die
             // (they are killed through the slot's other folders).
             remove_when_empty(slots.iter(), || {});
@@ -332,22 +388,26 @@ impl CaseCgroup {
     fn new(dirs: Dirs, shared: bool) -> Self {
         Self {
             dirs,
+            joins: Default::default(),
+            open: Default::default(),
             shared,
             base_bytes: 0,
             oom_before: 0,
         }
     }
 
-    /// The files a process writes to, to join: `cgroup.procs` in v2
-    /// (its pid), and in v1 `tasks` (`0`, itself: a single thread moved
-    /// by itself skips the kernel's wait for a grace period that moving a
-    /// whole process takes, a tenth of a millisecond per hierarchy; the
-    /// trampoline has one thread).
-    pub fn procs_files(&self) -> Vec<PathBuf> {
-        self.dirs
-            .iter()
-            .map(|(role, d)| d.join(join_file(*role)))
-            .collect()
+    /// The files a case's process joins the case's cgroups by (see
+    /// [`Join`]).
+    pub fn joins(&self) -> &[Join] {
+        &self.joins
+    }
+
+    fn read_file(&self, path: &Path) -> Option<String> {
+        self.open.read(path)
+    }
+
+    fn write_file(&self, path: &Path, value: &str) -> std::io::Result<()> {
+        self.open.write(path, value)
     }
 
     fn dir(&self, role: Role) -> Option<&Path> {
@@ -362,11 +422,17 @@ impl CaseCgroup {
         let Some((_, dir)) = self.dirs.first() else {
             return Vec::new();
         };
-        std::fs::read_to_string(dir.join("cgroup.procs"))
+        self.read_file(&dir.join("cgroup.procs"))
             .unwrap_or_default()
             .split_whitespace()
             .filter_map(|p| p.parse().ok())
             .collect()
+    }
+
+    /// Whether no process of the case is left (zombies aside: they run
+    /// nothing).
+    pub fn is_empty(&self) -> bool {
+        self.pids().is_empty()
     }
 
     /// Kills every process in the case, escapees included.
@@ -376,7 +442,7 @@ impl CaseCgroup {
             .or_else(|| self.dir(Role::Unified))
             .map(|d| d.join("cgroup.kill"));
         if let Some(f) = kill_file
-            && std::fs::write(&f, "1").is_ok()
+            && self.write_file(&f, "1").is_ok()
         {
             return;
         }
@@ -388,7 +454,7 @@ impl CaseCgroup {
         // Freeze so nothing forks while it dies, kill each, thaw.
         let freezer = self.dir(Role::Freezer).map(|d| d.join("freezer.state"));
         if let Some(f) = &freezer {
-            let _ = std::fs::write(f, "FROZEN");
+            let _ = self.write_file(f, "FROZEN");
         }
         for _ in 0..3 {
             for pid in self.pids() {
@@ -398,7 +464,7 @@ impl CaseCgroup {
             }
         }
         if let Some(f) = &freezer {
-            let _ = std::fs::write(f, "THAWED");
+            let _ = self.write_file(f, "THAWED");
         }
     }
 
@@ -413,9 +479,7 @@ impl CaseCgroup {
 
     /// The CPU time of the case's whole tree so far (one small read).
     pub fn cpu(&self) -> Option<Duration> {
-        let read = |dir: Option<&Path>, file: &str| {
-            dir.and_then(|d| std::fs::read_to_string(d.join(file)).ok())
-        };
+        let read = |dir: Option<&Path>, file: &str| dir.and_then(|d| self.read_file(&d.join(file)));
         if let Some(v2) = self.dir(Role::V2).or_else(|| self.cpu_stat_dir()) {
             let stat = read(Some(v2), "cpu.stat")?;
             return stat
@@ -432,9 +496,7 @@ impl CaseCgroup {
 
     /// What the kernel measured.
     pub fn usage(&self) -> Usage {
-        let read = |dir: Option<&Path>, file: &str| {
-            dir.and_then(|d| std::fs::read_to_string(d.join(file)).ok())
-        };
+        let read = |dir: Option<&Path>, file: &str| dir.and_then(|d| self.read_file(&d.join(file)));
         let number = |text: Option<String>| text.and_then(|t| t.trim().parse::<u64>().ok());
         let field = |text: &Option<String>, key: &str| {
             text.as_ref().and_then(|t| {
@@ -470,7 +532,7 @@ impl CaseCgroup {
         // pids.current counts zombies too: a pid is free once reaped.
         let left = || {
             pids.as_ref()
-                .and_then(|f| std::fs::read_to_string(f).ok())
+                .and_then(|f| self.read_file(f))
                 .and_then(|t| t.trim().parse::<u64>().ok())
                 .unwrap_or(0)
         };
@@ -486,22 +548,20 @@ impl CaseCgroup {
             std::thread::sleep(Duration::from_millis(1));
         }
         let write = |role, file: &str, value: &str| match self.dir(role) {
-            Some(d) => std::fs::write(d.join(file), value)
+            Some(d) => self
+                .write_file(&d.join(file), value)
                 .map_err(|e| ExecError::io("write", d.join(file), e)),
             None => Ok(()),
         };
         write(Role::Cpuacct, "cpuacct.usage", "0")?;
         write(Role::Memory, "memory.max_usage_in_bytes", "0")?;
         let memory = self.dir(Role::Memory).map(Path::to_owned);
-        let read = |file: &str| {
-            memory
-                .as_ref()
-                .and_then(|d| std::fs::read_to_string(d.join(file)).ok())
-        };
-        self.base_bytes = read("memory.usage_in_bytes")
+        let read = |file: &str| memory.as_ref().and_then(|d| self.read_file(&d.join(file)));
+        let base = read("memory.usage_in_bytes")
             .and_then(|t| t.trim().parse().ok())
             .unwrap_or(0);
-        self.oom_before = oom_kills(read("memory.oom_control").as_deref());
+        let oom = oom_kills(read("memory.oom_control").as_deref());
+        (self.base_bytes, self.oom_before) = (base, oom);
         Ok(())
     }
 
@@ -517,36 +577,8 @@ impl CaseCgroup {
     }
 }
 
-/// Removes cgroup folders, which the kernel allows once they hold no
-/// process: tried again every 5 ms for 2 s at most, `between` tries.
-fn remove_when_empty<'a>(dirs: impl Iterator<Item = &'a PathBuf> + Clone, between: impl Fn()) {
-    let deadline = Instant::now() + Duration::from_secs(2);
-    loop {
-        let mut left = false;
-        for dir in dirs.clone() {
-            if dir.exists() && std::fs::remove_dir(dir).is_err() {
-                left = true;
-            }
-        }
-        if !left || Instant::now() >= deadline {
-            break;
-        }
-        between();
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
-/// The OOM kills a v1 `memory.oom_control` counts.
-fn oom_kills(text: Option<&str>) -> u64 {
-    text.and_then(|t| {
-        t.lines()
-            .find_map(|l| l.strip_prefix("oom_kill ")?.trim().parse().ok())
-    })
-    .unwrap_or(0)
-}
-
 /// The file a process joins a cgroup of `role` by (see
-/// [`CaseCgroup::procs_files`]).
+/// [`Join`]).
 fn join_file(role: Role) -> &'static str {
     match role {
         Role::V2 | Role::Unified => "cgroup.procs",

@@ -6,16 +6,15 @@
 //! the stdout cap and the cancel token watched; then the group, and the
 //! cgroup's escapees, killed and the pipes drained.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
+use std::io::{PipeReader, PipeWriter};
 use std::os::fd::OwnedFd;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
-use std::process::{ChildStderr, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
 use rustix::process::{Pid, PidfdFlags, Signal, kill_process_group, pidfd_open};
-use wait4::Wait4;
 
 use super::cgroup::CaseCgroup;
 use super::guard::Guard;
@@ -35,45 +34,73 @@ const EXIT_POLL: Duration = Duration::from_millis(1);
 /// The size of one read from a pipe.
 const CHUNK: usize = 64 * 1024;
 
+/// What a case's process is given: its stdin, and the write ends of the
+/// pipes the harness reads its stdout and stderr from.
+pub(super) struct Ends {
+    /// Its stdin (a file, or `/dev/null`).
+    pub stdin: OwnedFd,
+    /// Its stdout.
+    pub stdout: PipeWriter,
+    /// Its stderr.
+    pub stderr: PipeWriter,
+}
+
+/// Starts a case's process with its [`Ends`], as the leader of a process
+/// group of its own and a child of this process; returns its pid.
+pub(super) type Start<'a> = &'a mut dyn FnMut(Ends) -> std::io::Result<u32>;
+
+/// Runs one case: `start` starts its process (`program` names it in a
+/// failure), and the case is watched to its end.
 pub(super) fn run(
-    mut cmd: Command,
+    program: &OsStr,
+    start: Start<'_>,
     spec: &Spec,
     limits: &Limits,
     cancel: &Cancel,
     guard: Option<&Guard>,
     cgroup: Option<&CaseCgroup>,
 ) -> RunResult {
-    let start = Instant::now();
-    let failed = |msg: String| RunResult::ended(Ending::Failed(msg), start.elapsed());
+    let begin = Instant::now();
+    let failed = |msg: String| RunResult::ended(Ending::Failed(msg), begin.elapsed());
     let stdin = match &spec.stdin {
-        None => Stdio::null(),
-        Some(path) => match std::fs::File::open(path) {
-            Ok(f) => Stdio::from(f),
-            Err(e) => return failed(format!("cannot open {} for stdin: {e}", path.display())),
-        },
+        None => std::fs::File::open("/dev/null"),
+        Some(path) => std::fs::File::open(path),
     };
-    cmd.stdin(stdin)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    let spawned = match guard {
-        Some(g) => g.spawn_case(&mut cmd),
-        None => cmd.spawn(),
-    };
-    let mut child = match spawned {
-        Ok(c) => c,
+    let stdin = match stdin {
+        Ok(f) => OwnedFd::from(f),
         Err(e) => {
-            return failed(format!(
-                "cannot start {}: {e}",
-                cmd.get_program().to_string_lossy()
-            ));
+            let path = spec.stdin.as_deref().unwrap_or(Path::new("/dev/null"));
+            return failed(format!("cannot open {} for stdin: {e}", path.display()));
         }
     };
-    let raw_group = i32::try_from(child.id()).expect("a child's pid is a positive i32");
+    let pipes = std::io::pipe().and_then(|out| Ok((out, std::io::pipe()?)));
+    let ((out_r, out_w), (err_r, err_w)) = match pipes {
+        Ok(p) => p,
+        Err(e) => return failed(format!("cannot make the case's pipes: {e}")),
+    };
+    let ends = Ends {
+        stdin,
+        stdout: out_w,
+        stderr: err_w,
+    };
+    // The write ends are the case's alone once it has them: `start` drops
+    // ours, so its pipes close when it (and what it started) is done.
+    let spawned = match guard {
+        Some(g) => g.spawn_case(|| start(ends)),
+        None => start(ends),
+    };
+    let pid = match spawned {
+        Ok(pid) => pid,
+        Err(e) => {
+            return failed(format!("cannot start {}: {e}", program.to_string_lossy()));
+        }
+    };
+    let start = begin;
+    let raw_group = i32::try_from(pid).expect("a child's pid is a positive i32");
     let group = Pid::from_raw(raw_group).expect("a child's pid is positive");
     let mut case = Case {
-        stdout: Stream::new(child.stdout.take(), limits.stdout),
-        stderr: Stream::new(child.stderr.take(), limits.stderr),
+        stdout: Stream::new(Some(out_r), limits.stdout),
+        stderr: Stream::new(Some(err_r), limits.stderr),
         pidfd: pidfd_open(group, PidfdFlags::empty()).ok(),
         buf: vec![0u8; CHUNK],
     };
@@ -89,7 +116,7 @@ pub(super) fn run(
     let mut cancelled = false;
     let mut kill_at: Option<Instant> = None;
     let exited = loop {
-        match child.try_wait4() {
+        match wait4::try_wait4_pid(pid) {
             Ok(Some(r)) => break Ok(r),
             Ok(None) => {}
             Err(e) => break Err(e),
@@ -167,14 +194,13 @@ pub(super) fn run(
     result.cancelled = cancelled;
     result.stdout = case.stdout.finish();
     result.stderr = case.stderr.finish();
-    drop(child);
     result
 }
 
 /// What one case's thread watches.
 struct Case {
-    stdout: Stream<ChildStdout>,
-    stderr: Stream<ChildStderr>,
+    stdout: Stream<PipeReader>,
+    stderr: Stream<PipeReader>,
     /// Readable once the candidate has exited (`None` on old kernels).
     pidfd: Option<OwnedFd>,
     buf: Vec<u8>,

@@ -72,16 +72,17 @@ impl Guard {
         self.pid
     }
 
-    /// Spawns `cmd` (a case's leader) and records its process group as
-    /// live, under the lock [`Self::reap_orphans`] takes: the reaper never
-    /// sees a leader it does not know.
-    pub fn spawn_case(&self, cmd: &mut Command) -> std::io::Result<Child> {
+    /// Starts a case's leader (`start` returns its pid, a child of this
+    /// process) and records its process group as live, under the lock
+    /// [`Self::reap_orphans`] takes: the reaper never sees a leader it
+    /// does not know.
+    pub fn spawn_case(&self, start: impl FnOnce() -> std::io::Result<u32>) -> std::io::Result<u32> {
         let _spawning = self.spawning.lock().unwrap_or_else(|p| p.into_inner());
-        let child = cmd.spawn()?;
-        if let Ok(pgid) = i32::try_from(child.id()) {
+        let pid = start()?;
+        if let Ok(pgid) = i32::try_from(pid) {
             self.tell(true, pgid);
         }
-        Ok(child)
+        Ok(pid)
     }
 
     /// Reaps the zombies among this process's children that are no live

@@ -4,6 +4,7 @@
 //! to the run's folder.
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use super::ExecError;
 
@@ -87,6 +88,28 @@ pub(super) fn delegate(own: &Path, name: &str) -> Result<PathBuf, ExecError> {
     }
     enable(&run).map_err(|e| ExecError::io("enable controllers in", &run, e))?;
     Ok(run)
+}
+
+/// Removes cgroup folders, which the kernel allows once they hold no
+/// process: tried again every 5 ms for 2 s at most, `between` tries.
+pub(super) fn remove_when_empty<'a>(
+    dirs: impl Iterator<Item = &'a PathBuf> + Clone,
+    between: impl Fn(),
+) {
+    let deadline = Instant::now() + Duration::from_secs(2);
+    loop {
+        let mut left = false;
+        for dir in dirs.clone() {
+            if dir.exists() && std::fs::remove_dir(dir).is_err() {
+                left = true;
+            }
+        }
+        if !left || Instant::now() >= deadline {
+            break;
+        }
+        between();
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }
 
 #[cfg(test)]

@@ -1,25 +1,51 @@
 //! A run's isolation, case by case: the scratch folder and its copies, the
 //! case's cgroup, its slot's user and cores, its view of the file system,
-//! and the trampoline's command line; then what the kernel measured. See
-//! `isolate` for what each protection is and `trampoline` for who does it.
+//! and the request to the slot's spawner; then what the kernel measured.
+//! See `isolate` for what each protection is, `spawner` and `launch` for
+//! who does it.
 
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use super::cgroup::{CaseCgroup, Cgroups};
-use super::child::{relative_to, run};
+use super::child::{Ends, relative_to, run};
 use super::guard::{self, Guard};
-use super::isolate::{self, Isolation, Level, RunDir, Sandbox};
+use super::isolate::{self, Isolation, Level, Sandbox};
 use super::janitor::{Janitor, Leftover};
-use super::trampoline::Launch;
+use super::keeper::{Keeper, Program};
+use super::launch::Launch;
+use super::scratch::{self, RunDir};
+use super::spawn::Plan;
 use super::view::{self, View};
 use super::{Ending, LimitHit, Limits, RunResult, Spec};
 use crate::cancel::Cancel;
 
+/// A job slot's view: its keeper (started on the slot's first case, and
+/// again after one that failed) and the view it holds, with its mount
+/// namespace, while that view may be entered.
+#[derive(Default)]
+struct Slot {
+    keeper: Option<Keeper>,
+    view: Option<(View, OwnedFd)>,
+}
+
+/// What a view is planned from: the command (before its files), the
+/// working folder (`None`: the scratch folder), whether it is written to,
+/// and the job slot.
+type ViewKey = (Vec<OsString>, Option<PathBuf>, bool, usize);
+
 /// Everything isolation needs for the whole run.
 pub(super) struct Isolated {
-    trampoline: super::trampoline::Trampoline,
+    /// The keepers' program.
+    program: Program,
+    slots: Vec<Mutex<Slot>>,
+    /// Each view planned so far (a candidate's cases share one per slot).
+    views: Mutex<HashMap<ViewKey, View>>,
     isolation: Isolation,
     pub(super) level: Level,
     /// The programs beside the harness, where a view would hide them:
@@ -104,7 +130,7 @@ impl Isolated {
                 None
             }
         };
-        let run_dir = RunDir::new(&isolate::scratch_base(cgroups.is_some()))
+        let run_dir = RunDir::new(&scratch::scratch_base(cgroups.is_some()))
             .or_else(|_| RunDir::new(&std::env::temp_dir()))?;
         // What a case's view replaces: the shared places, where the runs'
         // (and a class's) scratch folders are, and what the run hides.
@@ -121,7 +147,11 @@ impl Isolated {
         // rest of its folder (a build's caches).
         let own = view::programs_beside(exe, &mut roots);
         Ok(Self {
-            trampoline: super::trampoline::Trampoline::beside(exe),
+            program: Program::beside(exe),
+            slots: (0..isolation.slots.max(1))
+                .map(|_| Mutex::new(Slot::default()))
+                .collect(),
+            views: Mutex::new(HashMap::new()),
             own,
             isolation: isolation.clone(),
             level,
@@ -163,7 +193,7 @@ impl Isolated {
             let uid = base + u32::try_from(spec.slot).unwrap_or(0);
             (uid, uid)
         });
-        let scratch = match self.run_dir.scratch(id, owner) {
+        let scratch = match self.run_dir.scratch(spec.slot, id, owner) {
             Ok(s) => s,
             Err(e) => return failed(format!("cannot make a scratch folder: {e}")),
         };
@@ -206,26 +236,44 @@ impl Isolated {
         } else {
             spec.workdir.as_path()
         };
-        let view = self.level.private.then(|| {
-            let mut needs = super::needs::needs(
-                scratch.path(),
-                workdir,
-                spec.write_workdir,
-                &spec.argv,
-                &self.isolation.env,
-            );
-            needs.extend(self.own.iter().map(|p| (p.clone(), false)));
-            View::plan(&self.roots, &needs, self.isolation.memory_limit)
-        });
-        let slot_cpuset = self.cgroups.as_ref().and_then(|c| c.slot_procs(spec.slot));
+        let view = self.level.private.then(|| self.view(spec));
+        let report = match bwrap.then(|| self.run_dir.report_file(id)) {
+            Some(path) => match std::fs::File::create(&path) {
+                Ok(f) => Some((path, f)),
+                Err(e) => return failed(format!("cannot make the sandbox's report: {e}")),
+            },
+            None => None,
+        };
+        let slot_cpuset = self.cgroups.as_ref().and_then(|c| c.slot_join(spec.slot));
+        let join: Vec<(RawFd, bool)> = cgroup
+            .as_ref()
+            .map(|c| c.joins().iter().collect::<Vec<_>>())
+            .unwrap_or_default()
+            .into_iter()
+            .chain(slot_cpuset)
+            .map(|j| (j.file.as_raw_fd(), j.itself))
+            .collect();
+        let mut argv = spec.argv.clone();
+        if spec.relative {
+            argv.extend(copies.iter().map(|c| relative_to(c, scratch.path())));
+        } else {
+            argv.extend(copies.into_iter().map(PathBuf::into_os_string));
+        }
+        let mut slot = self.slots[spec.slot % self.slots.len()]
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let namespace = match view.as_ref().filter(|_| !bwrap) {
+            Some(v) => match self.enter(&mut slot, v) {
+                Ok(fd) => Some(fd),
+                Err(e) => return failed(format!("cannot make the job slot's view: {e}")),
+            },
+            None => None,
+        };
         let launch = Launch {
-            join: cgroup
-                .as_ref()
-                .map(CaseCgroup::procs_files)
-                .unwrap_or_default()
-                .into_iter()
-                .chain(slot_cpuset)
-                .collect(),
+            argv,
+            cwd: workdir.to_owned(),
+            env: isolate::environment(scratch.path(), &self.isolation.env),
+            join,
             rlimits,
             user: owner,
             cpus: self
@@ -234,33 +282,59 @@ impl Isolated {
                 .and_then(|c| c.get(spec.slot))
                 .cloned()
                 .unwrap_or_default(),
-            bwrap,
-            view,
-            error_file: self.run_dir.error_file(id),
+            namespace,
+            bwrap: view.filter(|_| bwrap),
+            report: report.as_ref().map(|(_, f)| f.as_raw_fd()),
         };
-        let mut argv = spec.argv.clone();
-        if spec.relative {
-            argv.extend(copies.iter().map(|c| relative_to(c, scratch.path())));
-        } else {
-            argv.extend(copies.into_iter().map(PathBuf::into_os_string));
+        let plan = match Plan::new(&launch) {
+            Ok(p) => p,
+            Err(e) => return failed(e),
+        };
+        let (failure, failure_end) = match std::io::pipe() {
+            Ok(p) => p,
+            Err(e) => return failed(format!("cannot make the case's failure pipe: {e}")),
+        };
+        let mut start = |ends: Ends| {
+            super::spawn::spawn(
+                &plan,
+                [ends.stdin.as_fd(), ends.stdout.as_fd(), ends.stderr.as_fd()],
+                failure_end.as_fd(),
+            )
+        };
+        let program = launch.argv.first().cloned().unwrap_or_default();
+        let mut result = run(
+            &program,
+            &mut start,
+            spec,
+            limits,
+            cancel,
+            guard,
+            cgroup.as_ref(),
+        );
+        drop(failure_end);
+        // Only the case's process writes there, before its exec, and only
+        // why it could not start the candidate.
+        if let Some(why) = failure_said(failure).and_then(|said| plan.failure(&said)) {
+            result.ending = Ending::Failed(why);
         }
-        let mut cmd = launch.command(&self.trampoline, &argv);
-        cmd.env_clear()
-            .envs(isolate::environment(scratch.path(), &self.isolation.env))
-            .current_dir(workdir);
-        let mut result = run(cmd, spec, limits, cancel, guard, cgroup.as_ref());
-        // (An empty file: the trampoline made it ready, and the candidate
-        // started.)
-        if let Ok(why) = std::fs::read_to_string(&launch.error_file) {
-            let _ = std::fs::remove_file(&launch.error_file);
-            if !why.is_empty() {
+        if let Some((path, file)) = report {
+            drop(file);
+            if let Some(why) = super::launch::sandbox_failure(&path, &result) {
                 result.ending = Ending::Failed(why);
             }
         }
-        if bwrap && let Some(why) = super::trampoline::sandbox_failure(&launch.error_file, &result)
-        {
-            result.ending = Ending::Failed(why);
+        if namespace.is_some() {
+            // The view is entered again only once it is emptied of what the
+            // case left, which is safe once nothing of the case is left
+            // running (its cgroup shows it); else the next case gets a new
+            // one.
+            let empty = cgroup.as_ref().is_some_and(CaseCgroup::is_empty);
+            let cleared = empty && slot.keeper.as_mut().is_some_and(|k| k.clear().is_ok());
+            if !cleared {
+                slot.view = None;
+            }
         }
+        drop(slot);
         const SIGXCPU: i32 = 24;
         if let Some(cpu) = limits.cpu
             && result.limit.is_none()
@@ -291,6 +365,87 @@ impl Isolated {
         }
         result
     }
+
+    /// The view of `spec`'s cases on its slot, planned once per command,
+    /// working folder and slot: what the command line and `--env` values
+    /// name, the working folder, and the slot's scratch folders (every
+    /// case's scratch folder is in it).
+    fn view(&self, spec: &Spec) -> View {
+        let workdir = (!spec.relative).then(|| spec.workdir.clone());
+        let key: ViewKey = (
+            spec.argv.clone(),
+            workdir.clone(),
+            spec.write_workdir,
+            spec.slot,
+        );
+        let mut views = self.views.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(v) = views.get(&key) {
+            return v.clone();
+        }
+        let slot_dir = self.run_dir.slot_dir(spec.slot);
+        let mut needs = super::needs::needs(
+            &slot_dir,
+            workdir.as_deref().unwrap_or(&slot_dir),
+            spec.write_workdir,
+            &spec.argv,
+            &self.isolation.env,
+        );
+        needs.extend(self.own.iter().map(|p| (p.clone(), false)));
+        let v = View::plan(&self.roots, &needs, self.isolation.memory_limit);
+        views.insert(key, v.clone());
+        v
+    }
+
+    /// The mount namespace of `view` for `slot`'s next case: the one its
+    /// keeper holds, made first where it holds another (or none, or one
+    /// that may hold what a case left).
+    fn enter(&self, slot: &mut Slot, view: &View) -> std::io::Result<RawFd> {
+        if slot.keeper.is_none() {
+            slot.keeper = Some(Keeper::start(&self.program)?);
+            slot.view = None;
+        }
+        let keeper = slot.keeper.as_mut().expect("started above");
+        let made = keeper.settle().and_then(|()| {
+            if !matches!(&slot.view, Some((v, _)) if v == view) {
+                slot.view = None;
+                slot.view = Some((view.clone(), keeper.build(view)?));
+            }
+            Ok(())
+        });
+        if let Err(e) = made {
+            slot.view = None;
+            if e.kind() != std::io::ErrorKind::Other
+                && let Some(k) = slot.keeper.take()
+            {
+                // The keeper itself failed: the next case starts another.
+                k.stop();
+            }
+            return Err(e);
+        }
+        Ok(slot.view.as_ref().map_or(-1, |(_, ns)| ns.as_raw_fd()))
+    }
+
+    /// Stops every slot's keeper.
+    pub(super) fn stop_keepers(&self) {
+        for slot in &self.slots {
+            let mut slot = slot.lock().unwrap_or_else(|p| p.into_inner());
+            slot.view = None;
+            if let Some(k) = slot.keeper.take() {
+                k.stop();
+            }
+        }
+    }
+}
+
+/// What the case's process wrote on its failure pipe, every writer gone.
+fn failure_said(reader: std::io::PipeReader) -> Option<Vec<u8>> {
+    use std::io::Read;
+    // Never wait: a writer still open (none can be, past the exec) would
+    // block the slot.
+    rustix::io::ioctl_fionbio(&reader, true).ok()?;
+    let mut said = Vec::new();
+    let _ = (&reader).take(64).read_to_end(&mut said);
+    Some(said)
 }
 
 /// How many processes this process's user has now (for RLIMIT_NPROC,

@@ -2,7 +2,7 @@
 //! folders) on a thread of its own, off the cases' critical path.
 
 use super::cgroup::CaseCgroup;
-use super::isolate::Scratch;
+use super::scratch::Scratch;
 
 /// What is left of a finished case to clear away.
 pub enum Leftover {

@@ -4,6 +4,7 @@
 //! resource usage from `wait4`) and a fake one (`fake`: scripted results,
 //! so the verdict logic and the scheduler are tested without spawning).
 
+pub mod cgfiles;
 pub mod cgroup;
 mod child;
 pub mod cpus;
@@ -14,10 +15,14 @@ mod hierarchy;
 pub mod isolate;
 mod isolated;
 mod janitor;
+pub mod keeper;
+pub mod launch;
+mod mounts;
 pub mod needs;
 mod process;
+pub mod scratch;
+mod spawn;
 mod stream;
-pub mod trampoline;
 pub mod uids;
 pub mod view;
 

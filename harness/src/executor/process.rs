@@ -6,11 +6,12 @@
 //! the group (setsid) escape the group kill; [`super::guard`] kills them
 //! when the run ends.
 
+use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use super::child::{relative_to, run};
+use super::child::{Ends, relative_to, run};
 use super::guard::{self, Guard};
 use super::isolate::Isolation;
 use super::isolated::Isolated;
@@ -60,22 +61,40 @@ impl Executor for ProcessExecutor {
         let Some((program, args)) = spec.argv.split_first() else {
             return RunResult::ended(Ending::Failed("empty command".into()), Duration::ZERO);
         };
-        let mut cmd = Command::new(program);
-        cmd.args(args);
-        match spec.files.first().and_then(|f| f.parent()) {
-            Some(dir) if spec.relative => {
-                cmd.args(spec.files.iter().map(|f| relative_to(f, dir)))
-                    .current_dir(dir);
+        let mut start = |ends: Ends| {
+            let mut cmd = Command::new(program);
+            cmd.args(args);
+            match spec.files.first().and_then(|f| f.parent()) {
+                Some(dir) if spec.relative => {
+                    cmd.args(spec.files.iter().map(|f| relative_to(f, dir)))
+                        .current_dir(dir);
+                }
+                _ => {
+                    cmd.args(&spec.files).current_dir(&spec.workdir);
+                }
             }
-            _ => {
-                cmd.args(&spec.files).current_dir(&spec.workdir);
-            }
-        }
-        run(cmd, spec, limits, cancel, self.guard.as_ref(), None)
+            cmd.stdin(Stdio::from(ends.stdin))
+                .stdout(Stdio::from(ends.stdout))
+                .stderr(Stdio::from(ends.stderr))
+                .process_group(0);
+            // The child is waited for by its pid (see `child`); the
+            // command, and our copies of its pipes' write ends, go now.
+            cmd.spawn().map(|c| c.id())
+        };
+        run(
+            program,
+            &mut start,
+            spec,
+            limits,
+            cancel,
+            self.guard.as_ref(),
+            None,
+        )
     }
 
     fn finish(&self) {
         if let Some(iso) = &self.isolated {
+            iso.stop_keepers();
             iso.janitor.finish();
         }
         if let Some(g) = &self.guard {

@@ -12,9 +12,11 @@
 //! places and what its command line names (a world-writable folder
 //! elsewhere) outlives it either.
 //!
-//! Two ways to build it: as root, the trampoline makes a mount (and IPC)
-//! namespace of the case's own ([`View::enter`]); under bubblewrap, its
-//! arguments say the same ([`View::bwrap_args`]).
+//! Two ways to build it: as root, the job slot's keeper makes a mount
+//! namespace with the view ([`View::enter_kept`]) and the slot's cases
+//! enter it one after another, each with an IPC namespace of its own, the
+//! private folders emptied between them ([`View::clear`]); under
+//! bubblewrap, its arguments say the same ([`View::bwrap_args`]).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -43,7 +45,8 @@ pub enum Step {
 }
 
 impl Step {
-    fn path(&self) -> &Path {
+    /// Where the step is.
+    pub(super) fn path(&self) -> &Path {
         match self {
             Step::Private(p) | Step::Keep(p, _) => p,
         }
@@ -169,6 +172,42 @@ impl View {
         View { steps, size }
     }
 
+    /// The view as words (for the slot's keeper): its size, then each
+    /// step as a word of its kind and its path.
+    pub fn words(&self) -> Vec<OsString> {
+        let mut out: Vec<OsString> = vec![self.size.to_string().into()];
+        for step in &self.steps {
+            let (kind, path) = match step {
+                Step::Private(p) => ("private", p),
+                Step::Keep(p, false) => ("keep", p),
+                Step::Keep(p, true) => ("keep-rw", p),
+            };
+            out.push(kind.into());
+            out.push(path.clone().into_os_string());
+        }
+        out
+    }
+
+    /// The view [`View::words`] wrote.
+    pub fn from_words(words: impl IntoIterator<Item = OsString>) -> Result<View, String> {
+        let mut words = words.into_iter();
+        let size = words
+            .next()
+            .and_then(|w| w.to_str()?.parse().ok())
+            .ok_or("a view without its size")?;
+        let mut steps = Vec::new();
+        while let Some(kind) = words.next() {
+            let path = PathBuf::from(words.next().ok_or("a view step without its path")?);
+            steps.push(match kind.to_str() {
+                Some("private") => Step::Private(path),
+                Some("keep") => Step::Keep(path, false),
+                Some("keep-rw") => Step::Keep(path, true),
+                _ => return Err(format!("an unknown view step {}", kind.to_string_lossy())),
+            });
+        }
+        Ok(View { steps, size })
+    }
+
     /// bubblewrap's arguments for this view, after `--ro-bind / / --dev
     /// /dev --proc /proc`.
     pub fn bwrap_args(&self) -> Vec<OsString> {
@@ -188,154 +227,6 @@ impl View {
         }
         out
     }
-
-    /// Builds the view in a mount namespace of this process's own (and an
-    /// IPC namespace: System V objects die with the case too). Needs root;
-    /// done by the trampoline before it becomes the candidate. The working
-    /// folder is entered again through the view.
-    pub fn enter(&self) -> Result<(), String> {
-        use rustix::fs::CWD;
-        use rustix::mount::{MountFlags, MountPropagationFlags, MoveMountFlags, OpenTreeFlags};
-        use rustix::thread::UnshareFlags;
-        let cwd = std::env::current_dir().ok();
-        // SAFETY: no FILES flag: the descriptor table stays shared.
-        #[allow(unsafe_code)]
-        unsafe { rustix::thread::unshare_unsafe(UnshareFlags::NEWNS | UnshareFlags::NEWIPC) }
-            .map_err(|e| format!("cannot make the case's mount namespace: {e}"))?;
-        rustix::mount::mount_change(
-            "/",
-            MountPropagationFlags::REC | MountPropagationFlags::PRIVATE,
-        )
-        .map_err(|e| format!("cannot make the case's mounts private: {e}"))?;
-        // What is kept, taken before any root is replaced, as it is (the
-        // slot's user may write there what its permissions allow: what
-        // the command line names is the grader's choice).
-        let mut kept = Vec::new();
-        for step in &self.steps {
-            if let Step::Keep(p, _) = step {
-                let tree = rustix::mount::open_tree(
-                    CWD,
-                    p,
-                    OpenTreeFlags::OPEN_TREE_CLONE
-                        | OpenTreeFlags::OPEN_TREE_CLOEXEC
-                        | OpenTreeFlags::AT_RECURSIVE,
-                )
-                .map_err(|e| format!("cannot take {}: {e}", p.display()))?;
-                kept.push((tree, p.is_dir()));
-            }
-        }
-        // The rest of the system read-only: a world-writable folder the
-        // view neither replaces nor keeps (a /var/crash, a 1777 folder a
-        // course left) takes nothing that could outlive the case. Device
-        // files stay usable (a read-only mount stops no write to
-        // /dev/null).
-        let root = rustix::fs::open(
-            "/",
-            rustix::fs::OFlags::PATH | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
-            rustix::fs::Mode::empty(),
-        )
-        .map_err(|e| format!("cannot open /: {e}"))?;
-        read_only(&root, "").map_err(|e| format!("cannot make the system read-only: {e}"))?;
-        let options = format!("size={},nr_inodes=65536,mode=1777", self.size.max(1 << 20));
-        let mut trees = kept.into_iter();
-        for step in &self.steps {
-            match step {
-                Step::Private(p) => {
-                    rustix::mount::mount(
-                        "tmpfs",
-                        p,
-                        "tmpfs",
-                        MountFlags::NOSUID | MountFlags::NODEV,
-                        Some(
-                            std::ffi::CString::new(options.as_str())
-                                .map_err(|e| e.to_string())?
-                                .as_c_str(),
-                        ),
-                    )
-                    .map_err(|e| format!("cannot make a private {}: {e}", p.display()))?;
-                }
-                Step::Keep(p, _) => {
-                    let (tree, dir) = trees.next().ok_or("a kept path went missing")?;
-                    mount_point(p, dir)?;
-                    rustix::mount::move_mount(
-                        &tree,
-                        "",
-                        CWD,
-                        p,
-                        MoveMountFlags::MOVE_MOUNT_F_EMPTY_PATH,
-                    )
-                    .map_err(|e| format!("cannot keep {}: {e}", p.display()))?;
-                }
-            }
-        }
-        if let Some(dir) = cwd {
-            std::env::set_current_dir(&dir)
-                .map_err(|e| format!("cannot enter {} again: {e}", dir.display()))?;
-        }
-        Ok(())
-    }
-}
-
-/// Makes the mount tree at `dir` (with `path` under it; `""`: `dir`
-/// itself) and every mount below it read-only (`mount_setattr`, which
-/// rustix does not wrap).
-fn read_only(dir: &impl std::os::fd::AsFd, path: &str) -> std::io::Result<()> {
-    use std::os::fd::AsRawFd;
-    /// `struct mount_attr` (linux/mount.h).
-    #[repr(C)]
-    struct MountAttr {
-        attr_set: u64,
-        attr_clr: u64,
-        propagation: u64,
-        userns_fd: u64,
-    }
-    let attr = MountAttr {
-        attr_set: u64::from(rustix::mount::MountAttrFlags::MOUNT_ATTR_RDONLY.bits()),
-        attr_clr: 0,
-        propagation: 0,
-        userns_fd: 0,
-    };
-    let path = std::ffi::CString::new(path)?;
-    // SAFETY: every pointer is to a live value of the kernel's layout for
-    // the call's duration, with its size; the descriptor is open.
-    #[allow(unsafe_code)]
-    let r = unsafe {
-        libc::syscall(
-            libc::SYS_mount_setattr,
-            dir.as_fd().as_raw_fd(),
-            path.as_ptr(),
-            libc::AT_EMPTY_PATH | libc::AT_RECURSIVE,
-            &attr as *const MountAttr,
-            std::mem::size_of::<MountAttr>(),
-        )
-    };
-    if r == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
-}
-
-/// Makes `path` exist in a fresh tmpfs (a folder, or an empty file where
-/// a file is kept) for a mount on top: the folders on the way are root's,
-/// 0755. On a real file system it exists already.
-fn mount_point(path: &Path, dir: bool) -> Result<(), String> {
-    use std::os::unix::fs::DirBuilderExt;
-    if std::fs::symlink_metadata(path).is_ok() {
-        return Ok(());
-    }
-    let parent = path.parent().unwrap_or(Path::new("/"));
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o755)
-        .create(parent)
-        .map_err(|e| format!("cannot make {}: {e}", parent.display()))?;
-    let made = if dir {
-        std::fs::DirBuilder::new().mode(0o755).create(path)
-    } else {
-        std::fs::File::create(path).map(drop)
-    };
-    made.map_err(|e| format!("cannot make {}: {e}", path.display()))
 }
 
 #[cfg(test)]
@@ -404,6 +295,12 @@ mod tests {
             ],
             "home/me is in sight anyway; what does not exist is skipped"
         );
+        assert_eq!(
+            View::from_words(view.words()),
+            Ok(view.clone()),
+            "as the keeper reads it"
+        );
+        assert!(View::from_words(["1".into(), "odd".into(), "/x".into()]).is_err());
         let args: Vec<String> = View {
             steps: view.steps[..3].to_vec(),
             size: 1,

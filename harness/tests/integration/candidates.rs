@@ -94,3 +94,44 @@ fn a_c_gogen_solver_on_both_file_forms() {
             .stdout(predicate::str::contains(summary));
     }
 }
+
+/// A candidate is started as `execvp` would start it: a script without
+/// `#!` is run by `/bin/sh`, and a name on PATH is looked for past a
+/// folder the job slot's user may not enter (as root, where that user is
+/// not root: a `python3` under /root's pyenv, before /usr/bin's).
+#[test]
+fn candidates_are_found_and_started_as_execvp_would() {
+    use std::os::unix::fs::PermissionsExt;
+    // Not in /tmp, which a case's view replaces: nothing names these
+    // folders on the command line.
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let body = format!(
+        "exec {} solve --family lightsout \"$@\"\n",
+        env!("CARGO_BIN_EXE_harness")
+    );
+    let bare = dir.path().join("bare");
+    std::fs::write(&bare, &body).unwrap();
+    std::fs::set_permissions(&bare, std::fs::Permissions::from_mode(0o755)).unwrap();
+    grade_easy(bare.to_str().unwrap(), &dir.path().join("a.csv"));
+
+    let (closed, open) = (dir.path().join("closed"), dir.path().join("open"));
+    for (folder, mode) in [(&closed, 0o700), (&open, 0o755)] {
+        std::fs::create_dir(folder).unwrap();
+        std::fs::set_permissions(folder, std::fs::Permissions::from_mode(mode)).unwrap();
+        let script = folder.join("pg-solver");
+        std::fs::write(&script, format!("#!/bin/sh\n{body}")).unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    // The harness's PATH is the candidate's.
+    let path = format!("{}:{}:/usr/bin:/bin", closed.display(), open.display());
+    harness()
+        .env("PATH", path)
+        .args(["grade", "--suite"])
+        .arg(workspace().join("suites/lightsout/easy"))
+        .args(["--candidate", "pg-solver", "--scorecard"])
+        .arg(dir.path().join("b.csv"))
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("lightsout/easy: 19/19 accepted"));
+}

@@ -1,8 +1,9 @@
 //! What a case writes where every user may write (/tmp, /var/tmp,
 //! /dev/shm, /run/lock, System V shared memory) is its own: no other case
 //! running beside it sees it, and none of it outlives the case; any other
-//! world-writable folder is read-only to it. Root's
-//! tier (the trampoline's namespaces) and bubblewrap's alike.
+//! world-writable folder is read-only to it. Root's tier (each job slot's
+//! view, kept by its keeper and emptied between cases) and bubblewrap's
+//! alike.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -112,6 +113,79 @@ fn what_a_case_leaves_dies_with_it() {
     }
 }
 
+/// A job slot's cases share the slot's view one after another: each finds
+/// it empty, whatever the last one left in it, even a process of the last
+/// case that escaped its group (`setsid`) and goes on writing there until
+/// the case's cgroup kills it; and each has System V objects of its own.
+#[test]
+fn a_slots_next_case_finds_nothing_of_the_last() {
+    if !rustix::process::geteuid().is_root() {
+        assert!(
+            std::env::var_os("PUZZLEGRADE_REQUIRE_ISOLATION").is_none(),
+            "needs root here"
+        );
+        eprintln!("note: skipping: not root (a kept view is root's)");
+        return;
+    }
+    let board = "3x2\n#OO\n##O\n";
+    let names: Vec<String> = (0..8).map(|i| format!("b{i}.txt")).collect();
+    let rows: Vec<(&str, Option<&str>)> = names.iter().map(|n| (n.as_str(), Some(board))).collect();
+    let f = Fixture::with_rows(&rows);
+    // Fails (exit 3) if it finds a mark in a shared place (where its own
+    // folder is kept too) or a System V segment; then leaves marks, a
+    // segment, a folder tree and a symlink, and (every other case) a
+    // process of its own session that keeps writing marks.
+    let solver = f.dir.path().join("leaver");
+    std::fs::write(
+        &solver,
+        format!(
+            "#!/bin/sh\n\
+             for d in {places}; do for m in \"$d\"/pg-* \"$d\"/.pg-*; do\n\
+               if [ -e \"$m\" ] || [ -L \"$m\" ]; then echo \"saw $m\" >&2; exit 3; fi\n\
+             done; done\n\
+             if [ \"$(ipcs -m | grep -c '^0x')\" != 0 ]; then echo 'saw a segment' >&2; exit 3; fi\n\
+             for d in {places}; do echo x > \"$d/pg-mark-$$\"; mkdir -p \"$d/pg-tree-$$/a/b\"; ln -s / \"$d/.pg-link-$$\"; done\n\
+             ipcmk -M 4096 >/dev/null || exit 5\n\
+             case \"$1\" in *[0246].txt)\n\
+               setsid sh -c 'while :; do for d in {places}; do : > \"$d/pg-late-$$\"; done; done' </dev/null >/dev/null 2>&1 &\n\
+               sleep 0.05;;\n\
+             esac\n\
+             exec {harness} solve --family lightsout \"$@\"\n",
+            places = PLACES.join(" "),
+            harness = env!("CARGO_BIN_EXE_harness"),
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&solver, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let before = segments();
+    f.grade(solver.to_str().unwrap())
+        .args(["--jobs", "1"])
+        .assert()
+        .code(0);
+    let verdicts: Vec<(String, String)> = read_scorecard(&f.scorecard())
+        .into_iter()
+        .map(|r| (r["verdict"].clone(), r["detail"].clone()))
+        .collect();
+    assert_eq!(
+        verdicts,
+        vec![("accepted".to_string(), String::new()); names.len()]
+    );
+    assert_eq!(markers(), Vec::<String>::new(), "nothing on the machine");
+    assert_eq!(segments(), before, "no segment left");
+    let survivors: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains("pg-late-") && !c.contains("cargo"))
+        .collect();
+    assert_eq!(
+        survivors,
+        Vec::<String>::new(),
+        "the escapees died with their cases"
+    );
+}
+
 /// A candidate that lives in /tmp runs in /tmp (its own folder), and that
 /// is the case's private /tmp with the candidate brought back into it, not
 /// the machine's: it sees nothing else there and leaves nothing there.
@@ -147,7 +221,7 @@ fn a_candidate_in_tmp_sees_a_private_tmp() {
     .unwrap();
     std::fs::set_permissions(solver.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     // Still open for writing here: the exec fails (ETXTBSY) after the
-    // trampoline became the slot's user; the row says why, as ours.
+    // case's process became the slot's user; the row says why, as ours.
     f.grade(solver.path().to_str().unwrap()).assert().code(1);
     for r in f.rows().values() {
         assert_eq!(r["verdict"], "harness-error", "{r:?}");

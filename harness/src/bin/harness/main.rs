@@ -17,17 +17,9 @@ use clap::error::ErrorKind;
 use cli::{Cli, Command};
 
 fn main() -> ExitCode {
-    // The trampoline runs before every case: parsed by hand, at once.
-    let mut args = std::env::args_os().skip(1);
-    if args.next().is_some_and(|a| a == "__exec") {
-        use harness::executor::trampoline::{ExecArgs, FAILED, main};
-        return match ExecArgs::parse(args) {
-            Ok(exec) => main(&exec),
-            Err(e) => {
-                eprintln!("harness __exec: {e}");
-                ExitCode::from(FAILED as u8)
-            }
-        };
+    // A job slot's view keeper (where `harness-exec` is not beside us).
+    if std::env::args_os().nth(1).is_some_and(|a| a == "__keeper") {
+        return harness::executor::keeper::serve();
     }
     let cli = match Cli::try_parse() {
         Ok(c) => c,

@@ -1,0 +1,109 @@
+//! Cgroup files as the harness uses them: the join files a case's process
+//! is handed (it may no longer open them: its view makes `/sys`
+//! read-only), and the files a job slot reads and writes case after case,
+//! kept open (a path is looked up once, not at every read).
+
+use std::path::{Path, PathBuf};
+
+/// A file a case's process writes to, to join one of its cgroups: opened
+/// by the harness (once per job slot where the slot's folders are reused)
+/// and handed to the process, which may no longer open it (its view makes
+/// `/sys` read-only).
+#[derive(Debug)]
+pub struct Join {
+    /// v1's `tasks` or `cgroup.procs`, open for writing.
+    pub file: std::fs::File,
+    /// Whether the process writes `0` (v1's `tasks`: the writing thread,
+    /// the only one, moves itself, which costs no grace period) or its pid.
+    pub itself: bool,
+}
+
+/// Cgroup files kept open, each by path and whether it is open for
+/// writing.
+#[derive(Debug, Default)]
+pub(super) struct OpenFiles(std::sync::Mutex<Vec<(PathBuf, bool, std::fs::File)>>);
+
+impl OpenFiles {
+    /// Reads a cgroup file through its kept descriptor (opened on first
+    /// use): the kernel makes a cgroup file's text anew at each read from
+    /// its start. Not a list of processes: v1 keeps the list an open file
+    /// read first for a while, so a second read from the start could show
+    /// processes gone and miss new ones; those are opened anew each time.
+    pub(super) fn read(&self, path: &Path) -> Option<String> {
+        use std::os::unix::fs::FileExt;
+        if path.ends_with("cgroup.procs") || path.ends_with("tasks") {
+            return std::fs::read_to_string(path).ok();
+        }
+        let mut open = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let at = match open.iter().position(|(p, w, _)| !*w && p == path) {
+            Some(at) => at,
+            None => {
+                open.push((path.to_owned(), false, std::fs::File::open(path).ok()?));
+                open.len() - 1
+            }
+        };
+        let mut buf = vec![0u8; 256];
+        let mut len = 0;
+        loop {
+            let n = open[at].2.read_at(&mut buf[len..], len as u64).ok()?;
+            len += n;
+            if n == 0 || len < buf.len() {
+                break;
+            }
+            buf.resize(buf.len() * 2, 0);
+        }
+        buf.truncate(len);
+        String::from_utf8(buf).ok()
+    }
+
+    /// Writes `value` to a cgroup file through its kept descriptor.
+    pub(super) fn write(&self, path: &Path, value: &str) -> std::io::Result<()> {
+        use std::os::unix::fs::FileExt;
+        let mut open = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let at = match open.iter().position(|(p, w, _)| *w && p == path) {
+            Some(at) => at,
+            None => {
+                let f = std::fs::OpenOptions::new().write(true).open(path)?;
+                open.push((path.to_owned(), true, f));
+                open.len() - 1
+            }
+        };
+        open[at].2.write_at(value.as_bytes(), 0).map(drop)
+    }
+}
+
+/// The OOM kills a v1 `memory.oom_control` counts.
+pub(super) fn oom_kills(text: Option<&str>) -> u64 {
+    text.and_then(|t| {
+        t.lines()
+            .find_map(|l| l.strip_prefix("oom_kill ")?.trim().parse().ok())
+    })
+    .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file read through a kept descriptor is read anew each time (a
+    /// plain file stands in for a cgroup file here).
+    #[test]
+    fn kept_files_are_read_and_written_from_their_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("cpuacct.usage");
+        std::fs::write(&f, "12345\n").unwrap();
+        let open = OpenFiles::default();
+        assert_eq!(open.read(&f).as_deref(), Some("12345\n"));
+        open.write(&f, "0").unwrap();
+        assert_eq!(
+            open.read(&f).as_deref(),
+            Some("02345\n"),
+            "written at its start"
+        );
+        let long = "x".repeat(1000);
+        std::fs::write(&f, &long).unwrap();
+        assert_eq!(open.read(&f), Some(long), "longer than one read");
+        assert_eq!(open.0.lock().unwrap().len(), 2, "one descriptor each way");
+        assert_eq!(open.read(&dir.path().join("missing")), None);
+    }
+}

@@ -1,0 +1,265 @@
+//! A job slot's view keeper (as root): a small single-threaded process
+//! (`harness-exec` beside the harness, else `harness __keeper`) that makes
+//! the slot's view of the file system in a mount namespace of its own and
+//! stays in it, so that the slot's cases enter it (a `setns`, see `spawn`)
+//! instead of each making its own: namespaces and tmpfs mounts are made
+//! once per view, not once per case. Between cases it empties the view's
+//! private folders of what the last case left ([`View::clear`]), once the
+//! harness has seen that nothing of that case is left running. (A
+//! multi-threaded process cannot change its own mount namespace, hence a
+//! process of its own.)
+//!
+//! The protocol, on a Unix stream socket (the keeper's stdin): a request
+//! is a kind byte, a little-endian `u32` length and that many bytes (a
+//! view's words, each ended by a NUL); the reply is a kind byte and a
+//! `u32`: `0`, or the length of the reason that follows.
+
+use std::ffi::OsString;
+use std::io::{Read, Write};
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitCode, Stdio};
+
+use super::launch::FAILED;
+use super::view::View;
+
+/// A request: make this view (and stay in it).
+const BUILD: u8 = b'B';
+/// A request: empty the view's private folders.
+const CLEAR: u8 = b'C';
+/// A reply: done.
+const DONE: u8 = b'K';
+/// A reply: not done; the reason follows.
+const REFUSED: u8 = b'E';
+/// The largest request accepted.
+const MAX_REQUEST: usize = 16 << 20;
+
+/// The program that runs keepers: the small `harness-exec` beside the
+/// harness when it is there, else `harness __keeper`.
+#[derive(Debug, Clone)]
+pub struct Program {
+    program: PathBuf,
+    subcommand: bool,
+}
+
+impl Program {
+    /// The keeper program for the harness executable `exe`.
+    pub fn beside(exe: &Path) -> Self {
+        let small = exe.with_file_name("harness-exec");
+        if small.is_file() {
+            Self {
+                program: small,
+                subcommand: false,
+            }
+        } else {
+            Self {
+                program: exe.to_owned(),
+                subcommand: true,
+            }
+        }
+    }
+}
+
+/// The harness's end of one keeper.
+pub struct Keeper {
+    stream: UnixStream,
+    child: Child,
+    /// A clear was asked for and its reply not read yet.
+    clearing: bool,
+}
+
+impl Keeper {
+    /// Starts a keeper.
+    pub fn start(program: &Program) -> std::io::Result<Self> {
+        let (ours, theirs) = UnixStream::pair()?;
+        let mut cmd = Command::new(&program.program);
+        if program.subcommand {
+            cmd.arg("__keeper");
+        }
+        let child = cmd
+            .stdin(Stdio::from(OwnedFd::from(theirs)))
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .current_dir("/")
+            .spawn()?;
+        Ok(Self {
+            stream: ours,
+            child,
+            clearing: false,
+        })
+    }
+
+    /// Has the keeper make `view` (leaving the one it was in) and returns
+    /// its mount namespace, for cases to enter.
+    pub fn build(&mut self, view: &View) -> std::io::Result<OwnedFd> {
+        self.settle()?;
+        let mut body = Vec::new();
+        for w in view.words() {
+            body.extend_from_slice(w.as_bytes());
+            body.push(0);
+        }
+        self.send(BUILD, &body)?;
+        self.reply()?;
+        let ns = std::fs::File::open(format!("/proc/{}/ns/mnt", self.child.id()))?;
+        Ok(OwnedFd::from(ns))
+    }
+
+    /// Asks the keeper to empty its view's private folders (it does so
+    /// while the harness goes on; [`Keeper::settle`] waits for it).
+    pub fn clear(&mut self) -> std::io::Result<()> {
+        self.settle()?;
+        self.send(CLEAR, &[])?;
+        self.clearing = true;
+        Ok(())
+    }
+
+    /// Waits for the clear asked for last, if any: `Err` if it failed (the
+    /// view may hold what a case left: it must not be entered again).
+    pub fn settle(&mut self) -> std::io::Result<()> {
+        if std::mem::take(&mut self.clearing) {
+            self.reply()?;
+        }
+        Ok(())
+    }
+
+    /// Stops the keeper and waits for it.
+    pub fn stop(self) {
+        let Self {
+            stream, mut child, ..
+        } = self;
+        drop(stream);
+        let _ = child.wait();
+    }
+
+    fn send(&mut self, kind: u8, body: &[u8]) -> std::io::Result<()> {
+        let len = u32::try_from(body.len())
+            .ok()
+            .filter(|&l| l as usize <= MAX_REQUEST)
+            .ok_or_else(|| std::io::Error::other("a view too long for the keeper"))?;
+        let mut message = Vec::with_capacity(5 + body.len());
+        message.push(kind);
+        message.extend_from_slice(&len.to_le_bytes());
+        message.extend_from_slice(body);
+        self.stream.write_all(&message)
+    }
+
+    fn reply(&mut self) -> std::io::Result<()> {
+        let mut head = [0u8; 5];
+        self.stream.read_exact(&mut head)?;
+        let len = u32::from_le_bytes([head[1], head[2], head[3], head[4]]) as usize;
+        match head[0] {
+            DONE => Ok(()),
+            REFUSED => {
+                let mut why = vec![0u8; len.min(MAX_REQUEST)];
+                self.stream.read_exact(&mut why)?;
+                Err(std::io::Error::other(
+                    String::from_utf8_lossy(&why).into_owned(),
+                ))
+            }
+            _ => Err(std::io::Error::other("the keeper's reply makes no sense")),
+        }
+    }
+}
+
+/// The keeper's whole life: requests from stdin (a Unix socket) until it
+/// closes.
+pub fn serve() -> ExitCode {
+    let socket = match std::io::stdin().as_fd().try_clone_to_owned() {
+        Ok(fd) => UnixStream::from(fd),
+        Err(e) => {
+            eprintln!("harness keeper: no socket on stdin: {e}");
+            return ExitCode::from(FAILED as u8);
+        }
+    };
+    // It holds no terminal. (It ends when the harness does: its socket
+    // closes. No parent-death signal: that follows the thread that started
+    // it, a job slot's worker, which ends with each phase of a run.)
+    let _ = rustix::process::setsid();
+    if let Ok(null) = std::fs::File::open("/dev/null") {
+        let _ = rustix::stdio::dup2_stdin(&null);
+    }
+    let Ok(host) = std::fs::File::open("/proc/self/ns/mnt") else {
+        eprintln!("harness keeper: cannot open its own mount namespace");
+        return ExitCode::from(FAILED as u8);
+    };
+    // The view it is in, if any (`None` in the host's namespace).
+    let mut kept: Option<View> = None;
+    let mut reader = &socket;
+    loop {
+        let mut head = [0u8; 5];
+        match reader.read_exact(&mut head) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("harness keeper: {e}");
+                return ExitCode::from(FAILED as u8);
+            }
+        }
+        let len = u32::from_le_bytes([head[1], head[2], head[3], head[4]]) as usize;
+        if len > MAX_REQUEST {
+            return ExitCode::from(FAILED as u8);
+        }
+        let mut body = vec![0u8; len];
+        if reader.read_exact(&mut body).is_err() {
+            return ExitCode::from(FAILED as u8);
+        }
+        let done = match head[0] {
+            BUILD => {
+                let words = body
+                    .split(|&b| b == 0)
+                    .take(body.iter().filter(|&&b| b == 0).count())
+                    .map(|w| OsString::from_vec(w.to_vec()));
+                match View::from_words(words) {
+                    Ok(view) => build(&host, &mut kept, view),
+                    Err(why) => Err(why),
+                }
+            }
+            CLEAR => match &kept {
+                Some(view) => view.clear(),
+                None => Err("no view to empty".into()),
+            },
+            _ => return ExitCode::from(FAILED as u8),
+        };
+        let reply = match done {
+            Ok(()) => vec![DONE, 0, 0, 0, 0],
+            Err(why) => {
+                let mut r = vec![REFUSED];
+                r.extend_from_slice(&(why.len() as u32).to_le_bytes());
+                r.extend_from_slice(why.as_bytes());
+                r
+            }
+        };
+        if (&socket).write_all(&reply).is_err() {
+            return ExitCode::SUCCESS;
+        }
+    }
+}
+
+/// Leaves the view the keeper is in (back to `host`'s namespace) and makes
+/// `view` in a new one. A keeper that cannot get back exits: a half-made
+/// view is never entered.
+fn build(host: &std::fs::File, kept: &mut Option<View>, view: View) -> Result<(), String> {
+    let back = |kept: &mut Option<View>| {
+        if rustix::thread::move_into_link_name_space(
+            host.as_fd(),
+            Some(rustix::thread::LinkNameSpaceType::Mount),
+        )
+        .is_err()
+        {
+            eprintln!("harness keeper: cannot leave its view");
+            std::process::exit(FAILED);
+        }
+        *kept = None;
+    };
+    // Left at once, even to make the same view again: its private folders
+    // may hold what a case left.
+    back(kept);
+    *kept = Some(view.clone());
+    if let Err(why) = view.enter_kept() {
+        back(kept);
+        return Err(why);
+    }
+    Ok(())
+}

@@ -1,0 +1,205 @@
+//! A view's mounts, made in the mount namespace of a job slot's keeper
+//! (see `keeper`): the rest of the system read-only, a fresh tmpfs for
+//! each private place, what the case needs bound back at its place; and
+//! between cases, the private places emptied of what a case left.
+
+use std::path::Path;
+
+use super::view::{Step, View};
+
+impl View {
+    /// Builds the view in a new mount namespace of this process's own (a
+    /// job slot's keeper's), for the slot's cases to enter one after
+    /// another (each makes an IPC namespace of its own); [`View::clear`]
+    /// empties the private folders between them.
+    pub fn enter_kept(&self) -> Result<(), String> {
+        use rustix::thread::UnshareFlags;
+        // SAFETY: no FILES flag: the descriptor table stays shared.
+        #[allow(unsafe_code)]
+        unsafe { rustix::thread::unshare_unsafe(UnshareFlags::NEWNS) }
+            .map_err(|e| format!("cannot make the slot's mount namespace: {e}"))?;
+        self.build()
+    }
+
+    /// The mounts of the view, in this process's mount namespace (a new
+    /// one, which they change).
+    fn build(&self) -> Result<(), String> {
+        use rustix::fs::CWD;
+        use rustix::mount::{MountFlags, MountPropagationFlags, MoveMountFlags, OpenTreeFlags};
+        rustix::mount::mount_change(
+            "/",
+            MountPropagationFlags::REC | MountPropagationFlags::PRIVATE,
+        )
+        .map_err(|e| format!("cannot make the case's mounts private: {e}"))?;
+        // What is kept, taken before any root is replaced, as it is (the
+        // slot's user may write there what its permissions allow: what
+        // the command line names is the grader's choice).
+        let mut kept = Vec::new();
+        for step in &self.steps {
+            if let Step::Keep(p, _) = step {
+                let tree = rustix::mount::open_tree(
+                    CWD,
+                    p,
+                    OpenTreeFlags::OPEN_TREE_CLONE
+                        | OpenTreeFlags::OPEN_TREE_CLOEXEC
+                        | OpenTreeFlags::AT_RECURSIVE,
+                )
+                .map_err(|e| format!("cannot take {}: {e}", p.display()))?;
+                kept.push((tree, p.is_dir()));
+            }
+        }
+        // The rest of the system read-only: a world-writable folder the
+        // view neither replaces nor keeps (a /var/crash, a 1777 folder a
+        // course left) takes nothing that could outlive the case. Device
+        // files stay usable (a read-only mount stops no write to
+        // /dev/null).
+        let root = rustix::fs::open(
+            "/",
+            rustix::fs::OFlags::PATH | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
+            rustix::fs::Mode::empty(),
+        )
+        .map_err(|e| format!("cannot open /: {e}"))?;
+        read_only(&root, "").map_err(|e| format!("cannot make the system read-only: {e}"))?;
+        let options = std::ffi::CString::new(format!(
+            "size={},nr_inodes=65536,mode=1777",
+            self.size.max(1 << 20)
+        ))
+        .map_err(|e| e.to_string())?;
+        let mut trees = kept.into_iter();
+        for step in &self.steps {
+            match step {
+                Step::Private(p) => {
+                    rustix::mount::mount(
+                        "tmpfs",
+                        p,
+                        "tmpfs",
+                        MountFlags::NOSUID | MountFlags::NODEV,
+                        Some(options.as_c_str()),
+                    )
+                    .map_err(|e| format!("cannot make a private {}: {e}", p.display()))?;
+                }
+                Step::Keep(p, _) => {
+                    let (tree, dir) = trees.next().ok_or("a kept path went missing")?;
+                    mount_point(p, dir)?;
+                    rustix::mount::move_mount(
+                        &tree,
+                        "",
+                        CWD,
+                        p,
+                        MoveMountFlags::MOVE_MOUNT_F_EMPTY_PATH,
+                    )
+                    .map_err(|e| format!("cannot keep {}: {e}", p.display()))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Empties the private folders of a kept view (this process is in
+    /// it) of whatever a case left there: every entry but those the view
+    /// itself made (the folders on the way to what it keeps, root's and
+    /// closed to the case). Nothing is followed out of a folder (a
+    /// symlink is removed, not its target).
+    pub fn clear(&self) -> Result<(), String> {
+        for step in &self.steps {
+            let Step::Private(root) = step else {
+                continue;
+            };
+            let own = self.made_in(root);
+            let entries = std::fs::read_dir(root)
+                .map_err(|e| format!("cannot list {}: {e}", root.display()))?;
+            for entry in entries {
+                let entry = entry.map_err(|e| format!("cannot list {}: {e}", root.display()))?;
+                if own.iter().any(|n| *n == entry.file_name()) {
+                    continue;
+                }
+                let path = entry.path();
+                let gone = match entry.file_type() {
+                    Ok(t) if t.is_dir() => std::fs::remove_dir_all(&path),
+                    _ => std::fs::remove_file(&path),
+                };
+                gone.map_err(|e| format!("cannot remove {}: {e}", path.display()))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The names in private folder `root` that the view made itself: the
+    /// first step below it of everything the view puts inside it.
+    fn made_in(&self, root: &Path) -> Vec<std::ffi::OsString> {
+        let mut out: Vec<std::ffi::OsString> = Vec::new();
+        for step in &self.steps {
+            if let Ok(rest) = step.path().strip_prefix(root)
+                && let Some(first) = rest.components().next()
+            {
+                let name = first.as_os_str().to_owned();
+                if !out.contains(&name) {
+                    out.push(name);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Makes the mount tree at `dir` (with `path` under it; `""`: `dir`
+/// itself) and every mount below it read-only (`mount_setattr`, which
+/// rustix does not wrap).
+fn read_only(dir: &impl std::os::fd::AsFd, path: &str) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    /// `struct mount_attr` (linux/mount.h).
+    #[repr(C)]
+    struct MountAttr {
+        attr_set: u64,
+        attr_clr: u64,
+        propagation: u64,
+        userns_fd: u64,
+    }
+    let attr = MountAttr {
+        attr_set: u64::from(rustix::mount::MountAttrFlags::MOUNT_ATTR_RDONLY.bits()),
+        attr_clr: 0,
+        propagation: 0,
+        userns_fd: 0,
+    };
+    let path = std::ffi::CString::new(path)?;
+    // SAFETY: every pointer is to a live value of the kernel's layout for
+    // the call's duration, with its size; the descriptor is open.
+    #[allow(unsafe_code)]
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            dir.as_fd().as_raw_fd(),
+            path.as_ptr(),
+            libc::AT_EMPTY_PATH | libc::AT_RECURSIVE,
+            &attr as *const MountAttr,
+            std::mem::size_of::<MountAttr>(),
+        )
+    };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// Makes `path` exist in a fresh tmpfs (a folder, or an empty file where
+/// a file is kept) for a mount on top: the folders on the way are root's,
+/// 0755. On a real file system it exists already.
+fn mount_point(path: &Path, dir: bool) -> Result<(), String> {
+    use std::os::unix::fs::DirBuilderExt;
+    if std::fs::symlink_metadata(path).is_ok() {
+        return Ok(());
+    }
+    let parent = path.parent().unwrap_or(Path::new("/"));
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o755)
+        .create(parent)
+        .map_err(|e| format!("cannot make {}: {e}", parent.display()))?;
+    let made = if dir {
+        std::fs::DirBuilder::new().mode(0o755).create(path)
+    } else {
+        std::fs::File::create(path).map(drop)
+    };
+    made.map_err(|e| format!("cannot make {}: {e}", path.display()))
+}
