@@ -432,7 +432,20 @@ impl CaseCgroup {
     /// Whether no process of the case is left (zombies aside: they run
     /// nothing).
     pub fn is_empty(&self) -> bool {
-        self.pids().is_empty()
+        match self.tasks() {
+            Some(n) => n == 0,
+            None => self.pids().is_empty(),
+        }
+    }
+
+    /// The case's tasks now, zombies included (the pids controller's
+    /// count: one small read of a file kept open).
+    fn tasks(&self) -> Option<u64> {
+        let dir = self.dir(Role::Pids).or_else(|| self.dir(Role::V2))?;
+        self.read_file(&dir.join("pids.current"))?
+            .trim()
+            .parse()
+            .ok()
     }
 
     /// Kills every process in the case, escapees included.
@@ -446,9 +459,10 @@ impl CaseCgroup {
         {
             return;
         }
-        // v1: an empty cgroup stays empty (only a trampoline joins one),
-        // so the freezer's work is needed only where something is left.
-        if self.pids().is_empty() {
+        // v1: an empty cgroup stays empty (only a case's process joins
+        // one), so the freezer's work is needed only where something is
+        // left.
+        if self.tasks() == Some(0) || self.pids().is_empty() {
             return;
         }
         // Freeze so nothing forks while it dies, kill each, thaw.

@@ -31,7 +31,18 @@ use crate::cancel::Cancel;
 #[derive(Default)]
 struct Slot {
     keeper: Option<Keeper>,
-    view: Option<(View, OwnedFd)>,
+    view: Option<Kept>,
+    /// The pipe the slot's cases say on why they could not start (read
+    /// without waiting: the harness holds its write end).
+    failure: Option<(std::io::PipeReader, std::io::PipeWriter)>,
+}
+
+/// The view a job slot's keeper holds: its mount namespace, and the
+/// inodes its private places held when it was made.
+struct Kept {
+    view: View,
+    namespace: OwnedFd,
+    inodes: Vec<u64>,
 }
 
 /// What a view is planned from: the command (before its files), the
@@ -290,10 +301,13 @@ impl Isolated {
             Ok(p) => p,
             Err(e) => return failed(e),
         };
-        let (failure, failure_end) = match std::io::pipe() {
-            Ok(p) => p,
-            Err(e) => return failed(format!("cannot make the case's failure pipe: {e}")),
-        };
+        if slot.failure.is_none() {
+            match failure_pipe() {
+                Ok(p) => slot.failure = Some(p),
+                Err(e) => return failed(format!("cannot make the slot's failure pipe: {e}")),
+            }
+        }
+        let (failure, failure_end) = slot.failure.as_ref().expect("made above");
         let mut start = |ends: Ends| {
             super::spawn::spawn(
                 &plan,
@@ -311,10 +325,10 @@ impl Isolated {
             guard,
             cgroup.as_ref(),
         );
-        drop(failure_end);
         // Only the case's process writes there, before its exec, and only
-        // why it could not start the candidate.
-        if let Some(why) = failure_said(failure).and_then(|said| plan.failure(&said)) {
+        // why it could not start the candidate: by now it has exited or
+        // exec'd.
+        if let Some(why) = plan.failure(&failure_said(failure)) {
             result.ending = Ending::Failed(why);
         }
         if let Some((path, file)) = report {
@@ -323,16 +337,9 @@ impl Isolated {
                 result.ending = Ending::Failed(why);
             }
         }
-        if namespace.is_some() {
-            // The view is entered again only once it is emptied of what the
-            // case left, which is safe once nothing of the case is left
-            // running (its cgroup shows it); else the next case gets a new
-            // one.
-            let empty = cgroup.as_ref().is_some_and(CaseCgroup::is_empty);
-            let cleared = empty && slot.keeper.as_mut().is_some_and(|k| k.clear().is_ok());
-            if !cleared {
-                slot.view = None;
-            }
+        if namespace.is_some() && !self.empty_view(&mut slot, cgroup.as_ref()) {
+            // The next case gets a new one.
+            slot.view = None;
         }
         drop(slot);
         const SIGXCPU: i32 = 24;
@@ -397,32 +404,61 @@ impl Isolated {
     }
 
     /// The mount namespace of `view` for `slot`'s next case: the one its
-    /// keeper holds, made first where it holds another (or none, or one
-    /// that may hold what a case left).
+    /// keeper holds, made first where it holds another (or none).
     fn enter(&self, slot: &mut Slot, view: &View) -> std::io::Result<RawFd> {
         if slot.keeper.is_none() {
             slot.keeper = Some(Keeper::start(&self.program)?);
             slot.view = None;
         }
         let keeper = slot.keeper.as_mut().expect("started above");
-        let made = keeper.settle().and_then(|()| {
-            if !matches!(&slot.view, Some((v, _)) if v == view) {
-                slot.view = None;
-                slot.view = Some((view.clone(), keeper.build(view)?));
-            }
-            Ok(())
-        });
-        if let Err(e) = made {
+        if !slot.view.as_ref().is_some_and(|k| k.view == *view) {
             slot.view = None;
-            if e.kind() != std::io::ErrorKind::Other
-                && let Some(k) = slot.keeper.take()
-            {
-                // The keeper itself failed: the next case starts another.
-                k.stop();
+            let made = keeper.build(view).and_then(|namespace| {
+                let inodes = view.inodes(&keeper.root()).map_err(std::io::Error::other)?;
+                Ok(Kept {
+                    view: view.clone(),
+                    namespace,
+                    inodes,
+                })
+            });
+            match made {
+                Ok(kept) => slot.view = Some(kept),
+                Err(e) => {
+                    if e.kind() != std::io::ErrorKind::Other
+                        && let Some(k) = slot.keeper.take()
+                    {
+                        // The keeper itself failed: the next case starts
+                        // another.
+                        k.stop();
+                    }
+                    return Err(e);
+                }
             }
-            return Err(e);
         }
-        Ok(slot.view.as_ref().map_or(-1, |(_, ns)| ns.as_raw_fd()))
+        Ok(slot.view.as_ref().map_or(-1, |k| k.namespace.as_raw_fd()))
+    }
+
+    /// Whether `slot`'s view, after a case, holds nothing of it: emptied
+    /// of what the case left in its private places (when their inodes
+    /// show that it left anything), which is safe only once nothing of
+    /// the case is left running (its cgroup shows that). `false`: the
+    /// view must not be entered again.
+    fn empty_view(&self, slot: &mut Slot, cgroup: Option<&CaseCgroup>) -> bool {
+        let (Some(kept), Some(keeper)) = (&slot.view, &slot.keeper) else {
+            return false;
+        };
+        if !cgroup.is_some_and(CaseCgroup::is_empty) {
+            return false;
+        }
+        let root = keeper.root();
+        match kept.view.inodes(&root) {
+            Ok(now) if now == kept.inodes => true,
+            Ok(_) => {
+                kept.view.clear(&root).is_ok()
+                    && kept.view.inodes(&root).is_ok_and(|now| now == kept.inodes)
+            }
+            Err(_) => false,
+        }
     }
 
     /// Stops every slot's keeper.
@@ -437,15 +473,23 @@ impl Isolated {
     }
 }
 
-/// What the case's process wrote on its failure pipe, every writer gone.
-fn failure_said(reader: std::io::PipeReader) -> Option<Vec<u8>> {
+/// A failure pipe whose read end never waits.
+fn failure_pipe() -> std::io::Result<(std::io::PipeReader, std::io::PipeWriter)> {
+    let (r, w) = std::io::pipe()?;
+    rustix::io::ioctl_fionbio(&r, true)?;
+    Ok((r, w))
+}
+
+/// What the last case's process wrote on its failure pipe (nothing, where
+/// it started the candidate).
+fn failure_said(reader: &std::io::PipeReader) -> Vec<u8> {
     use std::io::Read;
-    // Never wait: a writer still open (none can be, past the exec) would
-    // block the slot.
-    rustix::io::ioctl_fionbio(&reader, true).ok()?;
     let mut said = Vec::new();
-    let _ = (&reader).take(64).read_to_end(&mut said);
-    Some(said)
+    let mut buf = [0u8; 64];
+    while let Ok(n @ 1..) = (&*reader).read(&mut buf) {
+        said.extend_from_slice(&buf[..n]);
+    }
+    said
 }
 
 /// How many processes this process's user has now (for RLIMIT_NPROC,

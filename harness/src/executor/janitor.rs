@@ -1,5 +1,11 @@
 //! Clearing away what finished cases leave (their cgroups and scratch
-//! folders) on a thread of its own, off the cases' critical path.
+//! folders, already out of every candidate's reach) on a thread of its
+//! own, off the cases' critical path. It is woken in batches, not once a
+//! case: a wake-up of another thread costs a case more than the removal
+//! does.
+
+use std::sync::{Condvar, Mutex};
+use std::time::Duration;
 
 use super::cgroup::CaseCgroup;
 use super::scratch::Scratch;
@@ -12,43 +18,83 @@ pub enum Leftover {
     Scratch(Scratch),
 }
 
+/// Leftovers waiting, and whether the run is done.
+#[derive(Default)]
+struct Queue {
+    waiting: Vec<Leftover>,
+    done: bool,
+}
+
 /// A thread that clears away leftovers; `finish` waits for it.
 pub struct Janitor {
-    tx: std::sync::Mutex<Option<std::sync::mpsc::Sender<Leftover>>>,
-    thread: std::sync::Mutex<Option<std::thread::JoinHandle<()>>>,
+    queue: std::sync::Arc<(Mutex<Queue>, Condvar)>,
+    thread: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
 impl Janitor {
+    /// Leftovers that wake the thread at once.
+    const BATCH: usize = 64;
+    /// The longest a leftover waits otherwise.
+    const PERIOD: Duration = Duration::from_millis(200);
+
     /// Starts the thread.
     pub fn new() -> Self {
-        let (tx, rx) = std::sync::mpsc::channel::<Leftover>();
+        let queue = std::sync::Arc::new((Mutex::new(Queue::default()), Condvar::new()));
+        let shared = std::sync::Arc::clone(&queue);
         let thread = std::thread::spawn(move || {
-            for leftover in rx {
-                leftover.clear();
+            let (lock, wake) = &*shared;
+            loop {
+                let (batch, done) = {
+                    let mut q = lock.lock().unwrap_or_else(|p| p.into_inner());
+                    if q.waiting.is_empty() && !q.done {
+                        q = wake
+                            .wait_timeout(q, Self::PERIOD)
+                            .unwrap_or_else(|p| p.into_inner())
+                            .0;
+                    }
+                    (std::mem::take(&mut q.waiting), q.done)
+                };
+                for leftover in batch {
+                    leftover.clear();
+                }
+                if done
+                    && lock
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .waiting
+                        .is_empty()
+                {
+                    break;
+                }
             }
         });
         Self {
-            tx: std::sync::Mutex::new(Some(tx)),
-            thread: std::sync::Mutex::new(Some(thread)),
+            queue,
+            thread: Mutex::new(Some(thread)),
         }
     }
 
-    /// Clears `leftover` away, off the caller's path.
+    /// Clears `leftover` away, off the caller's path (at once when the
+    /// janitor has finished).
     pub fn clear(&self, leftover: Leftover) {
-        let tx = self.tx.lock().unwrap_or_else(|p| p.into_inner());
-        match tx.as_ref() {
-            Some(tx) => {
-                if let Err(std::sync::mpsc::SendError(l)) = tx.send(leftover) {
-                    l.clear();
-                }
-            }
-            None => leftover.clear(),
+        let (lock, wake) = &*self.queue;
+        let mut q = lock.lock().unwrap_or_else(|p| p.into_inner());
+        if q.done {
+            drop(q);
+            leftover.clear();
+            return;
+        }
+        q.waiting.push(leftover);
+        if q.waiting.len() >= Self::BATCH {
+            wake.notify_one();
         }
     }
 
     /// Waits until everything sent so far is cleared away.
     pub fn finish(&self) {
-        drop(self.tx.lock().unwrap_or_else(|p| p.into_inner()).take());
+        let (lock, wake) = &*self.queue;
+        lock.lock().unwrap_or_else(|p| p.into_inner()).done = true;
+        wake.notify_one();
         if let Some(t) = self.thread.lock().unwrap_or_else(|p| p.into_inner()).take() {
             let _ = t.join();
         }
@@ -61,5 +107,29 @@ impl Leftover {
             Leftover::Cgroup(c) => c.remove(),
             Leftover::Scratch(s) => drop(s),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_leftover_is_cleared_by_the_finish() {
+        let run = super::super::scratch::RunDir::new(&std::env::temp_dir()).unwrap();
+        let janitor = Janitor::new();
+        let mut paths = Vec::new();
+        for id in 0..(Janitor::BATCH + 5) {
+            let s = run.scratch(0, id, None).unwrap();
+            paths.push(s.path().to_owned());
+            janitor.clear(Leftover::Scratch(s));
+        }
+        janitor.finish();
+        assert!(paths.iter().all(|p| !p.exists()), "all removed");
+        // After the finish, at once.
+        let s = run.scratch(0, 999, None).unwrap();
+        let p = s.path().to_owned();
+        janitor.clear(Leftover::Scratch(s));
+        assert!(!p.exists());
     }
 }

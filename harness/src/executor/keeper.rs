@@ -3,11 +3,11 @@
 //! the slot's view of the file system in a mount namespace of its own and
 //! stays in it, so that the slot's cases enter it (a `setns`, see `spawn`)
 //! instead of each making its own: namespaces and tmpfs mounts are made
-//! once per view, not once per case. Between cases it empties the view's
-//! private folders of what the last case left ([`View::clear`]), once the
-//! harness has seen that nothing of that case is left running. (A
-//! multi-threaded process cannot change its own mount namespace, hence a
-//! process of its own.)
+//! once per view, not once per case. The harness reaches the view through
+//! the keeper's `/proc/PID/root` ([`Keeper::root`]): between cases it
+//! empties the view's private folders there of what the last case left.
+//! (A multi-threaded process cannot change its own mount namespace, hence
+//! a process of its own.)
 //!
 //! The protocol, on a Unix stream socket (the keeper's stdin): a request
 //! is a kind byte, a little-endian `u32` length and that many bytes (a
@@ -27,8 +27,6 @@ use super::view::View;
 
 /// A request: make this view (and stay in it).
 const BUILD: u8 = b'B';
-/// A request: empty the view's private folders.
-const CLEAR: u8 = b'C';
 /// A reply: done.
 const DONE: u8 = b'K';
 /// A reply: not done; the reason follows.
@@ -66,8 +64,6 @@ impl Program {
 pub struct Keeper {
     stream: UnixStream,
     child: Child,
-    /// A clear was asked for and its reply not read yet.
-    clearing: bool,
 }
 
 impl Keeper {
@@ -87,14 +83,12 @@ impl Keeper {
         Ok(Self {
             stream: ours,
             child,
-            clearing: false,
         })
     }
 
     /// Has the keeper make `view` (leaving the one it was in) and returns
     /// its mount namespace, for cases to enter.
     pub fn build(&mut self, view: &View) -> std::io::Result<OwnedFd> {
-        self.settle()?;
         let mut body = Vec::new();
         for w in view.words() {
             body.extend_from_slice(w.as_bytes());
@@ -106,22 +100,9 @@ impl Keeper {
         Ok(OwnedFd::from(ns))
     }
 
-    /// Asks the keeper to empty its view's private folders (it does so
-    /// while the harness goes on; [`Keeper::settle`] waits for it).
-    pub fn clear(&mut self) -> std::io::Result<()> {
-        self.settle()?;
-        self.send(CLEAR, &[])?;
-        self.clearing = true;
-        Ok(())
-    }
-
-    /// Waits for the clear asked for last, if any: `Err` if it failed (the
-    /// view may hold what a case left: it must not be entered again).
-    pub fn settle(&mut self) -> std::io::Result<()> {
-        if std::mem::take(&mut self.clearing) {
-            self.reply()?;
-        }
-        Ok(())
+    /// The root of the keeper's view, from outside it.
+    pub fn root(&self) -> PathBuf {
+        PathBuf::from(format!("/proc/{}/root", self.child.id()))
     }
 
     /// Stops the keeper and waits for it.
@@ -184,8 +165,6 @@ pub fn serve() -> ExitCode {
         eprintln!("harness keeper: cannot open its own mount namespace");
         return ExitCode::from(FAILED as u8);
     };
-    // The view it is in, if any (`None` in the host's namespace).
-    let mut kept: Option<View> = None;
     let mut reader = &socket;
     loop {
         let mut head = [0u8; 5];
@@ -212,14 +191,10 @@ pub fn serve() -> ExitCode {
                     .take(body.iter().filter(|&&b| b == 0).count())
                     .map(|w| OsString::from_vec(w.to_vec()));
                 match View::from_words(words) {
-                    Ok(view) => build(&host, &mut kept, view),
+                    Ok(view) => build(&host, &view),
                     Err(why) => Err(why),
                 }
             }
-            CLEAR => match &kept {
-                Some(view) => view.clear(),
-                None => Err("no view to empty".into()),
-            },
             _ => return ExitCode::from(FAILED as u8),
         };
         let reply = match done {
@@ -237,11 +212,11 @@ pub fn serve() -> ExitCode {
     }
 }
 
-/// Leaves the view the keeper is in (back to `host`'s namespace) and makes
-/// `view` in a new one. A keeper that cannot get back exits: a half-made
-/// view is never entered.
-fn build(host: &std::fs::File, kept: &mut Option<View>, view: View) -> Result<(), String> {
-    let back = |kept: &mut Option<View>| {
+/// Leaves the view the keeper is in, if any (back to `host`'s
+/// namespace), and makes `view` in a new one. A keeper that cannot get
+/// back exits: a half-made view is never entered.
+fn build(host: &std::fs::File, view: &View) -> Result<(), String> {
+    let back = || {
         if rustix::thread::move_into_link_name_space(
             host.as_fd(),
             Some(rustix::thread::LinkNameSpaceType::Mount),
@@ -251,15 +226,9 @@ fn build(host: &std::fs::File, kept: &mut Option<View>, view: View) -> Result<()
             eprintln!("harness keeper: cannot leave its view");
             std::process::exit(FAILED);
         }
-        *kept = None;
     };
     // Left at once, even to make the same view again: its private folders
     // may hold what a case left.
-    back(kept);
-    *kept = Some(view.clone());
-    if let Err(why) = view.enter_kept() {
-        back(kept);
-        return Err(why);
-    }
-    Ok(())
+    back();
+    view.enter_kept().inspect_err(|_| back())
 }

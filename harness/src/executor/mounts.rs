@@ -10,8 +10,8 @@ use super::view::{Step, View};
 impl View {
     /// Builds the view in a new mount namespace of this process's own (a
     /// job slot's keeper's), for the slot's cases to enter one after
-    /// another (each makes an IPC namespace of its own); [`View::clear`]
-    /// empties the private folders between them.
+    /// another (each makes an IPC namespace of its own); the harness
+    /// empties the private folders between them ([`View::clear`]).
     pub fn enter_kept(&self) -> Result<(), String> {
         use rustix::thread::UnshareFlags;
         // SAFETY: no FILES flag: the descriptor table stays shared.
@@ -95,21 +95,43 @@ impl View {
         Ok(())
     }
 
-    /// Empties the private folders of a kept view (this process is in
-    /// it) of whatever a case left there: every entry but those the view
-    /// itself made (the folders on the way to what it keeps, root's and
-    /// closed to the case). Nothing is followed out of a folder (a
-    /// symlink is removed, not its target).
-    pub fn clear(&self) -> Result<(), String> {
+    /// The inodes each private place of the view holds now, seen through
+    /// `root` (the view's root from outside it: `/proc/PID/root` of a
+    /// process in it). A case that left nothing there leaves these as
+    /// they were when the view was made.
+    pub fn inodes(&self, root: &Path) -> Result<Vec<u64>, String> {
+        self.steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Private(p) => Some(p),
+                Step::Keep(..) => None,
+            })
+            .map(|p| {
+                let at = inside(root, p);
+                let st = rustix::fs::statfs(&at)
+                    .map_err(|e| format!("cannot look at {}: {e}", at.display()))?;
+                Ok(st.f_files.saturating_sub(st.f_ffree))
+            })
+            .collect()
+    }
+
+    /// Empties the private folders of a kept view, seen through `root` (as
+    /// for [`View::inodes`]), of whatever a case left there: every entry
+    /// but those the view itself made (the folders on the way to what it
+    /// keeps, root's and closed to the case). Nothing is followed out of a
+    /// folder (a symlink is removed, not its target). Only once no process
+    /// of the case is left: nothing then changes them meanwhile.
+    pub fn clear(&self, root: &Path) -> Result<(), String> {
         for step in &self.steps {
-            let Step::Private(root) = step else {
+            let Step::Private(place) = step else {
                 continue;
             };
-            let own = self.made_in(root);
-            let entries = std::fs::read_dir(root)
-                .map_err(|e| format!("cannot list {}: {e}", root.display()))?;
+            let own = self.made_in(place);
+            let dir = inside(root, place);
+            let entries = std::fs::read_dir(&dir)
+                .map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
             for entry in entries {
-                let entry = entry.map_err(|e| format!("cannot list {}: {e}", root.display()))?;
+                let entry = entry.map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
                 if own.iter().any(|n| *n == entry.file_name()) {
                     continue;
                 }
@@ -140,6 +162,11 @@ impl View {
         }
         out
     }
+}
+
+/// `path` (absolute) below `root`.
+fn inside(root: &Path, path: &Path) -> std::path::PathBuf {
+    root.join(path.strip_prefix("/").unwrap_or(path))
 }
 
 /// Makes the mount tree at `dir` (with `path` under it; `""`: `dir`

@@ -142,7 +142,7 @@ impl Plan {
             };
             // Never above the limit the harness itself was given (raising
             // a hard limit needs a privilege it may not have).
-            let hard = rustix::process::getrlimit(resource).maximum;
+            let hard = hard_limit(resource);
             let value = hard.map_or(*value, |h| (*value).min(h));
             // CPU: SIGXCPU at the limit, SIGKILL a second later (the hard
             // one).
@@ -212,6 +212,22 @@ impl Plan {
         };
         Some(format!("{what}: {error}"))
     }
+}
+
+/// The harness's own hard limit on `resource` (read once: it does not
+/// change while the harness runs).
+fn hard_limit(resource: Resource) -> Option<u64> {
+    static HARD: std::sync::OnceLock<[Option<u64>; 4]> = std::sync::OnceLock::new();
+    let all = [
+        Resource::Core,
+        Resource::Fsize,
+        Resource::Nproc,
+        Resource::Cpu,
+    ];
+    let hard = HARD.get_or_init(|| all.map(|r| rustix::process::getrlimit(r).maximum));
+    all.iter()
+        .position(|&r| r == resource)
+        .and_then(|i| hard[i])
 }
 
 /// What the child is given: the plan, and the descriptors of its stdin,
