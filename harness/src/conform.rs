@@ -40,5 +40,5 @@ pub fn jobs(
 
 /// Runs the battery's `jobs`, handing every event to `on_event`.
 pub fn run(ctx: &Context, label: &str, jobs: &[Job], on_event: &mut dyn FnMut(Event)) -> Summary {
-    crate::schedule::run(ctx, label, jobs, &[], on_event)
+    crate::schedule::run(ctx, label, jobs, &Summary::default(), on_event)
 }

@@ -5,7 +5,7 @@
 //! folder or listing that cannot be read is an error, never skipped: a
 //! whole suite must not go missing quietly.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -18,58 +18,166 @@ use crate::job::{Case, Loaded};
 
 /// Finds every listing under `roots` and returns their cases, in listing
 /// order. `only` keeps one family; `filter` keeps cases whose `suite/case`
-/// contains it. An error when no listing is found at all.
+/// contains it. An error when no listing is found at all, when a listing
+/// lists no case, or when `filter` keeps none.
 pub fn discover(
     roots: &[PathBuf],
     only: Option<&'static dyn Grader>,
     filter: Option<&str>,
 ) -> anyhow::Result<Vec<Case>> {
-    let mut listings = Vec::new();
-    for root in roots {
-        let found = find_listings(root, only)?;
-        if found.is_empty() {
-            bail!("no suite listing found under {}", root.display());
+    let found = Suites::find(roots, only, filter)?;
+    Ok(found.cases().collect())
+}
+
+/// The listings under some suites, checked (each readable, each with a
+/// case, some case kept by the filter), and their cases one by one, never
+/// held all at once: a suite of a million cases costs what one case costs.
+pub struct Suites {
+    /// Each listing, with the hashes of the file names that more than one
+    /// of its rows name (rarely any).
+    listings: Vec<(Listing, std::sync::Arc<HashSet<u64>>)>,
+    filter: Option<String>,
+    count: usize,
+    hasher: std::collections::hash_map::RandomState,
+}
+
+impl Suites {
+    /// Finds the listings under `roots` (see [`discover`]) and reads each
+    /// through once, to check it and count its cases.
+    pub fn find(
+        roots: &[PathBuf],
+        only: Option<&'static dyn Grader>,
+        filter: Option<&str>,
+    ) -> anyhow::Result<Self> {
+        let mut listings = Vec::new();
+        for root in roots {
+            let found = find_listings(root, only)?;
+            if found.is_empty() {
+                bail!("no suite listing found under {}", root.display());
+            }
+            listings.extend(found);
         }
-        listings.extend(found);
-    }
-    let mut jobs = Vec::new();
-    for (path, family, columns) in listings {
-        let found = read_listing(&path, family, columns)?;
-        if found.is_empty() {
-            bail!(
-                "suite {} lists no cases ({})",
-                suite_name(&path),
-                path.display()
-            );
+        let hasher = std::collections::hash_map::RandomState::new();
+        let mut count = 0;
+        let mut checked = Vec::new();
+        for (path, family, columns) in listings {
+            // Read through once: its cases counted, and the hashes of their
+            // files (8 bytes a row, for as long as this listing is read)
+            // sorted to find those named twice.
+            let mut cases = ListingCases::open(&path, family, columns, &hasher, None)?;
+            let mut listed = 0;
+            let mut kept = 0;
+            for case in cases.by_ref() {
+                listed += 1;
+                kept += usize::from(filter.is_none_or(|f| keeps(f, &case)));
+            }
+            if listed == 0 {
+                bail!(
+                    "suite {} lists no cases ({})",
+                    suite_name(&path),
+                    path.display()
+                );
+            }
+            let mut hashes = cases.hashes.take().unwrap_or_default();
+            drop(cases);
+            hashes.sort_unstable();
+            let twice: HashSet<u64> = hashes
+                .windows(2)
+                .filter(|w| w[0] == w[1])
+                .map(|w| w[0])
+                .collect();
+            drop(hashes);
+            let twice = std::sync::Arc::new(twice);
+            if !twice.is_empty() && filter.is_some() {
+                // A row named twice is a case of its own name (its line
+                // added): counted again as it will be.
+                let again = ListingCases::open(&path, family, columns, &hasher, Some(&twice))?;
+                kept = again.filter(|c| filter.is_none_or(|f| keeps(f, c))).count();
+            }
+            count += kept;
+            checked.push(((path, family, columns), twice));
         }
-        jobs.extend(found);
-    }
-    if let Some(f) = filter {
-        jobs.retain(|j| format!("{}/{}", j.suite, j.name).contains(f));
-        if jobs.is_empty() {
+        if let Some(f) = filter
+            && count == 0
+        {
             bail!("no case matches --filter {f:?}");
         }
+        Ok(Self {
+            listings: checked,
+            filter: filter.map(str::to_owned),
+            count,
+            hasher,
+        })
     }
-    Ok(jobs)
+
+    /// How many cases [`Suites::cases`] gives.
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    /// Every case, in listing order, read from the listings as they are
+    /// taken. A listing that cannot be read again gives a case saying so.
+    pub fn cases(&self) -> impl Iterator<Item = Case> + Send + '_ {
+        self.listings
+            .iter()
+            .flat_map(|((path, family, columns), twice)| {
+                let opened = ListingCases::open(path, *family, *columns, &self.hasher, Some(twice));
+                let (cases, failed) = match opened {
+                    Ok(c) => (Some(c), None),
+                    Err(e) => (None, Some(unreadable(path, *family, &e))),
+                };
+                cases.into_iter().flatten().chain(failed)
+            })
+            .filter(|c| self.filter.as_deref().is_none_or(|f| keeps(f, c)))
+    }
+}
+
+/// Whether `--filter f` keeps `case`.
+fn keeps(f: &str, case: &Case) -> bool {
+    let (suite, name) = (&case.suite, &case.name);
+    // `suite/case` contains f: without making the string, where a part
+    // holds it whole.
+    suite.contains(f) || name.contains(f) || format!("{suite}/{name}").contains(f)
+}
+
+/// The case of a listing that could not be read again.
+fn unreadable(path: &Path, family: &'static dyn Grader, e: &anyhow::Error) -> Case {
+    Case {
+        family,
+        suite: suite_name(path),
+        name: "listing".into(),
+        files: Err(format!("{e:#}")),
+        root: path.parent().map(Path::to_owned).unwrap_or_default(),
+        given: None,
+        loaded: Loaded::default(),
+    }
 }
 
 /// A listing found: its path, family and number of file columns.
 type Listing = (PathBuf, &'static dyn Grader, usize);
 
-/// The listings under `root` (or `root` itself when it is a listing), sorted.
+/// The listings under `root` (or `root` itself when it is a listing), in
+/// the order of a walk that takes each folder's entries by name. The walk
+/// reads folders as it goes and keeps only the listings (a suite's folder
+/// of a million puzzle files is never held), then sorts them by path, one
+/// name after another: the same order.
 fn find_listings(root: &Path, only: Option<&'static dyn Grader>) -> anyhow::Result<Vec<Listing>> {
-    let mut out = Vec::new();
-    for entry in walkdir::WalkDir::new(root).sort_by_file_name() {
+    let mut paths = Vec::new();
+    for entry in walkdir::WalkDir::new(root) {
         let entry = entry.with_context(|| format!("cannot walk {}", root.display()))?;
         let path = entry.path();
-        if !entry.file_type().is_file() || path.extension().is_none_or(|e| e != "csv") {
-            continue;
+        if entry.file_type().is_file() && path.extension().is_some_and(|e| e == "csv") {
+            paths.push(path.to_owned());
         }
-        let Some((family, columns)) = listing_family(path)? else {
+    }
+    paths.sort();
+    let mut out = Vec::new();
+    for path in paths {
+        let Some((family, columns)) = listing_family(&path)? else {
             continue;
         };
         if only.is_none_or(|o| o.name() == family.name()) {
-            out.push((path.to_owned(), family, columns));
+            out.push((path, family, columns));
         }
     }
     Ok(out)
@@ -122,73 +230,152 @@ pub fn suite_name(listing: &Path) -> String {
     }
 }
 
-/// The jobs of one listing. Files are looked up in the folder named like the
-/// listing when there is one (`easy.csv` beside `easy/`), else beside it.
-fn read_listing(path: &Path, family: &'static dyn Grader, n: usize) -> anyhow::Result<Vec<Case>> {
-    let text = fs::read(path).with_context(|| format!("cannot read listing {}", path.display()))?;
-    let base = listing_dir(path);
-    let base = base.canonicalize().unwrap_or(base);
-    let suite = suite_name(path);
-    let root = path
-        .parent()
-        .map(|p| p.canonicalize().unwrap_or_else(|_| p.to_owned()))
-        .unwrap_or_default();
-    let mut reader = csv::ReaderBuilder::new()
-        .flexible(true)
-        .trim(csv::Trim::All)
-        .from_reader(text.as_slice());
-    let mut jobs = Vec::new();
-    let mut seen: HashMap<Vec<String>, usize> = HashMap::new();
-    for (i, record) in reader.records().enumerate() {
-        let line = i + 2;
-        let job = |name: String, files| Case {
+/// The cases of one listing, read a row at a time. Files are looked up in
+/// the folder named like the listing when there is one (`easy.csv` beside
+/// `easy/`), else beside it. A row that names the same files as an earlier
+/// one is a case saying so: only rows whose files hash to one of `twice`
+/// (found by an earlier read, see [`Suites::find`]) are remembered, and a
+/// match is confirmed by reading the listing again up to it, so it names
+/// the line. Without `twice`, the hashes of every row's files are
+/// gathered instead (`hashes`).
+struct ListingCases {
+    path: PathBuf,
+    family: &'static dyn Grader,
+    columns: usize,
+    reader: csv::Reader<std::io::BufReader<fs::File>>,
+    base: PathBuf,
+    suite: String,
+    root: PathBuf,
+    line: usize,
+    seen: HashSet<u64>,
+    hasher: std::collections::hash_map::RandomState,
+    twice: Option<std::sync::Arc<HashSet<u64>>>,
+    hashes: Option<Vec<u64>>,
+}
+
+impl ListingCases {
+    fn open(
+        path: &Path,
+        family: &'static dyn Grader,
+        columns: usize,
+        hasher: &std::collections::hash_map::RandomState,
+        twice: Option<&std::sync::Arc<HashSet<u64>>>,
+    ) -> anyhow::Result<Self> {
+        let file = fs::File::open(path)
+            .with_context(|| format!("cannot read listing {}", path.display()))?;
+        let base = listing_dir(path);
+        let base = base.canonicalize().unwrap_or(base);
+        let root = path
+            .parent()
+            .map(|p| p.canonicalize().unwrap_or_else(|_| p.to_owned()))
+            .unwrap_or_default();
+        let reader = csv::ReaderBuilder::new()
+            .flexible(true)
+            .trim(csv::Trim::All)
+            .from_reader(std::io::BufReader::new(file));
+        Ok(Self {
+            path: path.to_owned(),
             family,
-            suite: suite.clone(),
+            columns,
+            reader,
+            base,
+            suite: suite_name(path),
+            root,
+            line: 1,
+            seen: HashSet::new(),
+            hasher: hasher.clone(),
+            twice: twice.cloned(),
+            hashes: twice.is_none().then(Vec::new),
+        })
+    }
+
+    fn case(&self, name: String, files: Result<Vec<PathBuf>, String>) -> Case {
+        Case {
+            family: self.family,
+            suite: self.suite.clone(),
             name,
             files,
-            root: root.clone(),
+            root: self.root.clone(),
             given: None,
             loaded: Loaded::default(),
-        };
-        let record = match record {
-            Ok(r) => r,
-            Err(e) => {
-                jobs.push(job(
-                    format!("line {line}"),
-                    Err(format!("{}: {e}", path.display())),
-                ));
+        }
+    }
+
+    /// The line of the first row before `line` naming `names`, if any.
+    fn first_with(&self, names: &[&str], line: usize) -> Option<usize> {
+        let file = fs::File::open(&self.path).ok()?;
+        let mut reader = csv::ReaderBuilder::new()
+            .flexible(true)
+            .trim(csv::Trim::All)
+            .from_reader(std::io::BufReader::new(file));
+        for (i, record) in reader.records().enumerate() {
+            let at = i + 2;
+            if at >= line {
+                break;
+            }
+            let Ok(record) = record else { continue };
+            let theirs: Vec<&str> = record.iter().take(self.columns).collect();
+            if theirs == names {
+                return Some(at);
+            }
+        }
+        None
+    }
+}
+
+impl Iterator for ListingCases {
+    type Item = Case;
+
+    fn next(&mut self) -> Option<Case> {
+        use std::hash::BuildHasher;
+        let mut record = csv::StringRecord::new();
+        loop {
+            self.line += 1;
+            let line = self.line;
+            match self.reader.read_record(&mut record) {
+                Ok(false) => return None,
+                Ok(true) => {}
+                Err(e) => {
+                    let why = format!("{}: {e}", self.path.display());
+                    return Some(self.case(format!("line {line}"), Err(why)));
+                }
+            }
+            if record.iter().all(str::is_empty) {
                 continue;
             }
-        };
-        if record.iter().all(str::is_empty) {
-            continue;
+            let n = self.columns;
+            let names: Vec<&str> = record.iter().take(n).collect();
+            let mut case = names.join("+");
+            let files = if names.len() < n || names.iter().any(|s| s.is_empty()) {
+                Err(format!(
+                    "{}: line {line}: expected {n} file column(s)",
+                    self.path.display()
+                ))
+            } else {
+                let key = self.hasher.hash_one(&names);
+                if let Some(hashes) = &mut self.hashes {
+                    hashes.push(key);
+                }
+                let suspect = self.twice.as_ref().is_some_and(|t| t.contains(&key));
+                let first = if !suspect || self.seen.insert(key) {
+                    None
+                } else {
+                    self.first_with(&names, line)
+                };
+                match first {
+                    Some(first) => {
+                        case = format!("{case} (line {line})");
+                        Err(format!(
+                            "{}: line {line}: the same files as line {first}",
+                            self.path.display()
+                        ))
+                    }
+                    None => Ok(names.iter().map(|f| self.base.join(f)).collect()),
+                }
+            };
+            return Some(self.case(case, files));
         }
-        let names: Vec<&str> = record.iter().take(n).collect();
-        let mut case = names.join("+");
-        let files = if names.len() < n || names.iter().any(|s| s.is_empty()) {
-            Err(format!(
-                "{}: line {line}: expected {n} file column(s)",
-                path.display()
-            ))
-        } else {
-            let key = names.iter().map(|s| s.to_string()).collect();
-            match seen.get(&key) {
-                Some(first) => {
-                    case = format!("{case} (line {line})");
-                    Err(format!(
-                        "{}: line {line}: the same files as line {first}",
-                        path.display()
-                    ))
-                }
-                None => {
-                    seen.insert(key, line);
-                    Ok(names.iter().map(|f| base.join(f)).collect())
-                }
-            }
-        };
-        jobs.push(job(case, files));
     }
-    Ok(jobs)
 }
 
 #[cfg(test)]

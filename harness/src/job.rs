@@ -88,6 +88,7 @@ impl Candidate {
 }
 
 /// One job: who, on what, judged by which family, under which row name.
+#[derive(Clone)]
 pub struct Job {
     /// The candidate's name in the scorecard (a submission id, an entry).
     pub label: String,
@@ -102,6 +103,7 @@ pub struct Job {
 }
 
 /// What a job runs.
+#[derive(Clone)]
 pub enum Task {
     /// A candidate on a suite case, judged by the case's family contract.
     Puzzle {

@@ -18,25 +18,69 @@ use crate::job::{Job, Task};
 use crate::outcome::{Row, Verdict};
 use crate::settings::Context;
 
+/// A run's jobs, taken in order: a list held whole (a class, a contest,
+/// a battery), or a stream read as the run goes (a candidate's suites: a
+/// million cases are never all held at once).
+pub struct Jobs<'a> {
+    len: usize,
+    source: Box<dyn Iterator<Item = Job> + Send + 'a>,
+}
+
+impl<'a> Jobs<'a> {
+    /// `len` jobs, taken from `source` as the run goes.
+    pub fn stream(len: usize, source: impl Iterator<Item = Job> + Send + 'a) -> Self {
+        Self {
+            len,
+            source: Box::new(source),
+        }
+    }
+
+    /// How many.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl From<Vec<Job>> for Jobs<'static> {
+    fn from(jobs: Vec<Job>) -> Self {
+        Self::stream(jobs.len(), jobs.into_iter())
+    }
+}
+
+impl<'a> From<&'a [Job]> for Jobs<'a> {
+    fn from(jobs: &'a [Job]) -> Self {
+        Self::stream(jobs.len(), jobs.iter().cloned())
+    }
+}
+
+impl<'a> From<&'a Vec<Job>> for Jobs<'a> {
+    fn from(jobs: &'a Vec<Job>) -> Self {
+        Self::from(jobs.as_slice())
+    }
+}
+
 /// A whole run: `RunStarted` (titled `title`), every job on the pool,
-/// then `RunFinished` with the summary. `kept` are rows of a resumed
-/// scorecard (counted in the summary, not run).
-pub fn run(
+/// then `RunFinished` with the summary. `kept` tallies the rows of a
+/// resumed scorecard (counted in the summary, not run).
+pub fn run<'a>(
     ctx: &Context,
     title: &str,
-    jobs: &[Job],
-    kept: &[Row],
+    jobs: impl Into<Jobs<'a>>,
+    kept: &Summary,
     on_event: &mut dyn FnMut(Event),
 ) -> Summary {
     let start = Instant::now();
-    let mut summary = Summary::default();
-    for row in kept {
-        summary.add(row);
-    }
+    let jobs = jobs.into();
+    let mut summary = kept.clone();
     on_event(Event::RunStarted {
         candidate: title.to_string(),
         cases: jobs.len(),
-        kept: kept.len(),
+        kept: kept.total(),
         isolation: ctx.executor.describe(),
     });
     pool(ctx, jobs, &mut |event| {
@@ -64,30 +108,71 @@ pub fn not_kept(jobs: Vec<Job>, kept: &[Row]) -> Vec<Job> {
         .collect()
 }
 
-/// The pool under every run: the puzzles are loaded first (see
-/// [`prepare`]), then `ctx.options.jobs` workers take `jobs` in order and
-/// run each (its warm-up runs, then its counted runs) on their slot; the
-/// events go to `on_event` on the caller's thread, in order. After a stop
-/// request no job starts; each job no worker took gets a `cancelled` row.
-/// A case the wall-clock safety net stopped beside others while its CPU
-/// time was under the limit is run again, alone, once the pool is done:
-/// its row is that run's.
-pub fn pool(ctx: &Context, jobs: &[Job], on_event: &mut dyn FnMut(Event)) {
-    prepare(ctx, jobs);
+/// The most jobs loaded and run at once by the pool: their puzzles are
+/// loaded together, before any of them runs, then the next ones. Memory
+/// stays that of this many cases, however many a run has.
+const WINDOW: usize = 1024;
+
+/// The pool under every run. The jobs are taken in windows of [`WINDOW`]:
+/// a window's puzzles are loaded first (see [`prepare`]: the reference's
+/// work never shares the machine with a timed candidate), then
+/// `ctx.options.jobs` workers take its jobs in order and run each (its
+/// warm-up runs, then its counted runs) on their slot; the events go to
+/// `on_event` on the caller's thread, in order. After a stop request no
+/// job starts; each job not taken gets a `cancelled` row. A case the
+/// wall-clock safety net stopped beside others while its CPU time was
+/// under the limit is run again, alone, once the pool is done: its row is
+/// that run's.
+pub fn pool<'a>(ctx: &Context, jobs: impl Into<Jobs<'a>>, on_event: &mut dyn FnMut(Event)) {
+    let Jobs { len, mut source } = jobs.into();
+    let alone_matters = ctx.options.jobs > 1 && len > 1;
+    let mut again: Vec<(Job, Row)> = Vec::new();
+    while !ctx.cancel.is_requested() {
+        let window: Vec<Job> = source.by_ref().take(WINDOW).collect();
+        if window.is_empty() {
+            break;
+        }
+        prepare(ctx, &window);
+        let taken = run_window(ctx, &window, alone_matters, &mut again, on_event);
+        for job in window.into_iter().skip(taken) {
+            on_event(Event::CaseCancelled {
+                row: Box::new(not_run(ctx, &job)),
+            });
+        }
+    }
+    for (job, first) in again {
+        on_event(finished(alone(ctx, &job, first)));
+    }
+    for job in source {
+        on_event(Event::CaseCancelled {
+            row: Box::new(not_run(ctx, &job)),
+        });
+    }
+}
+
+/// Runs `window` on the workers; the jobs stopped by the wall clock beside
+/// others go to `again`, in window order. Returns how many jobs were taken
+/// (all, unless a stop was requested).
+fn run_window(
+    ctx: &Context,
+    window: &[Job],
+    alone_matters: bool,
+    again: &mut Vec<(Job, Row)>,
+    on_event: &mut dyn FnMut(Event),
+) -> usize {
     let repeat = ctx.options.repeat;
     let next = AtomicUsize::new(0);
-    let again: std::sync::Mutex<Vec<(usize, Row)>> = Default::default();
-    let alone_matters = ctx.options.jobs > 1 && jobs.len() > 1;
+    let stopped: std::sync::Mutex<Vec<(usize, Row)>> = Default::default();
     let (tx, rx) = mpsc::channel();
-    let workers = ctx.options.jobs.clamp(1, jobs.len().max(1));
+    let workers = ctx.options.jobs.clamp(1, window.len().max(1));
     std::thread::scope(|scope| {
         for slot in 0..workers {
             let tx = tx.clone();
-            let (next, again) = (&next, &again);
+            let (next, stopped) = (&next, &stopped);
             scope.spawn(move || {
                 while !ctx.cancel.is_requested() {
                     let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(job) = jobs.get(i) else { break };
+                    let Some(job) = window.get(i) else { break };
                     let _ = tx.send(Event::CaseStarted {
                         candidate: job.label.clone(),
                         suite: job.suite.clone(),
@@ -103,7 +188,7 @@ pub fn pool(ctx: &Context, jobs: &[Job], on_event: &mut dyn FnMut(Event)) {
                             && repeat.warmup == 0
                             && stopped_by_the_wall_clock(&row, &ctx.options.limits)
                         {
-                            again
+                            stopped
                                 .lock()
                                 .unwrap_or_else(|p| p.into_inner())
                                 .push((i, row));
@@ -119,17 +204,10 @@ pub fn pool(ctx: &Context, jobs: &[Job], on_event: &mut dyn FnMut(Event)) {
             on_event(event);
         }
     });
-    let mut again = again.into_inner().unwrap_or_else(|p| p.into_inner());
-    again.sort_by_key(|(i, _)| *i);
-    for (i, first) in again {
-        on_event(finished(alone(ctx, &jobs[i], first)));
-    }
-    let taken = next.load(Ordering::SeqCst).min(jobs.len());
-    for job in &jobs[taken..] {
-        on_event(Event::CaseCancelled {
-            row: Box::new(not_run(ctx, job)),
-        });
-    }
+    let mut stopped = stopped.into_inner().unwrap_or_else(|p| p.into_inner());
+    stopped.sort_by_key(|(i, _)| *i);
+    again.extend(stopped.into_iter().map(|(i, row)| (window[i].clone(), row)));
+    next.load(Ordering::SeqCst).min(window.len())
 }
 
 /// `job` run again with nothing beside it, after `first` was stopped by
@@ -268,7 +346,9 @@ pub(crate) mod tests {
             executor: fake,
             cancel,
         };
-        let s = super::run(&ctx, "alice", jobs, &[], &mut |e| events.push(e));
+        let s = super::run(&ctx, "alice", jobs, &Summary::default(), &mut |e| {
+            events.push(e)
+        });
         (s, events)
     }
 
@@ -394,7 +474,9 @@ pub(crate) mod tests {
             executor: &fake,
             cancel: &Cancel::new(),
         };
-        let summary = super::run(&ctx, "alice", &jobs, &[kept], &mut |e| events.push(e));
+        let mut tally = Summary::default();
+        tally.add(&kept);
+        let summary = super::run(&ctx, "alice", &jobs, &tally, &mut |e| events.push(e));
         assert!(matches!(
             events[0],
             Event::RunStarted {

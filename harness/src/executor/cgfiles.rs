@@ -4,6 +4,7 @@
 //! kept open (a path is looked up once, not at every read).
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// A file a case's process writes to, to join one of its cgroups: opened
 /// by the harness (once per job slot where the slot's folders are reused)
@@ -16,6 +17,17 @@ pub struct Join {
     /// Whether the process writes `0` (v1's `tasks`: the writing thread,
     /// the only one, moves itself, which costs no grace period) or its pid.
     pub itself: bool,
+}
+
+/// What the kernel measured for a case's whole tree.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Peak memory in bytes.
+    pub peak_bytes: Option<u64>,
+    /// CPU time.
+    pub cpu: Option<Duration>,
+    /// The kernel's OOM killer killed a process of the case.
+    pub oom_killed: bool,
 }
 
 /// Cgroup files kept open, each by path and whether it is open for

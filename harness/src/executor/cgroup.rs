@@ -24,6 +24,7 @@ use std::path::{Path, PathBuf};
 
 use super::ExecError;
 pub use super::cgfiles::Join;
+pub use super::cgfiles::Usage;
 use super::cgfiles::{OpenFiles, oom_kills};
 use super::hierarchy::{delegate, join, make, own_cgroup, parse_mounts, remove_when_empty};
 use std::time::{Duration, Instant};
@@ -103,17 +104,6 @@ pub struct CaseCgroup {
     base_bytes: u64,
     /// The slot's OOM kills before the case.
     oom_before: u64,
-}
-
-/// What the kernel measured for a case's whole tree.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Usage {
-    /// Peak memory in bytes.
-    pub peak_bytes: Option<u64>,
-    /// CPU time.
-    pub cpu: Option<Duration>,
-    /// The kernel's OOM killer killed a process of the case.
-    pub oom_killed: bool,
 }
 
 impl Cgroups {

@@ -69,16 +69,22 @@ pub fn format_names() -> Vec<&'static str> {
     FORMATS.iter().map(|(n, _)| *n).collect()
 }
 
-/// How soon after one rewrite the next may happen: a fast run of small
-/// cases would otherwise rewrite every file once a row (quadratic); the
-/// rows in between are written at the next row or the end of the run.
+/// How soon after one rewrite the next may happen, at least: a fast run of
+/// small cases would otherwise rewrite every file once a row (quadratic);
+/// the rows in between are written at the next row or the end of the run.
 const MIN_INTERVAL: Duration = Duration::from_millis(50);
+
+/// And at least this many times as long as the last rewrite took: the
+/// files grow with the run, and rewriting them must not become the run's
+/// work (at most a tenth of it).
+const INTERVAL_PER_REWRITE: u32 = 10;
 
 /// The sink that keeps every export up to date.
 pub struct Exports {
     targets: Vec<(Box<dyn Export>, PathBuf)>,
     record: Record,
-    last: Option<Instant>,
+    /// When the next rewrite may happen (none yet: at once).
+    next: Option<Instant>,
 }
 
 impl Exports {
@@ -109,16 +115,18 @@ impl Exports {
         Ok(Self {
             targets: out,
             record,
-            last: None,
+            next: None,
         })
     }
 
     fn write_all(&mut self) -> anyhow::Result<()> {
+        let start = Instant::now();
         for (export, path) in &self.targets {
             let bytes = export.render(&self.record)?;
             write_atomically(path, &bytes)?;
         }
-        self.last = Some(Instant::now());
+        let took = start.elapsed();
+        self.next = Some(Instant::now() + MIN_INTERVAL.max(took * INTERVAL_PER_REWRITE));
         Ok(())
     }
 }
@@ -131,7 +139,7 @@ impl Sink for Exports {
             Event::CaseFinished { row } | Event::CaseCancelled { row } => {
                 self.record.summary.add(row);
                 self.record.rows.push((**row).clone());
-                if self.last.is_none_or(|t| t.elapsed() >= MIN_INTERVAL) {
+                if self.next.is_none_or(|t| Instant::now() >= t) {
                     self.write_all()?;
                 }
                 Ok(())

@@ -9,7 +9,7 @@ mod terminal;
 
 pub use jsonl::JsonLines;
 pub use leaderboard::read_leaderboard;
-pub use scorecard::{Mode, Scorecard, read as read_scorecard};
+pub use scorecard::{Kept, Mode, Scorecard, read as read_scorecard};
 pub use terminal::Terminal;
 
 use crate::event::Event;

@@ -11,6 +11,7 @@ use harness::course::{Course, points};
 use harness::export::Exports;
 use harness::job::Job;
 use harness::report::{Reporter, Scorecard, Sink};
+use harness::schedule::Jobs;
 
 use super::{Runner, exit_status, report_to, screen};
 use crate::cli::{Format, GradeArgs, IsolationArg};
@@ -25,42 +26,60 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<ExitCode> {
     let outputs = Outputs::from_args(args)?;
     let (candidate, label) = grade.candidate.context("no candidate")?;
     let selection = &grade.selection;
-    let mut cases = harness::discover::discover(
+    // Every listing read through once and checked before the scorecard is
+    // touched; the cases themselves are read again as they run.
+    let suites = harness::discover::Suites::find(
         &selection.suites,
         selection.family,
         selection.filter.as_deref(),
     )?;
-    if let Some(shard) = selection.shard {
-        let costs = selection.shard_costs.as_deref();
-        cases = harness::shard::select(cases, shard, |c| {
-            let files = c.files.as_deref().unwrap_or_default();
-            let cost = harness::shard::case_cost(costs, &c.suite, &c.name, files);
-            (format!("{}/{}", c.suite, c.name), cost)
-        });
-    }
     // Before the scorecard is touched: a candidate nobody can run is a
     // setup error, not a column of failed cases.
     let runner = Runner::new(&grade.options)?;
     runner.check(&candidate, &label)?;
     let candidate = Arc::new(candidate);
-    let jobs: Vec<Job> = cases
-        .into_iter()
-        .map(|c| Job::puzzle(&label, &candidate, &Arc::new(c)))
-        .collect();
-    let (scorecard, kept) = Scorecard::open(&outputs.scorecard, outputs.mode, Some(&label))?;
-    let jobs = harness::schedule::not_kept(jobs, &kept);
+    let (scorecard, kept) = Scorecard::open_kept(
+        &outputs.scorecard,
+        outputs.mode,
+        Some(&label),
+        !outputs.exports.is_empty(),
+    )?;
+    let todo = |c: &harness::job::Case| !kept.contains(&label, &c.suite, &c.name);
+    let job = |c: harness::job::Case| Job::puzzle(&label, &candidate, &Arc::new(c));
+    let jobs = match selection.shard {
+        // Balanced over the shards by cost: every case is weighed first.
+        Some(shard) => {
+            let costs = selection.shard_costs.as_deref();
+            let cases = harness::shard::select(suites.cases().collect(), shard, |c| {
+                let files = c.files.as_deref().unwrap_or_default();
+                let cost = harness::shard::case_cost(costs, &c.suite, &c.name, files);
+                (format!("{}/{}", c.suite, c.name), cost)
+            });
+            let jobs: Vec<Job> = cases.into_iter().filter(todo).map(job).collect();
+            Jobs::from(jobs)
+        }
+        None => {
+            let count = if kept.is_empty() {
+                suites.count()
+            } else {
+                suites.cases().filter(todo).count()
+            };
+            Jobs::stream(count, suites.cases().filter(todo).map(job))
+        }
+    };
     let screen = screen(outputs.format, &label);
     let mut sinks = vec![screen, Box::new(scorecard) as Box<dyn Sink>];
     if !outputs.exports.is_empty() {
-        sinks.push(Box::new(Exports::new(&outputs.exports, &label, &kept)?));
+        let rows = kept.rows.as_deref().unwrap_or_default();
+        sinks.push(Box::new(Exports::new(&outputs.exports, &label, rows)?));
     }
     let mut reporter = Reporter::new(sinks);
     let (ctx, cancel) = (runner.context(&grade.options), &runner.cancel);
     let summary = harness::schedule::run(
         &ctx,
         &label,
-        &jobs,
-        &kept,
+        jobs,
+        &kept.summary,
         &mut report_to(&mut reporter, cancel),
     );
     Ok(exit_status(&summary, reporter))
