@@ -488,4 +488,130 @@ pub(crate) mod tests {
         assert_eq!((summary.accepted(), summary.total()), (1, 3));
         assert_eq!(summary.suites["s"].count(Verdict::WrongExitStatus), 2);
     }
+
+    /// A stream of jobs runs a window at a time: no job of the next window
+    /// is read before a window's cases run, every puzzle of a window is
+    /// loaded before any of its cases runs, and nothing of a finished
+    /// window is kept (its cases are dropped).
+    #[test]
+    fn a_stream_runs_a_window_at_a_time_and_keeps_nothing_of_one_finished() {
+        use std::sync::{Mutex, Weak};
+        let dir = tempfile::tempdir().unwrap();
+        let n = 2 * WINDOW + 10;
+        for i in 0..n {
+            std::fs::write(dir.path().join(format!("b{i}.txt")), "0110\n").unwrap();
+        }
+        let made: Arc<Mutex<Vec<Weak<Case>>>> = Arc::default();
+        let who = solver();
+        let root = dir.path().to_owned();
+        let record = Arc::clone(&made);
+        let stream = (0..n).map(move |i| {
+            let case = Arc::new(Case {
+                family: reference::families::family("toy").unwrap(),
+                suite: "s".into(),
+                name: format!("b{i}.txt"),
+                files: Ok(vec![root.join(format!("b{i}.txt"))]),
+                root: root.clone(),
+                given: None,
+                loaded: Default::default(),
+            });
+            record.lock().unwrap().push(Arc::downgrade(&case));
+            Job::puzzle("alice", &who, &case)
+        });
+        let wrong: Arc<Mutex<Vec<String>>> = Arc::default();
+        let (seen, complaints) = (Arc::clone(&made), Arc::clone(&wrong));
+        let fake = FakeExecutor::new(move |spec| {
+            let name = spec.files[0]
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            let i: usize = name[1..name.len() - 4].parse().unwrap();
+            let window = i / WINDOW;
+            let made = seen.lock().unwrap();
+            let mut said = complaints.lock().unwrap();
+            if made.len() > ((window + 1) * WINDOW).min(n) {
+                said.push(format!("{i}: {} jobs read already", made.len()));
+            }
+            for (j, weak) in made.iter().enumerate() {
+                match weak.upgrade() {
+                    Some(_) if j < window * WINDOW => said.push(format!("{i}: case {j} kept")),
+                    Some(c) if c.loaded.get().is_none() => {
+                        said.push(format!("{i}: case {j} of its window not loaded"))
+                    }
+                    _ => {}
+                }
+            }
+            Script::exit(0, "1\n")
+        });
+        let mut events = Vec::new();
+        let ctx = Context {
+            options: &options(2),
+            executor: &fake,
+            cancel: &Cancel::new(),
+        };
+        let summary = super::run(
+            &ctx,
+            "alice",
+            Jobs::stream(n, stream),
+            &Summary::default(),
+            &mut |e| events.push(e),
+        );
+        assert_eq!(*wrong.lock().unwrap(), Vec::<String>::new());
+        assert_eq!((summary.accepted(), summary.total()), (n, n));
+        assert!(matches!(events[0], Event::RunStarted { cases, .. } if cases == n));
+        assert!(
+            made.lock().unwrap().iter().all(|w| w.upgrade().is_none()),
+            "every case dropped at the end"
+        );
+    }
+
+    /// A stop while a stream runs: one row per job all the same, the jobs
+    /// never read `cancelled` too.
+    #[test]
+    fn a_stop_cancels_every_job_of_a_stream_not_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let some = jobs(dir.path(), 3);
+        let n = WINDOW + 500;
+        let stream = (0..n).map(move |i| {
+            let mut job = some[i % 3].clone();
+            job.case = format!("c{i:05}");
+            job
+        });
+        let mut fake = FakeExecutor::new(|_| Script::exit(0, "1\n"));
+        let count = Arc::new(AtomicUsize::new(0));
+        let seen = Arc::clone(&count);
+        fake.on_run = Some(Box::new(move |cancel: &Cancel| {
+            if seen.fetch_add(1, Ordering::SeqCst) == 2 {
+                cancel.request(StopReason::Interrupted);
+            }
+        }));
+        let cancel = Cancel::new();
+        let mut events = Vec::new();
+        let ctx = Context {
+            options: &options(1),
+            executor: &fake,
+            cancel: &cancel,
+        };
+        let summary = super::run(
+            &ctx,
+            "alice",
+            Jobs::stream(n, stream),
+            &Summary::default(),
+            &mut |e| events.push(e),
+        );
+        let rows = rows(&events);
+        assert_eq!(rows.len(), n, "one row per job");
+        assert_eq!(summary.accepted(), 2);
+        let cancelled: usize = summary
+            .suites
+            .values()
+            .map(|t| t.count(Verdict::Cancelled))
+            .sum();
+        assert_eq!(cancelled, n - 2);
+        let mut names: Vec<&str> = rows.iter().map(|r| r.case.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), n, "each job once");
+    }
 }

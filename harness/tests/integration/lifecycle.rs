@@ -251,6 +251,37 @@ fn resume_drops_cancelled_rows_and_rerun_failed_replaces_failures() {
     );
 }
 
+/// A suite of more cases than the harness loads at once (a window of
+/// 1,024) is graded whole, a row a case; cut short (a torn last line, as a
+/// crash leaves), `--resume` runs only the cases whose rows are gone.
+#[test]
+fn a_suite_past_a_window_is_graded_whole_and_resumed() {
+    let n = 2_100;
+    let f = suite_of(n);
+    let right = format!("{} right", misbehave());
+    let args = ["--isolation", "none", "--jobs", "2"];
+    f.grade(&right).args(args).assert().code(0);
+    assert_eq!(verdicts(&f), vec!["accepted"; n]);
+    let text = std::fs::read_to_string(f.scorecard()).unwrap();
+    let mut cut: Vec<&str> = text.lines().take(1 + 1_500).collect();
+    cut.push("misbehave,lightsout,lightsout/tiny,b21");
+    std::fs::write(f.scorecard(), cut.join("\n")).unwrap();
+    f.grade(&right)
+        .args(args)
+        .args(["--resume"])
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains(
+            "1500 case(s) kept from the scorecard, 600 to run",
+        ));
+    let rows = read_scorecard(&f.scorecard());
+    let mut cases: Vec<&str> = rows.iter().map(|r| r["case"].as_str()).collect();
+    cases.sort_unstable();
+    cases.dedup();
+    assert_eq!((rows.len(), cases.len()), (n, n), "one row a case");
+    assert!(rows.iter().all(|r| r["verdict"] == "accepted"));
+}
+
 /// A scorecard write that fails (here the file-size limit, as a full disk
 /// would) stops the run with exit 2, leaves only whole rows, and
 /// `--resume` then completes it.
