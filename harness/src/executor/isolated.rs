@@ -270,6 +270,9 @@ impl Isolated {
         } else {
             argv.extend(copies.into_iter().map(PathBuf::into_os_string));
         }
+        if let Some(cores) = self.cores.as_ref().and_then(|c| c.get(spec.slot)) {
+            keep_thread_to(spec.slot, cores);
+        }
         let mut slot = self.slots[spec.slot % self.slots.len()]
             .lock()
             .unwrap_or_else(|p| p.into_inner());
@@ -471,6 +474,21 @@ impl Isolated {
             }
         }
     }
+}
+
+/// Keeps the calling thread (a job slot's worker) on the slot's `cores`,
+/// once per thread: the case's process it starts is then there from its
+/// fork on, never moved onto them across cores (a move costs more than a
+/// small case's whole exec).
+fn keep_thread_to(slot: usize, cores: &[usize]) {
+    thread_local! {
+        static KEPT: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+    }
+    KEPT.with(|kept| {
+        if kept.get() != Some(slot) && super::cpus::pin(cores).is_ok() {
+            kept.set(Some(slot));
+        }
+    });
 }
 
 /// A failure pipe whose read end never waits.
