@@ -409,36 +409,45 @@ impl Isolated {
     /// The mount namespace of `view` for `slot`'s next case: the one its
     /// keeper holds, made first where it holds another (or none).
     fn enter(&self, slot: &mut Slot, view: &View) -> std::io::Result<RawFd> {
-        if slot.keeper.is_none() {
-            slot.keeper = Some(Keeper::start(&self.program)?);
-            slot.view = None;
-        }
-        let keeper = slot.keeper.as_mut().expect("started above");
         if !slot.view.as_ref().is_some_and(|k| k.view == *view) {
             slot.view = None;
-            let made = keeper.build(view).and_then(|namespace| {
-                let inodes = view.inodes(&keeper.root()).map_err(std::io::Error::other)?;
-                Ok(Kept {
-                    view: view.clone(),
-                    namespace,
-                    inodes,
-                })
-            });
-            match made {
-                Ok(kept) => slot.view = Some(kept),
-                Err(e) => {
-                    if e.kind() != std::io::ErrorKind::Other
-                        && let Some(k) = slot.keeper.take()
-                    {
-                        // The keeper itself failed: the next case starts
-                        // another.
-                        k.stop();
+            // A keeper that died (it cannot be a candidate's doing: it is
+            // root's) is started again, once, for this case.
+            let mut tries = 2;
+            let kept = loop {
+                tries -= 1;
+                match self.make_view(slot, view) {
+                    Ok(kept) => break kept,
+                    Err(e) => {
+                        if e.kind() != std::io::ErrorKind::Other
+                            && let Some(k) = slot.keeper.take()
+                        {
+                            k.stop();
+                        }
+                        if tries == 0 || e.kind() == std::io::ErrorKind::Other {
+                            return Err(e);
+                        }
                     }
-                    return Err(e);
                 }
-            }
+            };
+            slot.view = Some(kept);
         }
         Ok(slot.view.as_ref().map_or(-1, |k| k.namespace.as_raw_fd()))
+    }
+
+    /// `view` made by `slot`'s keeper (started first where there is none).
+    fn make_view(&self, slot: &mut Slot, view: &View) -> std::io::Result<Kept> {
+        if slot.keeper.is_none() {
+            slot.keeper = Some(Keeper::start(&self.program)?);
+        }
+        let keeper = slot.keeper.as_mut().expect("started above");
+        let namespace = keeper.build(view)?;
+        let inodes = view.inodes(&keeper.root()).map_err(std::io::Error::other)?;
+        Ok(Kept {
+            view: view.clone(),
+            namespace,
+            inodes,
+        })
     }
 
     /// Whether `slot`'s view, after a case, holds nothing of it: emptied

@@ -397,6 +397,17 @@ fn run(child: &Child<'_>) -> (Step, i32) {
         {
             return (Step::Pipes, errno(e));
         }
+        // Nothing else of the harness's goes with the candidate: every
+        // other descriptor (one the harness inherited from whoever started
+        // it, say) closes at the exec. (Where the kernel has no
+        // close_range, 5.11 and later, the harness's own are all
+        // close-on-exec already.)
+        libc::syscall(
+            libc::SYS_close_range,
+            3u32,
+            u32::MAX,
+            libc::CLOSE_RANGE_CLOEXEC,
+        );
         if let Err(e) = rustix::process::setpgid(None, None) {
             return (Step::Group, errno(e));
         }

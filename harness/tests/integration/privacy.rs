@@ -186,6 +186,115 @@ fn a_slots_next_case_finds_nothing_of_the_last() {
     );
 }
 
+/// A job slot's keeper that dies (an administrator's `kill`: no candidate
+/// can signal root's process) costs no case: the next case's view is made
+/// by a keeper started again.
+#[test]
+fn a_keeper_that_dies_is_started_again() {
+    if !rustix::process::geteuid().is_root() {
+        eprintln!("note: skipping: not root (a keeper is root's)");
+        return;
+    }
+    let board = "3x2\n#OO\n##O\n";
+    let names: Vec<String> = (0..6).map(|i| format!("b{i}.txt")).collect();
+    let rows: Vec<(&str, Option<&str>)> = names.iter().map(|n| (n.as_str(), Some(board))).collect();
+    let f = Fixture::with_rows(&rows);
+    let solver = f.dir.path().join("slow");
+    std::fs::write(
+        &solver,
+        format!(
+            "#!/bin/sh\nsleep 0.4\nexec {} solve --family lightsout \"$@\"\n",
+            env!("CARGO_BIN_EXE_harness")
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&solver, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut run = std::process::Command::new(env!("CARGO_BIN_EXE_harness"))
+        .arg("grade")
+        .arg("--suite")
+        .arg(f.suite())
+        .args(["--candidate", solver.to_str().unwrap(), "--jobs", "1"])
+        .arg("--scorecard")
+        .arg(f.scorecard())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let harness = run.id().to_string();
+    // The keeper: the harness's child named harness-exec (or `harness
+    // __keeper`).
+    let keeper = || {
+        std::fs::read_dir("/proc").unwrap().flatten().find_map(|e| {
+            let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
+            let cmdline = std::fs::read(e.path().join("cmdline")).ok()?;
+            let parent = stat.rsplit(')').next()?.split_whitespace().nth(1)?;
+            let cmd = String::from_utf8_lossy(&cmdline);
+            (parent == harness && (cmd.contains("harness-exec") || cmd.contains("__keeper")))
+                .then(|| e.file_name().to_string_lossy().into_owned())
+        })
+    };
+    let start = std::time::Instant::now();
+    let pid = loop {
+        if let Some(p) = keeper() {
+            break p;
+        }
+        assert!(start.elapsed().as_secs() < 20, "no keeper came");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    std::process::Command::new("kill")
+        .args(["-9", &pid])
+        .status()
+        .unwrap();
+    assert!(run.wait().unwrap().success());
+    let verdicts: Vec<String> = read_scorecard(&f.scorecard())
+        .into_iter()
+        .map(|r| format!("{} {}", r["verdict"], r["detail"]))
+        .collect();
+    assert_eq!(verdicts, vec!["accepted ".to_string(); names.len()]);
+}
+
+/// A case inherits no descriptor but its stdin, stdout and stderr: not
+/// even one the harness inherited from whoever started it (here a file
+/// open for writing on descriptor 7, as a CI runner or make might leave).
+#[test]
+fn a_case_inherits_no_descriptor_of_the_harness() {
+    let f = Fixture::new();
+    let solver = f.dir.path().join("fds");
+    std::fs::write(
+        &solver,
+        format!(
+            "#!/bin/sh\n\
+             [ -e /proc/$$/fd/7 ] && {{ echo 'inherited 7' >&2; exit 3; }}\n\
+             exec {} solve --family lightsout \"$@\"\n",
+            env!("CARGO_BIN_EXE_harness")
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&solver, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let open = f.dir.path().join("open-for-writing");
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "exec 7>'{}'; exec \"$0\" grade --suite '{}' --candidate '{}' --scorecard '{}'",
+            open.display(),
+            f.suite().display(),
+            solver.display(),
+            f.scorecard().display()
+        ))
+        .arg(env!("CARGO_BIN_EXE_harness"))
+        .output()
+        .unwrap();
+    let rows = f.rows();
+    assert_eq!(rows.len(), 2, "{}", String::from_utf8_lossy(&out.stderr));
+    for r in rows.values() {
+        assert!(
+            r["verdict"] == "accepted" || r["detail"].contains("exit 1"),
+            "{r:?}"
+        );
+        assert!(!r["detail"].contains("inherited"), "{r:?}");
+    }
+}
+
 /// A candidate that lives in /tmp runs in /tmp (its own folder), and that
 /// is the case's private /tmp with the candidate brought back into it, not
 /// the machine's: it sees nothing else there and leaves nothing there.
