@@ -144,6 +144,53 @@ impl Job {
     }
 }
 
+/// A run's jobs, taken in order: a list held whole (a class, a contest,
+/// a battery), or a stream read as the run goes (a candidate's suites: a
+/// million cases are never all held at once).
+pub struct Jobs<'a> {
+    len: usize,
+    /// The jobs, in order.
+    pub(crate) source: Box<dyn Iterator<Item = Job> + Send + 'a>,
+}
+
+impl<'a> Jobs<'a> {
+    /// `len` jobs, taken from `source` as the run goes.
+    pub fn stream(len: usize, source: impl Iterator<Item = Job> + Send + 'a) -> Self {
+        Self {
+            len,
+            source: Box::new(source),
+        }
+    }
+
+    /// How many.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl From<Vec<Job>> for Jobs<'static> {
+    fn from(jobs: Vec<Job>) -> Self {
+        Self::stream(jobs.len(), jobs.into_iter())
+    }
+}
+
+impl<'a> From<&'a [Job]> for Jobs<'a> {
+    fn from(jobs: &'a [Job]) -> Self {
+        Self::stream(jobs.len(), jobs.iter().cloned())
+    }
+}
+
+impl<'a> From<&'a Vec<Job>> for Jobs<'a> {
+    fn from(jobs: &'a Vec<Job>) -> Self {
+        Self::from(jobs.as_slice())
+    }
+}
+
 /// One case of a suite: a puzzle every candidate of a run is graded on.
 #[derive(Clone)]
 pub struct Case {

@@ -14,55 +14,10 @@ use std::time::Instant;
 
 use crate::event::{Event, Summary};
 use crate::grade::{grade, prepare, stopped_by_the_wall_clock};
+pub use crate::job::Jobs;
 use crate::job::{Job, Task};
 use crate::outcome::{Row, Verdict};
 use crate::settings::Context;
-
-/// A run's jobs, taken in order: a list held whole (a class, a contest,
-/// a battery), or a stream read as the run goes (a candidate's suites: a
-/// million cases are never all held at once).
-pub struct Jobs<'a> {
-    len: usize,
-    source: Box<dyn Iterator<Item = Job> + Send + 'a>,
-}
-
-impl<'a> Jobs<'a> {
-    /// `len` jobs, taken from `source` as the run goes.
-    pub fn stream(len: usize, source: impl Iterator<Item = Job> + Send + 'a) -> Self {
-        Self {
-            len,
-            source: Box::new(source),
-        }
-    }
-
-    /// How many.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-}
-
-impl From<Vec<Job>> for Jobs<'static> {
-    fn from(jobs: Vec<Job>) -> Self {
-        Self::stream(jobs.len(), jobs.into_iter())
-    }
-}
-
-impl<'a> From<&'a [Job]> for Jobs<'a> {
-    fn from(jobs: &'a [Job]) -> Self {
-        Self::stream(jobs.len(), jobs.iter().cloned())
-    }
-}
-
-impl<'a> From<&'a Vec<Job>> for Jobs<'a> {
-    fn from(jobs: &'a Vec<Job>) -> Self {
-        Self::from(jobs.as_slice())
-    }
-}
 
 /// A whole run: `RunStarted` (titled `title`), every job on the pool,
 /// then `RunFinished` with the summary. `kept` tallies the rows of a
@@ -124,7 +79,8 @@ const WINDOW: usize = 1024;
 /// under the limit is run again, alone, once the pool is done: its row is
 /// that run's.
 pub fn pool<'a>(ctx: &Context, jobs: impl Into<Jobs<'a>>, on_event: &mut dyn FnMut(Event)) {
-    let Jobs { len, mut source } = jobs.into();
+    let jobs: Jobs = jobs.into();
+    let (len, mut source) = (jobs.len(), jobs.source);
     let alone_matters = ctx.options.jobs > 1 && len > 1;
     let mut again: Vec<(Job, Row)> = Vec::new();
     while !ctx.cancel.is_requested() {
