@@ -66,7 +66,7 @@ pub fn not_kept(jobs: Vec<Job>, kept: &[Row]) -> Vec<Job> {
 /// The most jobs loaded and run at once by the pool: their puzzles are
 /// loaded together, before any of them runs, then the next ones. Memory
 /// stays that of this many cases, however many a run has.
-const WINDOW: usize = 1024;
+pub const WINDOW: usize = 1024;
 
 /// The pool under every run. The jobs are taken in windows of [`WINDOW`]:
 /// a window's puzzles are loaded first (see [`prepare`]: the reference's
@@ -178,7 +178,14 @@ fn alone(ctx: &Context, job: &Job, first: Row) -> Row {
         row.detail = format!("{}; not run again alone: the run was cancelled", row.detail);
         return row;
     }
-    let mut row = grade(ctx, job, 0);
+    // On a thread of its own, as a job slot's worker: a slot's worker keeps
+    // to the slot's cores, and the caller's thread must not.
+    let mut row = std::thread::scope(|scope| scope.spawn(|| grade(ctx, job, 0)).join())
+        .unwrap_or_else(|_| {
+            let mut row = first.clone();
+            row.detail = format!("{}; could not be run again alone", row.detail);
+            row
+        });
     if row.verdict == Verdict::TimeLimit && stopped_by_the_wall_clock(&row, &ctx.options.limits) {
         row.detail = format!("{}, alone too", row.detail);
     } else {
