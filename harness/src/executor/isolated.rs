@@ -42,6 +42,8 @@ struct Slot {
 struct Kept {
     view: View,
     namespace: OwnedFd,
+    /// Its private places, open.
+    places: Vec<OwnedFd>,
     inodes: Vec<u64>,
 }
 
@@ -268,7 +270,7 @@ impl Isolated {
         if spec.relative {
             argv.extend(copies.iter().map(|c| relative_to(c, scratch.path())));
         } else {
-            argv.extend(copies.into_iter().map(PathBuf::into_os_string));
+            argv.extend(copies.iter().map(|c| c.clone().into_os_string()));
         }
         if let Some(cores) = self.cores.as_ref().and_then(|c| c.get(spec.slot)) {
             keep_thread_to(spec.slot, cores);
@@ -340,7 +342,10 @@ impl Isolated {
                 result.ending = Ending::Failed(why);
             }
         }
-        if namespace.is_some() && !self.empty_view(&mut slot, cgroup.as_ref()) {
+        // Nothing of the case left running: its scratch folder and view may
+        // be emptied for the slot's next case.
+        let quiet = cgroup.as_ref().is_some_and(CaseCgroup::is_empty);
+        if namespace.is_some() && !self.empty_view(&mut slot, quiet) {
             // The next case gets a new one.
             slot.view = None;
         }
@@ -358,8 +363,15 @@ impl Isolated {
             // bubblewrap reports a child killed by signal N as 128 + N.
             result.ending = Ending::Signaled(code - 128);
         }
-        self.janitor
-            .clear(Leftover::Scratch(self.run_dir.retire(scratch)));
+        let reused = if quiet {
+            self.run_dir.reuse(spec.slot, scratch, &copies)
+        } else {
+            Err(scratch)
+        };
+        if let Err(scratch) = reused {
+            self.janitor
+                .clear(Leftover::Scratch(self.run_dir.retire(scratch)));
+        }
         if let Some(cg) = cgroup {
             let usage = cg.usage();
             self.janitor.clear(Leftover::Cgroup(cg));
@@ -442,10 +454,12 @@ impl Isolated {
         }
         let keeper = slot.keeper.as_mut().expect("started above");
         let namespace = keeper.build(view)?;
-        let inodes = view.inodes(&keeper.root()).map_err(std::io::Error::other)?;
+        let places = view.places(&keeper.root()).map_err(std::io::Error::other)?;
+        let inodes = super::mounts::inodes(&places).map_err(std::io::Error::other)?;
         Ok(Kept {
             view: view.clone(),
             namespace,
+            places,
             inodes,
         })
     }
@@ -453,21 +467,21 @@ impl Isolated {
     /// Whether `slot`'s view, after a case, holds nothing of it: emptied
     /// of what the case left in its private places (when their inodes
     /// show that it left anything), which is safe only once nothing of
-    /// the case is left running (its cgroup shows that). `false`: the
-    /// view must not be entered again.
-    fn empty_view(&self, slot: &mut Slot, cgroup: Option<&CaseCgroup>) -> bool {
+    /// the case is left running (`quiet`: its cgroup shows that). `false`:
+    /// the view must not be entered again.
+    fn empty_view(&self, slot: &mut Slot, quiet: bool) -> bool {
         let (Some(kept), Some(keeper)) = (&slot.view, &slot.keeper) else {
             return false;
         };
-        if !cgroup.is_some_and(CaseCgroup::is_empty) {
+        if !quiet {
             return false;
         }
-        let root = keeper.root();
-        match kept.view.inodes(&root) {
+        let inodes = || super::mounts::inodes(&kept.places);
+        match inodes() {
             Ok(now) if now == kept.inodes => true,
             Ok(_) => {
-                kept.view.clear(&root).is_ok()
-                    && kept.view.inodes(&root).is_ok_and(|now| now == kept.inodes)
+                kept.view.clear(&keeper.root()).is_ok()
+                    && inodes().is_ok_and(|now| now == kept.inodes)
             }
             Err(_) => false,
         }

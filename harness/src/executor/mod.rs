@@ -17,7 +17,7 @@ mod isolated;
 mod janitor;
 pub mod keeper;
 pub mod launch;
-mod mounts;
+pub mod mounts;
 pub mod needs;
 mod process;
 pub mod scratch;

@@ -95,11 +95,12 @@ impl View {
         Ok(())
     }
 
-    /// The inodes each private place of the view holds now, seen through
-    /// `root` (the view's root from outside it: `/proc/PID/root` of a
-    /// process in it). A case that left nothing there leaves these as
-    /// they were when the view was made.
-    pub fn inodes(&self, root: &Path) -> Result<Vec<u64>, String> {
+    /// Each private place of the view, seen through `root` (the view's root
+    /// from outside it: `/proc/PID/root` of a process in it), opened for
+    /// [`inodes`] (a path into another mount namespace costs a lookup
+    /// through `/proc` each time; a descriptor, none).
+    pub fn places(&self, root: &Path) -> Result<Vec<std::os::fd::OwnedFd>, String> {
+        use rustix::fs::{Mode, OFlags};
         self.steps
             .iter()
             .filter_map(|s| match s {
@@ -108,15 +109,18 @@ impl View {
             })
             .map(|p| {
                 let at = inside(root, p);
-                let st = rustix::fs::statfs(&at)
-                    .map_err(|e| format!("cannot look at {}: {e}", at.display()))?;
-                Ok(st.f_files.saturating_sub(st.f_ffree))
+                rustix::fs::open(
+                    &at,
+                    OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                    Mode::empty(),
+                )
+                .map_err(|e| format!("cannot open {}: {e}", at.display()))
             })
             .collect()
     }
 
     /// Empties the private folders of a kept view, seen through `root` (as
-    /// for [`View::inodes`]), of whatever a case left there: every entry
+    /// for [`View::places`]), of whatever a case left there: every entry
     /// but those the view itself made (the folders on the way to what it
     /// keeps, root's and closed to the case). Nothing is followed out of a
     /// folder (a symlink is removed, not its target). Only once no process
@@ -162,6 +166,19 @@ impl View {
         }
         out
     }
+}
+
+/// The inodes each of `places` (see [`View::places`]) holds now. A case
+/// that left nothing there leaves these as they were when the view was
+/// made.
+pub fn inodes(places: &[std::os::fd::OwnedFd]) -> Result<Vec<u64>, String> {
+    places
+        .iter()
+        .map(|fd| {
+            let st = rustix::fs::fstatfs(fd).map_err(|e| format!("cannot look at a place: {e}"))?;
+            Ok(st.f_files.saturating_sub(st.f_ffree))
+        })
+        .collect()
 }
 
 /// `path` (absolute) below `root`.

@@ -20,6 +20,8 @@ pub struct RunDir {
     dir: tempfile::TempDir,
     /// The job slots whose folder is made.
     slots: std::sync::Mutex<Vec<usize>>,
+    /// Each job slot's emptied scratch folder, for its next case.
+    ready: std::sync::Mutex<Vec<(usize, Scratch)>>,
 }
 
 /// Where scratch folders go: `$PUZZLEGRADE_SCRATCH` when set; else, when
@@ -52,6 +54,7 @@ impl RunDir {
         Ok(Self {
             dir,
             slots: Default::default(),
+            ready: Default::default(),
         })
     }
 
@@ -101,6 +104,12 @@ impl RunDir {
         id: usize,
         owner: Option<(u32, u32)>,
     ) -> std::io::Result<Scratch> {
+        {
+            let mut ready = self.ready.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(at) = ready.iter().position(|(s, _)| *s == slot) {
+                return Ok(ready.swap_remove(at).1);
+            }
+        }
         use std::os::unix::fs::DirBuilderExt;
         let dir = self.slot_dir(slot);
         {
@@ -120,7 +129,44 @@ impl RunDir {
         if let Some((uid, gid)) = owner {
             std::os::unix::fs::chown(&path, Some(uid), Some(gid))?;
         }
-        Ok(Scratch { path, owner })
+        let xattrs = rustix::fs::listxattr_query(&path).unwrap_or(0);
+        Ok(Scratch {
+            path,
+            owner,
+            xattrs,
+        })
+    }
+
+    /// Keeps a finished case's scratch folder for job slot `slot`'s next
+    /// case, emptied: only where, once its `copies` are removed, nothing is
+    /// left in it and it is as it was made (its mode, owner and extended
+    /// attributes; a case can change them, and the next case is another
+    /// student's, as the same user). Only once nothing of the case is left
+    /// running. `Err` gives it back, to be retired.
+    pub fn reuse(&self, slot: usize, scratch: Scratch, copies: &[PathBuf]) -> Result<(), Scratch> {
+        use std::os::unix::fs::MetadataExt;
+        for copy in copies {
+            if std::fs::remove_file(copy).is_err() {
+                return Err(scratch);
+            }
+        }
+        let empty = std::fs::read_dir(&scratch.path).is_ok_and(|mut d| d.next().is_none());
+        let as_made = std::fs::symlink_metadata(&scratch.path).is_ok_and(|m| {
+            m.is_dir()
+                && m.mode() & 0o7777 == 0o700
+                && scratch
+                    .owner
+                    .is_none_or(|(uid, gid)| m.uid() == uid && m.gid() == gid)
+        });
+        let xattrs = rustix::fs::listxattr_query(&scratch.path).unwrap_or(usize::MAX);
+        if !(empty && as_made && xattrs == scratch.xattrs) {
+            return Err(scratch);
+        }
+        self.ready
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push((slot, scratch));
+        Ok(())
     }
 }
 
@@ -128,6 +174,8 @@ impl RunDir {
 pub struct Scratch {
     path: PathBuf,
     owner: Option<(u32, u32)>,
+    /// The length of its list of extended attributes when made.
+    xattrs: usize,
 }
 
 impl Scratch {

@@ -186,6 +186,49 @@ fn a_slots_next_case_finds_nothing_of_the_last() {
     );
 }
 
+/// A case's scratch folder (its HOME and TMPDIR) holds only its own
+/// copies, whatever the slot's last case did to its own: left files in
+/// it, opened it to every user, marked it with an extended attribute.
+#[test]
+fn a_scratch_folder_holds_only_the_cases_copies() {
+    let board = "3x2\n#OO\n##O\n";
+    let names: Vec<String> = (0..8).map(|i| format!("b{i}.txt")).collect();
+    let rows: Vec<(&str, Option<&str>)> = names.iter().map(|n| (n.as_str(), Some(board))).collect();
+    let f = Fixture::with_rows(&rows);
+    let solver = f.dir.path().join("scratcher");
+    std::fs::write(
+        &solver,
+        format!(
+            "#!/bin/sh\n\
+             here=$(ls -A \"$TMPDIR\")\n\
+             [ \"$here\" = \"$(basename \"$1\")\" ] || {{ echo \"found: $here\" >&2; exit 3; }}\n\
+             [ \"$(stat -c %a \"$TMPDIR\")\" = 700 ] || {{ echo 'opened' >&2; exit 3; }}\n\
+             python3 -c 'import os,sys; sys.exit(3 if os.listxattr(os.environ[\"TMPDIR\"]) else 0)' || {{ echo 'marked' >&2; exit 3; }}\n\
+             case \"$1\" in\n\
+               *1.txt) echo x > \"$TMPDIR/left\";;\n\
+               *3.txt) chmod 777 \"$TMPDIR\";;\n\
+               *5.txt) python3 -c 'import os; os.setxattr(os.environ[\"TMPDIR\"], \"user.note\", b\"x\")' 2>/dev/null;;\n\
+             esac\n\
+             exec {} solve --family lightsout \"$@\"\n",
+            env!("CARGO_BIN_EXE_harness")
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&solver, std::fs::Permissions::from_mode(0o755)).unwrap();
+    f.grade(solver.to_str().unwrap())
+        .args(["--jobs", "1"])
+        .assert()
+        .code(0);
+    let verdicts: Vec<(String, String)> = read_scorecard(&f.scorecard())
+        .into_iter()
+        .map(|r| (r["verdict"].clone(), r["detail"].clone()))
+        .collect();
+    assert_eq!(
+        verdicts,
+        vec![("accepted".to_string(), String::new()); names.len()]
+    );
+}
+
 /// A job slot's keeper that dies (an administrator's `kill`: no candidate
 /// can signal root's process) costs no case: the next case's view is made
 /// by a keeper started again.
