@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use std::ffi::OsString;
 use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use super::cgroup::{CaseCgroup, Cgroups};
@@ -40,7 +40,7 @@ struct Slot {
 /// The view a job slot's keeper holds: its mount namespace, and the
 /// inodes its private places held when it was made.
 struct Kept {
-    view: View,
+    view: Arc<View>,
     namespace: OwnedFd,
     /// Its private places, open.
     places: Vec<OwnedFd>,
@@ -58,7 +58,7 @@ pub(super) struct Isolated {
     program: Program,
     slots: Vec<Mutex<Slot>>,
     /// Each view planned so far (a candidate's cases share one per slot).
-    views: Mutex<HashMap<ViewKey, View>>,
+    views: Mutex<HashMap<ViewKey, Arc<View>>>,
     isolation: Isolation,
     pub(super) level: Level,
     /// The programs beside the harness, where a view would hide them:
@@ -299,7 +299,7 @@ impl Isolated {
                 .cloned()
                 .unwrap_or_default(),
             namespace,
-            bwrap: view.filter(|_| bwrap),
+            bwrap: view.filter(|_| bwrap).map(|v| (*v).clone()),
             report: report.as_ref().map(|(_, f)| f.as_raw_fd()),
         };
         let plan = match Plan::new(&launch) {
@@ -392,7 +392,7 @@ impl Isolated {
     /// working folder and slot: what the command line and `--env` values
     /// name, the working folder, and the slot's scratch folders (every
     /// case's scratch folder is in it).
-    fn view(&self, spec: &Spec) -> View {
+    fn view(&self, spec: &Spec) -> Arc<View> {
         let workdir = (!spec.relative).then(|| spec.workdir.clone());
         let key: ViewKey = (
             spec.argv.clone(),
@@ -402,7 +402,7 @@ impl Isolated {
         );
         let mut views = self.views.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(v) = views.get(&key) {
-            return v.clone();
+            return Arc::clone(v);
         }
         let slot_dir = self.run_dir.slot_dir(spec.slot);
         let mut needs = super::needs::needs(
@@ -413,15 +413,19 @@ impl Isolated {
             &self.isolation.env,
         );
         needs.extend(self.own.iter().map(|p| (p.clone(), false)));
-        let v = View::plan(&self.roots, &needs, self.isolation.memory_limit);
-        views.insert(key, v.clone());
+        let v = Arc::new(View::plan(&self.roots, &needs, self.isolation.memory_limit));
+        views.insert(key, Arc::clone(&v));
         v
     }
 
     /// The mount namespace of `view` for `slot`'s next case: the one its
     /// keeper holds, made first where it holds another (or none).
-    fn enter(&self, slot: &mut Slot, view: &View) -> std::io::Result<RawFd> {
-        if !slot.view.as_ref().is_some_and(|k| k.view == *view) {
+    fn enter(&self, slot: &mut Slot, view: &Arc<View>) -> std::io::Result<RawFd> {
+        if !slot
+            .view
+            .as_ref()
+            .is_some_and(|k| Arc::ptr_eq(&k.view, view))
+        {
             slot.view = None;
             // A keeper that died (it cannot be a candidate's doing: it is
             // root's) is started again, once, for this case.
@@ -448,7 +452,7 @@ impl Isolated {
     }
 
     /// `view` made by `slot`'s keeper (started first where there is none).
-    fn make_view(&self, slot: &mut Slot, view: &View) -> std::io::Result<Kept> {
+    fn make_view(&self, slot: &mut Slot, view: &Arc<View>) -> std::io::Result<Kept> {
         if slot.keeper.is_none() {
             slot.keeper = Some(Keeper::start(&self.program)?);
         }
@@ -457,7 +461,7 @@ impl Isolated {
         let places = view.places(&keeper.root()).map_err(std::io::Error::other)?;
         let inodes = super::mounts::inodes(&places).map_err(std::io::Error::other)?;
         Ok(Kept {
-            view: view.clone(),
+            view: Arc::clone(view),
             namespace,
             places,
             inodes,

@@ -22,6 +22,8 @@ pub struct RunDir {
     slots: std::sync::Mutex<Vec<usize>>,
     /// Each job slot's emptied scratch folder, for its next case.
     ready: std::sync::Mutex<Vec<(usize, Scratch)>>,
+    /// Whether it is on a tmpfs.
+    tmpfs: bool,
 }
 
 /// Where scratch folders go: `$PUZZLEGRADE_SCRATCH` when set; else, when
@@ -51,10 +53,13 @@ impl RunDir {
         let trash = dir.path().join(TRASH);
         std::fs::create_dir(&trash)?;
         std::fs::set_permissions(&trash, std::fs::Permissions::from_mode(0o700))?;
+        // TMPFS_MAGIC (linux/magic.h).
+        let tmpfs = rustix::fs::statfs(dir.path()).is_ok_and(|s| s.f_type == 0x0102_1994);
         Ok(Self {
             dir,
             slots: Default::default(),
             ready: Default::default(),
+            tmpfs,
         })
     }
 
@@ -150,8 +155,14 @@ impl RunDir {
                 return Err(scratch);
             }
         }
-        let empty = std::fs::read_dir(&scratch.path).is_ok_and(|mut d| d.next().is_none());
-        let as_made = std::fs::symlink_metadata(&scratch.path).is_ok_and(|m| {
+        let meta = std::fs::symlink_metadata(&scratch.path);
+        // A tmpfs folder's size is 40 bytes, and 20 more an entry: empty
+        // without a listing. Elsewhere, listed.
+        let empty = match (&meta, self.tmpfs) {
+            (Ok(m), true) => m.size() == 40,
+            _ => std::fs::read_dir(&scratch.path).is_ok_and(|mut d| d.next().is_none()),
+        };
+        let as_made = meta.is_ok_and(|m| {
             m.is_dir()
                 && m.mode() & 0o7777 == 0o700
                 && scratch
@@ -214,12 +225,14 @@ impl Scratch {
             if out.contains(&target) {
                 target = self.path.join(format!("{i}-{name}"));
             }
-            std::fs::write(&target, bytes).map_err(|error| ExecError::CopyIn {
+            let copy_in = |error| ExecError::CopyIn {
                 path: file.clone(),
                 error,
-            })?;
+            };
+            let mut copy = std::fs::File::create(&target).map_err(copy_in)?;
+            std::io::Write::write_all(&mut copy, bytes).map_err(copy_in)?;
             if let Some((uid, gid)) = self.owner {
-                std::os::unix::fs::chown(&target, Some(uid), Some(gid)).map_err(|error| {
+                std::os::unix::fs::fchown(&copy, Some(uid), Some(gid)).map_err(|error| {
                     ExecError::Give {
                         path: target.clone(),
                         uid,
