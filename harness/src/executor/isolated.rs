@@ -57,8 +57,10 @@ pub(super) struct Isolated {
     /// The keepers' program.
     program: Program,
     slots: Vec<Mutex<Slot>>,
-    /// Each view planned so far (a candidate's cases share one per slot).
-    views: Mutex<HashMap<ViewKey, Arc<View>>>,
+    /// Each view planned so far (a candidate's cases share one per slot),
+    /// and each distinct view once: commands that name the same paths (a
+    /// class's parts, one program with another argument) share it.
+    views: Mutex<(HashMap<ViewKey, Arc<View>>, HashMap<Arc<View>, ()>)>,
     isolation: Isolation,
     pub(super) level: Level,
     /// The programs beside the harness, where a view would hide them:
@@ -164,7 +166,7 @@ impl Isolated {
             slots: (0..isolation.slots.max(1))
                 .map(|_| Mutex::new(Slot::default()))
                 .collect(),
-            views: Mutex::new(HashMap::new()),
+            views: Mutex::new((HashMap::new(), HashMap::new())),
             own,
             isolation: isolation.clone(),
             level,
@@ -401,7 +403,8 @@ impl Isolated {
             spec.slot,
         );
         let mut views = self.views.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(v) = views.get(&key) {
+        let (by_key, distinct) = &mut *views;
+        if let Some(v) = by_key.get(&key) {
             return Arc::clone(v);
         }
         let slot_dir = self.run_dir.slot_dir(spec.slot);
@@ -413,8 +416,16 @@ impl Isolated {
             &self.isolation.env,
         );
         needs.extend(self.own.iter().map(|p| (p.clone(), false)));
-        let v = Arc::new(View::plan(&self.roots, &needs, self.isolation.memory_limit));
-        views.insert(key, Arc::clone(&v));
+        let planned = View::plan(&self.roots, &needs, self.isolation.memory_limit);
+        let v = match distinct.get_key_value(&planned) {
+            Some((same, ())) => Arc::clone(same),
+            None => {
+                let v = Arc::new(planned);
+                distinct.insert(Arc::clone(&v), ());
+                v
+            }
+        };
+        by_key.insert(key, Arc::clone(&v));
         v
     }
 

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 pub const SHARED: [&str; 4] = ["/tmp", "/var/tmp", "/dev/shm", "/run/lock"];
 
 /// One case's view.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct View {
     /// In order (a folder before anything inside it): a fresh tmpfs, or a
     /// path bound back at its place.
@@ -35,7 +35,7 @@ pub struct View {
 }
 
 /// One step of building a view.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Step {
     /// A fresh tmpfs here (mode 1777).
     Private(PathBuf),
