@@ -52,6 +52,9 @@ struct Kept {
 /// and the job slot.
 type ViewKey = (Vec<OsString>, Option<PathBuf>, bool, usize);
 
+/// The views planned, by what they were planned from, and each once.
+type Views = (HashMap<ViewKey, Arc<View>>, HashMap<Arc<View>, ()>);
+
 /// Everything isolation needs for the whole run.
 pub(super) struct Isolated {
     /// The keepers' program.
@@ -60,7 +63,7 @@ pub(super) struct Isolated {
     /// Each view planned so far (a candidate's cases share one per slot),
     /// and each distinct view once: commands that name the same paths (a
     /// class's parts, one program with another argument) share it.
-    views: Mutex<(HashMap<ViewKey, Arc<View>>, HashMap<Arc<View>, ()>)>,
+    views: Mutex<Views>,
     isolation: Isolation,
     pub(super) level: Level,
     /// The programs beside the harness, where a view would hide them:
@@ -68,7 +71,7 @@ pub(super) struct Isolated {
     own: Vec<PathBuf>,
     /// The folders each case's view replaces (when it gets one).
     roots: Vec<PathBuf>,
-    run_dir: RunDir,
+    run_dir: Arc<RunDir>,
     cgroups: Option<Cgroups>,
     /// Each job slot's cores, where the slots have cores of their own.
     cores: Option<Vec<Vec<usize>>>,
@@ -145,8 +148,15 @@ impl Isolated {
                 None
             }
         };
-        let run_dir = RunDir::new(&scratch::scratch_base(cgroups.is_some()))
-            .or_else(|_| RunDir::new(&std::env::temp_dir()))?;
+        let run_dir = Arc::new(
+            RunDir::new(&scratch::scratch_base(cgroups.is_some()))
+                .or_else(|_| RunDir::new(&std::env::temp_dir()))?,
+        );
+        // Makes scratch folders ahead, off the cases' path.
+        let janitor = {
+            let run_dir = Arc::clone(&run_dir);
+            Janitor::new(move || run_dir.make_ahead())
+        };
         // What a case's view replaces: the shared places, where the runs'
         // (and a class's) scratch folders are, and what the run hides.
         let mut roots = view::roots(
@@ -177,7 +187,7 @@ impl Isolated {
             nproc,
             max_file,
             cases: AtomicUsize::new(0),
-            janitor: Janitor::new(),
+            janitor,
             _uids: uids,
         })
     }
@@ -208,8 +218,13 @@ impl Isolated {
             let uid = base + u32::try_from(spec.slot).unwrap_or(0);
             (uid, uid)
         });
-        let scratch = match self.run_dir.scratch(spec.slot, id, owner) {
-            Ok(s) => s,
+        let scratch = match self.run_dir.scratch(spec.slot, owner) {
+            Ok((s, low)) => {
+                if low {
+                    self.janitor.wake();
+                }
+                s
+            }
             Err(e) => return failed(format!("cannot make a scratch folder: {e}")),
         };
         let copies = match scratch.copy_in(
@@ -344,8 +359,8 @@ impl Isolated {
                 result.ending = Ending::Failed(why);
             }
         }
-        // Nothing of the case left running: its scratch folder and view may
-        // be emptied for the slot's next case.
+        // Nothing of the case left running: its view may be emptied for the
+        // slot's next case.
         let quiet = cgroup.as_ref().is_some_and(CaseCgroup::is_empty);
         if namespace.is_some() && !self.empty_view(&mut slot, quiet) {
             // The next case gets a new one.
@@ -365,15 +380,8 @@ impl Isolated {
             // bubblewrap reports a child killed by signal N as 128 + N.
             result.ending = Ending::Signaled(code - 128);
         }
-        let reused = if quiet {
-            self.run_dir.reuse(spec.slot, scratch, &copies)
-        } else {
-            Err(scratch)
-        };
-        if let Err(scratch) = reused {
-            self.janitor
-                .clear(Leftover::Scratch(self.run_dir.retire(scratch)));
-        }
+        self.janitor
+            .clear(Leftover::Scratch(self.run_dir.retire(scratch)));
         if let Some(cg) = cgroup {
             let usage = cg.usage();
             self.janitor.clear(Leftover::Cgroup(cg));

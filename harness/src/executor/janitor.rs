@@ -25,7 +25,8 @@ struct Queue {
     done: bool,
 }
 
-/// A thread that clears away leftovers; `finish` waits for it.
+/// A thread that clears away leftovers, and does a chore each time it
+/// wakes (makes scratch folders ahead); `finish` waits for it.
 pub struct Janitor {
     queue: std::sync::Arc<(Mutex<Queue>, Condvar)>,
     thread: Mutex<Option<std::thread::JoinHandle<()>>>,
@@ -37,13 +38,14 @@ impl Janitor {
     /// The longest a leftover waits otherwise.
     const PERIOD: Duration = Duration::from_millis(200);
 
-    /// Starts the thread.
-    pub fn new() -> Self {
+    /// Starts the thread, which does `chore` each time it wakes.
+    pub fn new(chore: impl Fn() + Send + 'static) -> Self {
         let queue = std::sync::Arc::new((Mutex::new(Queue::default()), Condvar::new()));
         let shared = std::sync::Arc::clone(&queue);
         let thread = std::thread::spawn(move || {
             let (lock, wake) = &*shared;
             loop {
+                chore();
                 let (batch, done) = {
                     let mut q = lock.lock().unwrap_or_else(|p| p.into_inner());
                     if q.waiting.is_empty() && !q.done {
@@ -90,6 +92,11 @@ impl Janitor {
         }
     }
 
+    /// Wakes the thread now (its chore is wanted).
+    pub fn wake(&self) {
+        self.queue.1.notify_one();
+    }
+
     /// Waits until everything sent so far is cleared away.
     pub fn finish(&self) {
         let (lock, wake) = &*self.queue;
@@ -117,17 +124,17 @@ mod tests {
     #[test]
     fn every_leftover_is_cleared_by_the_finish() {
         let run = super::super::scratch::RunDir::new(&std::env::temp_dir()).unwrap();
-        let janitor = Janitor::new();
+        let janitor = Janitor::new(|| {});
         let mut paths = Vec::new();
-        for id in 0..(Janitor::BATCH + 5) {
-            let s = run.scratch(0, id, None).unwrap();
+        for _ in 0..(Janitor::BATCH + 5) {
+            let (s, _) = run.scratch(0, None).unwrap();
             paths.push(s.path().to_owned());
             janitor.clear(Leftover::Scratch(s));
         }
         janitor.finish();
         assert!(paths.iter().all(|p| !p.exists()), "all removed");
         // After the finish, at once.
-        let s = run.scratch(0, 999, None).unwrap();
+        let (s, _) = run.scratch(0, None).unwrap();
         let p = s.path().to_owned();
         janitor.clear(Leftover::Scratch(s));
         assert!(!p.exists());

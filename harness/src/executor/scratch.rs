@@ -20,10 +20,12 @@ pub struct RunDir {
     dir: tempfile::TempDir,
     /// The job slots whose folder is made.
     slots: std::sync::Mutex<Vec<usize>>,
-    /// Each job slot's emptied scratch folder, for its next case.
+    /// Scratch folders made ahead, each for a job slot's next cases.
     ready: std::sync::Mutex<Vec<(usize, Scratch)>>,
-    /// Whether it is on a tmpfs.
-    tmpfs: bool,
+    /// Each job slot that has had a case: folders are made ahead for it.
+    ahead: std::sync::Mutex<Vec<usize>>,
+    /// Scratch folders made so far (their names).
+    made: std::sync::atomic::AtomicUsize,
 }
 
 /// Where scratch folders go: `$PUZZLEGRADE_SCRATCH` when set; else, when
@@ -53,13 +55,12 @@ impl RunDir {
         let trash = dir.path().join(TRASH);
         std::fs::create_dir(&trash)?;
         std::fs::set_permissions(&trash, std::fs::Permissions::from_mode(0o700))?;
-        // TMPFS_MAGIC (linux/magic.h).
-        let tmpfs = rustix::fs::statfs(dir.path()).is_ok_and(|s| s.f_type == 0x0102_1994);
         Ok(Self {
             dir,
             slots: Default::default(),
             ready: Default::default(),
-            tmpfs,
+            ahead: Default::default(),
+            made: Default::default(),
         })
     }
 
@@ -101,20 +102,75 @@ impl RunDir {
         self.dir.path().join(format!("slot-{slot}"))
     }
 
-    /// A new, empty scratch folder for case `id` in job slot `slot`'s
-    /// folder, owned by `owner` (uid, gid) when given, mode 0700.
+    /// A new, empty scratch folder for a case in job slot `slot`'s folder,
+    /// given to `owner` (uid, gid) when given, mode 0700: one made ahead
+    /// (see [`RunDir::make_ahead`]) where there is one, else made now.
+    /// `true` beside it when the slot has few left made ahead.
     pub fn scratch(
         &self,
         slot: usize,
-        id: usize,
         owner: Option<(u32, u32)>,
-    ) -> std::io::Result<Scratch> {
+    ) -> std::io::Result<(Scratch, bool)> {
         {
             let mut ready = self.ready.lock().unwrap_or_else(|p| p.into_inner());
             if let Some(at) = ready.iter().position(|(s, _)| *s == slot) {
-                return Ok(ready.swap_remove(at).1);
+                let mut scratch = ready.swap_remove(at).1;
+                let left = ready.iter().filter(|(s, _)| *s == slot).count();
+                drop(ready);
+                // Made ahead as the harness's own, closed: no case can
+                // reach it (and leave something for the case that gets it)
+                // before it is given.
+                if let Some((uid, gid)) = owner {
+                    std::os::unix::fs::chown(&scratch.path, Some(uid), Some(gid))?;
+                }
+                scratch.owner = owner;
+                return Ok((scratch, left < Self::AHEAD / 2));
             }
         }
+        {
+            let mut slots = self.ahead.lock().unwrap_or_else(|p| p.into_inner());
+            if !slots.contains(&slot) {
+                slots.push(slot);
+            }
+        }
+        let mut scratch = self.make(slot)?;
+        if let Some((uid, gid)) = owner {
+            std::os::unix::fs::chown(&scratch.path, Some(uid), Some(gid))?;
+        }
+        scratch.owner = owner;
+        Ok((scratch, true))
+    }
+
+    /// Folders made ahead for each job slot, at most.
+    const AHEAD: usize = 64;
+
+    /// Makes scratch folders ahead for each job slot that has had a case,
+    /// up to [`RunDir::AHEAD`] (off the cases' path: the janitor's).
+    pub fn make_ahead(&self) {
+        let slots = self.ahead.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        for slot in slots {
+            let have = self
+                .ready
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .iter()
+                .filter(|(s, _)| *s == slot)
+                .count();
+            for _ in have..Self::AHEAD {
+                let Ok(made) = self.make(slot) else {
+                    break;
+                };
+                self.ready
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push((slot, made));
+            }
+        }
+    }
+
+    /// A new, empty scratch folder in job slot `slot`'s folder (made first
+    /// where there is none): the harness's, 0700, until it is given.
+    fn make(&self, slot: usize) -> std::io::Result<Scratch> {
         use std::os::unix::fs::DirBuilderExt;
         let dir = self.slot_dir(slot);
         {
@@ -128,56 +184,11 @@ impl RunDir {
                 std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o711))?;
             }
         }
-        let path = dir.join(format!("case-{id}"));
+        let n = self.made.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = dir.join(format!("case-{n}"));
         // (The umask takes bits away, never adds them.)
         std::fs::DirBuilder::new().mode(0o700).create(&path)?;
-        if let Some((uid, gid)) = owner {
-            std::os::unix::fs::chown(&path, Some(uid), Some(gid))?;
-        }
-        let xattrs = rustix::fs::listxattr_query(&path).unwrap_or(0);
-        Ok(Scratch {
-            path,
-            owner,
-            xattrs,
-        })
-    }
-
-    /// Keeps a finished case's scratch folder for job slot `slot`'s next
-    /// case, emptied: only where, once its `copies` are removed, nothing is
-    /// left in it and it is as it was made (its mode, owner and extended
-    /// attributes; a case can change them, and the next case is another
-    /// student's, as the same user). Only once nothing of the case is left
-    /// running. `Err` gives it back, to be retired.
-    pub fn reuse(&self, slot: usize, scratch: Scratch, copies: &[PathBuf]) -> Result<(), Scratch> {
-        use std::os::unix::fs::MetadataExt;
-        for copy in copies {
-            if std::fs::remove_file(copy).is_err() {
-                return Err(scratch);
-            }
-        }
-        let meta = std::fs::symlink_metadata(&scratch.path);
-        // A tmpfs folder's size is 40 bytes, and 20 more an entry: empty
-        // without a listing. Elsewhere, listed.
-        let empty = match (&meta, self.tmpfs) {
-            (Ok(m), true) => m.size() == 40,
-            _ => std::fs::read_dir(&scratch.path).is_ok_and(|mut d| d.next().is_none()),
-        };
-        let as_made = meta.is_ok_and(|m| {
-            m.is_dir()
-                && m.mode() & 0o7777 == 0o700
-                && scratch
-                    .owner
-                    .is_none_or(|(uid, gid)| m.uid() == uid && m.gid() == gid)
-        });
-        let xattrs = rustix::fs::listxattr_query(&scratch.path).unwrap_or(usize::MAX);
-        if !(empty && as_made && xattrs == scratch.xattrs) {
-            return Err(scratch);
-        }
-        self.ready
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push((slot, scratch));
-        Ok(())
+        Ok(Scratch { path, owner: None })
     }
 }
 
@@ -185,8 +196,6 @@ impl RunDir {
 pub struct Scratch {
     path: PathBuf,
     owner: Option<(u32, u32)>,
-    /// The length of its list of extended attributes when made.
-    xattrs: usize,
 }
 
 impl Scratch {
@@ -263,12 +272,12 @@ mod tests {
         use std::os::unix::fs::{MetadataExt, PermissionsExt};
         let run = RunDir::new(&std::env::temp_dir()).unwrap();
         let me = rustix::process::geteuid().as_raw();
-        let scratch = run.scratch(0, 7, Some((me, me))).unwrap();
+        let (scratch, _) = run.scratch(0, Some((me, me))).unwrap();
         std::fs::write(scratch.path().join("answer"), "secret").unwrap();
         let old = scratch.path().to_owned();
         let retired = run.retire(scratch);
         assert!(!old.exists(), "the case's path is gone at once");
-        assert_eq!(retired.path(), run.path().join(TRASH).join("case-7"));
+        assert_eq!(retired.path(), run.path().join(TRASH).join("case-0"));
         let trash = std::fs::metadata(run.path().join(TRASH)).unwrap();
         assert_eq!(trash.permissions().mode() & 0o777, 0o700);
         assert_eq!(trash.uid(), me, "the harness's own folder");
@@ -281,7 +290,7 @@ mod tests {
     #[test]
     fn copies_keep_names_and_refuse_odd_files() {
         let run = RunDir::new(&std::env::temp_dir()).unwrap();
-        let scratch = run.scratch(0, 0, None).unwrap();
+        let (scratch, _) = run.scratch(0, None).unwrap();
         let src = tempfile::tempdir().unwrap();
         let (a, b) = (src.path().join("x/t"), src.path().join("y/t"));
         std::fs::create_dir_all(a.parent().unwrap()).unwrap();
@@ -303,5 +312,43 @@ mod tests {
         let path = scratch.path().to_owned();
         drop(scratch);
         assert!(!path.exists(), "a scratch folder goes with its case");
+    }
+
+    /// Folders are made ahead for a slot that has had a case, then taken
+    /// without a folder made on the case's path; each is new.
+    #[test]
+    fn scratch_folders_are_made_ahead_for_a_slots_next_cases() {
+        let run = RunDir::new(&std::env::temp_dir()).unwrap();
+        let (first, low) = run.scratch(1, None).unwrap();
+        assert!(low, "nothing was made ahead");
+        run.make_ahead();
+        let ahead = std::fs::read_dir(run.slot_dir(1)).unwrap().count();
+        assert_eq!(ahead, 1 + RunDir::AHEAD);
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        for e in std::fs::read_dir(run.slot_dir(1)).unwrap().flatten() {
+            let m = e.metadata().unwrap();
+            assert_eq!(m.permissions().mode() & 0o777, 0o700, "closed until given");
+            if e.path() != first.path() {
+                assert_eq!(
+                    m.uid(),
+                    rustix::process::geteuid().as_raw(),
+                    "the harness's"
+                );
+            }
+        }
+        let (next, low) = run.scratch(1, None).unwrap();
+        assert!(!low);
+        assert_ne!(next.path(), first.path());
+        assert_eq!(std::fs::read_dir(next.path()).unwrap().count(), 0);
+        assert_eq!(
+            std::fs::read_dir(run.slot_dir(1)).unwrap().count(),
+            1 + RunDir::AHEAD,
+            "taken, not made"
+        );
+        let (other, _) = run.scratch(2, None).unwrap();
+        assert!(
+            other.path().starts_with(run.slot_dir(2)),
+            "another slot's own"
+        );
     }
 }

@@ -187,8 +187,10 @@ fn a_slots_next_case_finds_nothing_of_the_last() {
 }
 
 /// A case's scratch folder (its HOME and TMPDIR) holds only its own
-/// copies, whatever the slot's last case did to its own: left files in
-/// it, opened it to every user, marked it with an extended attribute.
+/// copies, whatever the slot's last case did to its own (left files in
+/// it, opened it to every user, marked it with an extended attribute) or
+/// tried on the folders made ahead for the next cases (planting a file in
+/// each name it could guess).
 #[test]
 fn a_scratch_folder_holds_only_the_cases_copies() {
     let board = "3x2\n#OO\n##O\n";
@@ -208,6 +210,8 @@ fn a_scratch_folder_holds_only_the_cases_copies() {
                *1.txt) echo x > \"$TMPDIR/left\";;\n\
                *3.txt) chmod 777 \"$TMPDIR\";;\n\
                *5.txt) python3 -c 'import os; os.setxattr(os.environ[\"TMPDIR\"], \"user.note\", b\"x\")' 2>/dev/null;;\n\
+               *0.txt|*2.txt) n=${{TMPDIR##*case-}}; i=1; while [ $i -le 200 ]; do\n\
+                   echo x 2>/dev/null > \"${{TMPDIR%case-*}}case-$((n + i))/planted\"; i=$((i + 1)); done;;\n\
              esac\n\
              exec {} solve --family lightsout \"$@\"\n",
             env!("CARGO_BIN_EXE_harness")
