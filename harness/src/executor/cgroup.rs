@@ -419,6 +419,11 @@ impl CaseCgroup {
             .collect()
     }
 
+    /// Whether the folders are a job slot's, for its next case too.
+    pub fn is_shared(&self) -> bool {
+        self.shared
+    }
+
     /// Whether no process of the case is left (zombies aside: they run
     /// nothing).
     pub fn is_empty(&self) -> bool {

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 use std::ffi::OsString;
-use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -17,35 +17,13 @@ use super::child::{Ends, relative_to, run};
 use super::guard::{self, Guard};
 use super::isolate::{self, Isolation, Level, Sandbox};
 use super::janitor::{Janitor, Leftover};
-use super::keeper::{Keeper, Program};
+use super::keeper::Program;
 use super::launch::Launch;
 use super::scratch::{self, RunDir};
 use super::spawn::Plan;
 use super::view::{self, View};
 use super::{Ending, LimitHit, Limits, RunResult, Spec};
 use crate::cancel::Cancel;
-
-/// A job slot's view: its keeper (started on the slot's first case, and
-/// again after one that failed) and the view it holds, with its mount
-/// namespace, while that view may be entered.
-#[derive(Default)]
-struct Slot {
-    keeper: Option<Keeper>,
-    view: Option<Kept>,
-    /// The pipe the slot's cases say on why they could not start (read
-    /// without waiting: the harness holds its write end).
-    failure: Option<(std::io::PipeReader, std::io::PipeWriter)>,
-}
-
-/// The view a job slot's keeper holds: its mount namespace, and the
-/// inodes its private places held when it was made.
-struct Kept {
-    view: Arc<View>,
-    namespace: OwnedFd,
-    /// Its private places, open.
-    places: Vec<OwnedFd>,
-    inodes: Vec<u64>,
-}
 
 /// What a view is planned from: the command (before its files), the
 /// working folder (`None`: the scratch folder), whether it is written to,
@@ -59,7 +37,7 @@ type Views = (HashMap<ViewKey, Arc<View>>, HashMap<Arc<View>, ()>);
 pub(super) struct Isolated {
     /// The keepers' program.
     program: Program,
-    slots: Vec<Mutex<Slot>>,
+    slots: Vec<Mutex<super::slot::Slot>>,
     /// Each view planned so far (a candidate's cases share one per slot),
     /// and each distinct view once: commands that name the same paths (a
     /// class's parts, one program with another argument) share it.
@@ -174,7 +152,7 @@ impl Isolated {
         Ok(Self {
             program: Program::beside(exe),
             slots: (0..isolation.slots.max(1))
-                .map(|_| Mutex::new(Slot::default()))
+                .map(|_| Mutex::new(super::slot::Slot::default()))
                 .collect(),
             views: Mutex::new((HashMap::new(), HashMap::new())),
             own,
@@ -266,7 +244,34 @@ impl Isolated {
         } else {
             spec.workdir.as_path()
         };
-        let view = self.level.private.then(|| self.view(spec));
+        let mut slot = self.slots[spec.slot % self.slots.len()]
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let view = self.level.private.then(|| {
+            // The slot's last case's, where this one is run alike (most
+            // are): looked up without a key made.
+            match &slot.last {
+                Some((argv, workdir, write, v))
+                    if *argv == spec.argv
+                        && *write == spec.write_workdir
+                        && workdir.as_deref()
+                            == (!spec.relative).then_some(spec.workdir.as_path()) =>
+                {
+                    Arc::clone(v)
+                }
+                _ => {
+                    let v = self.view(spec);
+                    let workdir = (!spec.relative).then(|| spec.workdir.clone());
+                    slot.last = Some((
+                        spec.argv.clone(),
+                        workdir,
+                        spec.write_workdir,
+                        Arc::clone(&v),
+                    ));
+                    v
+                }
+            }
+        });
         let report = match bwrap.then(|| self.run_dir.report_file(id)) {
             Some(path) => match std::fs::File::create(&path) {
                 Ok(f) => Some((path, f)),
@@ -290,13 +295,10 @@ impl Isolated {
             argv.extend(copies.iter().map(|c| c.clone().into_os_string()));
         }
         if let Some(cores) = self.cores.as_ref().and_then(|c| c.get(spec.slot)) {
-            keep_thread_to(spec.slot, cores);
+            super::slot::keep_thread_to(spec.slot, cores);
         }
-        let mut slot = self.slots[spec.slot % self.slots.len()]
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
         let namespace = match view.as_ref().filter(|_| !bwrap) {
-            Some(v) => match self.enter(&mut slot, v) {
+            Some(v) => match slot.enter(&self.program, v) {
                 Ok(fd) => Some(fd),
                 Err(e) => return failed(format!("cannot make the job slot's view: {e}")),
             },
@@ -324,7 +326,7 @@ impl Isolated {
             Err(e) => return failed(e),
         };
         if slot.failure.is_none() {
-            match failure_pipe() {
+            match super::slot::failure_pipe() {
                 Ok(p) => slot.failure = Some(p),
                 Err(e) => return failed(format!("cannot make the slot's failure pipe: {e}")),
             }
@@ -350,7 +352,7 @@ impl Isolated {
         // Only the case's process writes there, before its exec, and only
         // why it could not start the candidate: by now it has exited or
         // exec'd.
-        if let Some(why) = plan.failure(&failure_said(failure)) {
+        if let Some(why) = plan.failure(&super::slot::failure_said(failure)) {
             result.ending = Ending::Failed(why);
         }
         if let Some((path, file)) = report {
@@ -362,9 +364,8 @@ impl Isolated {
         // Nothing of the case left running: its view may be emptied for the
         // slot's next case.
         let quiet = cgroup.as_ref().is_some_and(CaseCgroup::is_empty);
-        if namespace.is_some() && !self.empty_view(&mut slot, quiet) {
-            // The next case gets a new one.
-            slot.view = None;
+        if namespace.is_some() {
+            slot.after_case(quiet);
         }
         drop(slot);
         const SIGXCPU: i32 = 24;
@@ -384,7 +385,10 @@ impl Isolated {
             .clear(Leftover::Scratch(self.run_dir.retire(scratch)));
         if let Some(cg) = cgroup {
             let usage = cg.usage();
-            self.janitor.clear(Leftover::Cgroup(cg));
+            // (A slot's folders stay: nothing to clear.)
+            if !cg.is_shared() {
+                self.janitor.clear(Leftover::Cgroup(cg));
+            }
             result.cpu = usage.cpu.or(result.cpu);
             result.max_rss_kb = usage.peak_bytes.map(|b| b / 1024).or(result.max_rss_kb);
             if usage.oom_killed
@@ -437,123 +441,12 @@ impl Isolated {
         v
     }
 
-    /// The mount namespace of `view` for `slot`'s next case: the one its
-    /// keeper holds, made first where it holds another (or none).
-    fn enter(&self, slot: &mut Slot, view: &Arc<View>) -> std::io::Result<RawFd> {
-        if !slot
-            .view
-            .as_ref()
-            .is_some_and(|k| Arc::ptr_eq(&k.view, view))
-        {
-            slot.view = None;
-            // A keeper that died (it cannot be a candidate's doing: it is
-            // root's) is started again, once, for this case.
-            let mut tries = 2;
-            let kept = loop {
-                tries -= 1;
-                match self.make_view(slot, view) {
-                    Ok(kept) => break kept,
-                    Err(e) => {
-                        if e.kind() != std::io::ErrorKind::Other
-                            && let Some(k) = slot.keeper.take()
-                        {
-                            k.stop();
-                        }
-                        if tries == 0 || e.kind() == std::io::ErrorKind::Other {
-                            return Err(e);
-                        }
-                    }
-                }
-            };
-            slot.view = Some(kept);
-        }
-        Ok(slot.view.as_ref().map_or(-1, |k| k.namespace.as_raw_fd()))
-    }
-
-    /// `view` made by `slot`'s keeper (started first where there is none).
-    fn make_view(&self, slot: &mut Slot, view: &Arc<View>) -> std::io::Result<Kept> {
-        if slot.keeper.is_none() {
-            slot.keeper = Some(Keeper::start(&self.program)?);
-        }
-        let keeper = slot.keeper.as_mut().expect("started above");
-        let namespace = keeper.build(view)?;
-        let places = view.places(&keeper.root()).map_err(std::io::Error::other)?;
-        let inodes = super::mounts::inodes(&places).map_err(std::io::Error::other)?;
-        Ok(Kept {
-            view: Arc::clone(view),
-            namespace,
-            places,
-            inodes,
-        })
-    }
-
-    /// Whether `slot`'s view, after a case, holds nothing of it: emptied
-    /// of what the case left in its private places (when their inodes
-    /// show that it left anything), which is safe only once nothing of
-    /// the case is left running (`quiet`: its cgroup shows that). `false`:
-    /// the view must not be entered again.
-    fn empty_view(&self, slot: &mut Slot, quiet: bool) -> bool {
-        let (Some(kept), Some(keeper)) = (&slot.view, &slot.keeper) else {
-            return false;
-        };
-        if !quiet {
-            return false;
-        }
-        let inodes = || super::mounts::inodes(&kept.places);
-        match inodes() {
-            Ok(now) if now == kept.inodes => true,
-            Ok(_) => {
-                kept.view.clear(&keeper.root()).is_ok()
-                    && inodes().is_ok_and(|now| now == kept.inodes)
-            }
-            Err(_) => false,
-        }
-    }
-
     /// Stops every slot's keeper.
     pub(super) fn stop_keepers(&self) {
         for slot in &self.slots {
-            let mut slot = slot.lock().unwrap_or_else(|p| p.into_inner());
-            slot.view = None;
-            if let Some(k) = slot.keeper.take() {
-                k.stop();
-            }
+            slot.lock().unwrap_or_else(|p| p.into_inner()).stop();
         }
     }
-}
-
-/// Keeps the calling thread (a job slot's worker) on the slot's `cores`,
-/// once per thread: the case's process it starts is then there from its
-/// fork on, never moved onto them across cores (a move costs more than a
-/// small case's whole exec).
-fn keep_thread_to(slot: usize, cores: &[usize]) {
-    thread_local! {
-        static KEPT: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
-    }
-    KEPT.with(|kept| {
-        if kept.get() != Some(slot) && super::cpus::pin(cores).is_ok() {
-            kept.set(Some(slot));
-        }
-    });
-}
-
-/// A failure pipe whose read end never waits.
-fn failure_pipe() -> std::io::Result<(std::io::PipeReader, std::io::PipeWriter)> {
-    let (r, w) = std::io::pipe()?;
-    rustix::io::ioctl_fionbio(&r, true)?;
-    Ok((r, w))
-}
-
-/// What the last case's process wrote on its failure pipe (nothing, where
-/// it started the candidate).
-fn failure_said(reader: &std::io::PipeReader) -> Vec<u8> {
-    use std::io::Read;
-    let mut said = Vec::new();
-    let mut buf = [0u8; 64];
-    while let Ok(n @ 1..) = (&*reader).read(&mut buf) {
-        said.extend_from_slice(&buf[..n]);
-    }
-    said
 }
 
 /// How many processes this process's user has now (for RLIMIT_NPROC,

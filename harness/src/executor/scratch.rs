@@ -65,11 +65,21 @@ impl RunDir {
     }
 
     /// Takes a finished case's scratch folder out of every candidate's
-    /// reach at once, by moving it into the run's own 0700 folder, before
-    /// it is removed in the background: the next case on the same job slot
-    /// runs as the same user and must not find the last one's files.
-    /// Where the move fails, the folder is given to the harness's user.
+    /// reach at once, before it is removed in the background: the next
+    /// case on the same job slot runs as the same user and must not find
+    /// the last one's files. A folder given to a slot's user is given back
+    /// to the harness's (closed, 0700: nothing in it can be reached); one
+    /// that is the harness's user's already (the candidates run as it) is
+    /// moved into the run's own 0700 folder (and given back where the move
+    /// fails).
     pub fn retire(&self, mut scratch: Scratch) -> Scratch {
+        let me = (rustix::process::geteuid(), rustix::process::getegid());
+        let back = |path: &Path| {
+            std::os::unix::fs::chown(path, Some(me.0.as_raw()), Some(me.1.as_raw())).is_ok()
+        };
+        if scratch.owner.is_some_and(|(uid, _)| uid != me.0.as_raw()) && back(&scratch.path) {
+            return scratch;
+        }
         let Some(name) = scratch.path.file_name() else {
             return scratch;
         };
@@ -77,9 +87,7 @@ impl RunDir {
         if std::fs::rename(&scratch.path, &target).is_ok() {
             scratch.path = target;
         } else {
-            let me = (rustix::process::geteuid(), rustix::process::getegid());
-            let _ =
-                std::os::unix::fs::chown(&scratch.path, Some(me.0.as_raw()), Some(me.1.as_raw()));
+            back(&scratch.path);
         }
         scratch
     }
@@ -272,7 +280,8 @@ mod tests {
         use std::os::unix::fs::{MetadataExt, PermissionsExt};
         let run = RunDir::new(&std::env::temp_dir()).unwrap();
         let me = rustix::process::geteuid().as_raw();
-        let (scratch, _) = run.scratch(0, Some((me, me))).unwrap();
+        // Candidates running as the harness's user: moved out of reach.
+        let (scratch, _) = run.scratch(0, None).unwrap();
         std::fs::write(scratch.path().join("answer"), "secret").unwrap();
         let old = scratch.path().to_owned();
         let retired = run.retire(scratch);
@@ -285,6 +294,17 @@ mod tests {
         let path = retired.path().to_owned();
         drop(retired);
         assert!(!path.exists(), "and removed when dropped");
+        // A slot's user's (as root): given back to the harness, closed.
+        if me == 0 {
+            let slot_user = (4_000_001, 4_000_001);
+            let (scratch, _) = run.scratch(1, Some(slot_user)).unwrap();
+            let meta = std::fs::metadata(scratch.path()).unwrap();
+            assert_eq!((meta.uid(), meta.gid()), slot_user);
+            let retired = run.retire(scratch);
+            let meta = std::fs::metadata(retired.path()).unwrap();
+            assert_eq!(meta.uid(), 0, "the harness's again");
+            assert_eq!(meta.permissions().mode() & 0o777, 0o700, "closed");
+        }
     }
 
     #[test]
