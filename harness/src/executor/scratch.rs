@@ -150,7 +150,7 @@ impl RunDir {
     }
 
     /// Folders made ahead for each job slot, at most.
-    const AHEAD: usize = 64;
+    pub const AHEAD: usize = 64;
 
     /// Makes scratch folders ahead for each job slot that has had a case,
     /// up to [`RunDir::AHEAD`] (off the cases' path: the janitor's).
