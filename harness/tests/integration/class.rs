@@ -655,13 +655,13 @@ fn regrades_replace_chosen_rows_and_refuse_empty_selections() {
 }
 
 /// A hard suite of three puzzles the fixture's breadth-first Solver solves
-/// in a second (the bundled one has a 256x256 tray it cannot).
+/// in a few seconds (the bundled 39 take it about 40 s on two cores).
 fn small_hard_suite(dir: &Path) -> PathBuf {
     let hard = dir.join("fx/hard");
     std::fs::create_dir_all(&hard).unwrap();
     let from = workspace().join("suites/slidingblock/hard");
     let mut listing = String::from("initial config file, goal file, comments\n");
-    for p in ["pennant", "random.6x6.2", "random.5x5.0"] {
+    for p in ["pennant", "random.6x5.30", "random.4x4.12"] {
         for f in [p.to_string(), format!("{p}.goal")] {
             std::fs::copy(from.join(&f), hard.join(&f)).unwrap();
         }
@@ -760,7 +760,7 @@ fn cs61bl_class_in_java() {
     }
     let slow = rows
         .iter()
-        .find(|r| r["candidate"] == "slow" && r["case"] == "random.6x6.2+random.6x6.2.goal")
+        .find(|r| r["candidate"] == "slow" && r["case"] == "random.6x5.30+random.6x5.30.goal")
         .unwrap();
     assert_eq!(slow["verdict"], "time-limit");
     // The perfect Solver takes its arguments as given (absolute, as the
@@ -1595,5 +1595,41 @@ fn completions_and_manual_pages() {
     assert!(
         !dir.path().join("harness-__guard.1").exists(),
         "no page for internal commands"
+    );
+}
+
+/// The perfect fixture on the course's own suites, the bundled easy and
+/// hard (39 puzzles, 0.3 each, capped at 8): every case accepted, the hard
+/// item's full 8 points (14 puzzles gave 4.2), 20 of 20 in all.
+#[test]
+fn cs61bl_perfect_fixture_earns_every_hard_point_on_the_bundled_suites() {
+    if !have("javac") {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let results = out.path().join("results.json");
+    harness()
+        .current_dir(out.path())
+        .args(["grade", "--course", "cs61bl", "--jobs", "2", "--submission"])
+        .arg(fixtures("cs61bl").join("perfect"))
+        .arg("--results")
+        .arg(&results)
+        .assert()
+        .code(0)
+        .stdout(predicates::str::contains(
+            "solver/slidingblock/hard: 39/39 accepted",
+        ))
+        .stdout(predicates::str::contains("score: 20 / 20 points (100%)"));
+    let results: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&results).unwrap()).unwrap();
+    let hard = results["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "hard (0.3 each)")
+        .unwrap();
+    assert_eq!(
+        (hard["score"].as_f64(), hard["max_score"].as_f64()),
+        (Some(8.0), Some(8.0))
     );
 }

@@ -21,15 +21,15 @@ fn bundled_suites_with_the_reference_are_all_accepted() {
             "slidingblock/easy: 16/16 accepted",
         ))
         .stdout(predicate::str::contains(
-            "slidingblock/hard: 14/14 accepted",
+            "slidingblock/hard: 39/39 accepted",
         ))
         .stdout(predicate::str::contains("gogen/easy: 16/16 accepted"))
         .stdout(predicate::str::contains("gogen/hard: 24/24 accepted"))
         .stdout(predicate::str::contains("gogen/solved: 6/6 accepted"))
         .stdout(predicate::str::contains("gogen/newspaper: 12/12 accepted"))
-        .stdout(predicate::str::contains("reference: 165/165 accepted"));
+        .stdout(predicate::str::contains("reference: 190/190 accepted"));
     let rows = read_scorecard(&scorecard);
-    assert_eq!(rows.len(), 165);
+    assert_eq!(rows.len(), 190);
     assert!(
         rows.iter()
             .all(|r| r["verdict"] == "accepted" && r["candidate"] == "reference")
@@ -202,4 +202,29 @@ fn the_cmu_corpus_grades_like_the_course() {
     ));
     let unsolvable = rows.iter().filter(|r| r["best_moves"].is_empty()).count();
     assert_eq!(unsolvable, 15);
+}
+
+/// A candidate that prints nothing and exits 0 passes no bundled case but
+/// those named for it (`already.there*`: met before any move); every other
+/// case needs a real answer.
+#[test]
+fn doing_nothing_passes_only_the_cases_named_for_it() {
+    let (run, rows) = grade_suite(&workspace().join("suites"), &["--candidate", "true"]);
+    run.code(1);
+    assert_eq!(rows.len(), 190);
+    let mut accepted: Vec<&str> = rows
+        .iter()
+        .filter(|r| r["verdict"] == "accepted")
+        .map(|r| r["case"].as_str())
+        .collect();
+    // Rows come as cases finish.
+    accepted.sort_unstable();
+    assert_eq!(
+        accepted,
+        [
+            "already.there+already.there.goal",
+            "already.there.empty.goal+already.there.empty.goal.goal",
+            "already.there.full.tray+already.there.full.tray.goal",
+        ]
+    );
 }

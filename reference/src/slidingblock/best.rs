@@ -15,7 +15,7 @@ use sha2::{Digest, Sha256};
 use super::tray::{Goal, Tray};
 
 /// The columns of a best-known table.
-pub const TABLE_HEADER: [&str; 8] = [
+pub const TABLE_HEADER: [&str; 9] = [
     "suite",
     "init",
     "goal",
@@ -24,6 +24,7 @@ pub const TABLE_HEADER: [&str; 8] = [
     "optimal_moves",
     "states",
     "proof",
+    "default_states",
 ];
 
 /// The tables shipped with the project.
@@ -59,6 +60,11 @@ pub struct BestKnown {
     pub states: u64,
     /// How it was proven, in a few words.
     pub proof: String,
+    /// States the default (fast, not shortest) search stored: the
+    /// difficulty a course picks cases by, the same on every machine (its
+    /// seconds are in docs/slidingblock.md). Tables written before it have
+    /// no such column.
+    pub default_states: Option<u64>,
 }
 
 /// What a table knows of a puzzle.
@@ -129,7 +135,7 @@ pub fn parse_table(text: &str) -> Result<Vec<BestKnown>, TableError> {
         let record = record.map_err(|e| bad(e.to_string()))?;
         let fields: Vec<&str> = record.iter().collect();
         if i == 0 {
-            if fields != TABLE_HEADER {
+            if fields != TABLE_HEADER && fields != TABLE_HEADER[..8] {
                 return Err(bad(format!(
                     "expected the header {}",
                     TABLE_HEADER.join(",")
@@ -137,19 +143,17 @@ pub fn parse_table(text: &str) -> Result<Vec<BestKnown>, TableError> {
             }
             continue;
         }
-        let [
-            suite,
-            init,
-            goal,
-            fingerprint,
-            outcome,
-            moves,
-            states,
-            proof,
-        ] = fields[..]
-        else {
-            return Err(bad(format!("expected 8 fields, found {}", fields.len())));
-        };
+        let (suite, init, goal, fingerprint, outcome, moves, states, proof, default_states) =
+            match fields[..] {
+                [su, i, g, f, o, m, s, p] => (su, i, g, f, o, m, s, p, ""),
+                [su, i, g, f, o, m, s, p, d] => (su, i, g, f, o, m, s, p, d),
+                _ => {
+                    return Err(bad(format!(
+                        "expected 8 or 9 fields, found {}",
+                        fields.len()
+                    )));
+                }
+            };
         let number = |what: &str, s: &str| {
             s.parse::<u64>()
                 .map_err(|_| bad(format!("{what}: expected a count, found {s:?}")))
@@ -182,6 +186,10 @@ pub fn parse_table(text: &str) -> Result<Vec<BestKnown>, TableError> {
             known,
             states: number("states", states)?,
             proof: proof.to_string(),
+            default_states: match default_states {
+                "" => None,
+                d => Some(number("default_states", d)?),
+            },
         });
     }
     Ok(rows)
@@ -207,6 +215,7 @@ pub fn format_table(rows: &[BestKnown]) -> String {
                 &moves,
                 &r.states.to_string(),
                 &r.proof,
+                &r.default_states.map(|d| d.to_string()).unwrap_or_default(),
             ])?;
         }
         writer.flush()?;
@@ -261,6 +270,7 @@ mod tests {
                 known: Known::Fewest(7),
                 states: 99,
                 proof: "layered breadth-first".into(),
+                default_states: Some(12),
             },
             BestKnown {
                 suite: "s".into(),
@@ -270,14 +280,23 @@ mod tests {
                 known: Known::NoSolution,
                 states: 3,
                 proof: "every reachable state seen".into(),
+                default_states: None,
             },
         ];
         let text = format_table(&rows);
         assert_eq!(
             text.lines().next(),
-            Some("suite,init,goal,fingerprint,outcome,optimal_moves,states,proof")
+            Some("suite,init,goal,fingerprint,outcome,optimal_moves,states,proof,default_states")
         );
         assert_eq!(parse_table(&text).unwrap(), rows);
+        // A table from before the difficulty column still reads.
+        let old: String = text
+            .lines()
+            .map(|l| format!("{}\n", &l[..l.rfind(',').unwrap()]))
+            .collect();
+        let read = parse_table(&old).unwrap();
+        assert_eq!(read[0].default_states, None);
+        assert_eq!(read[0].known, Known::Fewest(7));
         let bad = text.replace(",7,", ",seven,");
         assert_eq!(
             parse_table(&bad).unwrap_err().to_string(),

@@ -1,11 +1,18 @@
-//! Seeded random puzzles: blocks dropped at random into a tray, a random
-//! walk of moves from there, and a goal taken from the starting layout, so
-//! every puzzle made is solvable (moves can be undone).
+//! Seeded random puzzles. [`deep_puzzle`] (the bundled suites'): blocks
+//! dropped at random into a tray, and a goal taken from a layout at a
+//! chosen depth of the breadth-first layers from it, so its fewest moves
+//! are known and at least that depth; [`unsolvable_puzzle`]: a goal that
+//! no reachable layout meets though each of its positions alone is
+//! reachable (only an exhaustive search says no). [`embed`] puts a small
+//! puzzle into a big tray filled with blocks that can never move.
+//! [`random_puzzle`] (property tests, batteries): a random walk from a
+//! layout with its goal, solvable but possibly met at the start.
 
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
 use super::check::Board;
+use super::explore::{Layers, canonical, meets};
 use super::tray::{Block, Goal, Move, Tray};
 
 /// The knobs of a random puzzle.
@@ -25,15 +32,15 @@ pub struct Recipe {
     pub goal_blocks: usize,
 }
 
-/// A solvable puzzle made from `recipe`.
-pub fn random_puzzle(recipe: &Recipe, rng: &mut ChaCha8Rng) -> (Tray, Goal) {
-    let (h, w) = (recipe.height, recipe.width);
+/// Up to `count` blocks of sides 1 to `max_side` dropped at random into
+/// an `h` x `w` tray (fewer if it fills up).
+fn drop_blocks(h: u32, w: u32, count: usize, max_side: u32, rng: &mut ChaCha8Rng) -> Tray {
     let mut blocks: Vec<Block> = Vec::new();
     let mut attempts = 0;
-    while blocks.len() < recipe.blocks && attempts < recipe.blocks * 50 {
+    while blocks.len() < count && attempts < count * 50 {
         attempts += 1;
-        let bh = rng.random_range(1..=recipe.max_side.min(h));
-        let bw = rng.random_range(1..=recipe.max_side.min(w));
+        let bh = rng.random_range(1..=max_side.min(h));
+        let bw = rng.random_range(1..=max_side.min(w));
         let top = rng.random_range(0..=h - bh);
         let left = rng.random_range(0..=w - bw);
         let b = Block::new(top, left, top + bh - 1, left + bw - 1);
@@ -41,11 +48,23 @@ pub fn random_puzzle(recipe: &Recipe, rng: &mut ChaCha8Rng) -> (Tray, Goal) {
             blocks.push(b);
         }
     }
-    let solved = Tray {
+    Tray {
         height: h,
         width: w,
         blocks,
-    };
+    }
+}
+
+/// A solvable puzzle made from `recipe` by a random walk (its goal may be
+/// met at the start).
+pub fn random_puzzle(recipe: &Recipe, rng: &mut ChaCha8Rng) -> (Tray, Goal) {
+    let solved = drop_blocks(
+        recipe.height,
+        recipe.width,
+        recipe.blocks,
+        recipe.max_side,
+        rng,
+    );
     let goal = Goal {
         blocks: solved
             .blocks
@@ -81,6 +100,359 @@ pub fn walk(tray: &Tray, steps: usize, rng: &mut ChaCha8Rng) -> Tray {
     board.tray()
 }
 
+/// The knobs of a puzzle whose goal comes from the search.
+#[derive(Clone, Debug)]
+pub struct DeepRecipe {
+    /// Tray rows.
+    pub height: u32,
+    /// Tray columns.
+    pub width: u32,
+    /// Blocks to try to place (fewer if the tray fills up).
+    pub blocks: usize,
+    /// Largest block side.
+    pub max_side: u32,
+    /// The fewest moves the goal must need (a solvable puzzle's exactly).
+    pub depth: usize,
+    /// Goal positions to name at first (more when fewer are met sooner).
+    pub goal_blocks: usize,
+    /// Most layouts the breadth-first search may store.
+    pub max_states: usize,
+}
+
+/// A made puzzle and what its making proved.
+#[derive(Clone, Debug)]
+pub struct Made {
+    /// The start.
+    pub tray: Tray,
+    /// The goal.
+    pub goal: Goal,
+    /// Its fewest moves, or `None`: no reachable layout meets it.
+    pub fewest: Option<usize>,
+    /// Layouts the making's search stored.
+    pub states: usize,
+}
+
+/// Random layouts tried before a recipe is called impossible.
+const TRIES: usize = 2_000;
+
+/// A solvable puzzle whose fewest moves are exactly `recipe.depth`: blocks
+/// dropped at random, the layouts reachable from them explored
+/// breadth-first, a layout picked at random in the layer at that depth,
+/// and as the goal its first `goal_blocks` positions (blocks that moved
+/// first), more while fewer are met by a shallower layout (all of them are
+/// met by none). `None` when no layout of the recipe reaches that depth.
+pub fn deep_puzzle(recipe: &DeepRecipe, rng: &mut ChaCha8Rng) -> Option<Made> {
+    for _ in 0..TRIES {
+        let tray = drop_blocks(
+            recipe.height,
+            recipe.width,
+            recipe.blocks,
+            recipe.max_side,
+            rng,
+        );
+        let layers = Layers::explore(&tray, recipe.max_states);
+        if layers.depth() < recipe.depth || (layers.depth() == recipe.depth && !layers.complete()) {
+            continue;
+        }
+        let layer = layers.layer(recipe.depth);
+        // Few goal positions first, as the course's goals have: one block's
+        // position first reached at that depth, or a few of one layout's.
+        if recipe.goal_blocks <= 1 {
+            let firsts = layers.first_reached(recipe.depth);
+            if !firsts.is_empty() {
+                let at = firsts[rng.random_range(0..firsts.len())];
+                return Some(Made {
+                    tray,
+                    goal: Goal { blocks: vec![at] },
+                    fewest: Some(recipe.depth),
+                    states: layers.len(),
+                });
+            }
+        }
+        let start = canonical(&tray.blocks);
+        for k in recipe.goal_blocks.max(2)..=3 {
+            for _ in 0..40 {
+                let far = &layer[rng.random_range(0..layer.len())];
+                let mut moved: Vec<Block> = far
+                    .iter()
+                    .copied()
+                    .filter(|b| !meets(&start, &Goal { blocks: vec![*b] }))
+                    .collect();
+                if moved.len() < k {
+                    continue;
+                }
+                shuffle(&mut moved, rng);
+                let goal = Goal {
+                    blocks: moved[..k].to_vec(),
+                };
+                if layers.fewest(&goal) == Some(recipe.depth) {
+                    return Some(Made {
+                        tray,
+                        goal,
+                        fewest: Some(recipe.depth),
+                        states: layers.len(),
+                    });
+                }
+            }
+        }
+        let far = &layer[rng.random_range(0..layer.len())];
+        let (mut order, mut kept): (Vec<Block>, Vec<Block>) = far
+            .iter()
+            .partition(|b| !meets(&start, &Goal { blocks: vec![**b] }));
+        shuffle(&mut order, rng);
+        shuffle(&mut kept, rng);
+        order.extend(kept);
+        for k in recipe.goal_blocks.max(1)..=order.len() {
+            let goal = Goal {
+                blocks: order[..k].to_vec(),
+            };
+            if layers.fewest(&goal) == Some(recipe.depth) {
+                return Some(Made {
+                    tray,
+                    goal,
+                    fewest: Some(recipe.depth),
+                    states: layers.len(),
+                });
+            }
+        }
+    }
+    None
+}
+
+/// An unsolvable puzzle that only an exhaustive search proves so: blocks
+/// dropped at random whose reachable layouts number `min_states` to
+/// `recipe.max_states` (all explored), and a goal of two block positions
+/// each reachable alone but never together. `None`
+/// when the recipe gives no such puzzle.
+pub fn unsolvable_puzzle(
+    recipe: &DeepRecipe,
+    min_states: usize,
+    rng: &mut ChaCha8Rng,
+) -> Option<Made> {
+    for _ in 0..TRIES {
+        let tray = drop_blocks(
+            recipe.height,
+            recipe.width,
+            recipe.blocks,
+            recipe.max_side,
+            rng,
+        );
+        let layers = Layers::explore(&tray, recipe.max_states);
+        if !layers.complete() || layers.len() < min_states || tray.blocks.len() < 2 {
+            continue;
+        }
+        let pairs = layers.never_together();
+        if pairs.is_empty() {
+            continue;
+        }
+        let (a, b) = pairs[rng.random_range(0..pairs.len())];
+        return Some(Made {
+            tray,
+            goal: Goal { blocks: vec![a, b] },
+            fewest: None,
+            states: layers.len(),
+        });
+    }
+    None
+}
+
+/// A solvable puzzle of a big search: blocks dropped at random (then some
+/// taken out until `holes` cells are empty), the goal
+/// one block's position after a long random walk (the biggest block of a
+/// shape no other block has; with `goal_blocks` over 1, the whole layout
+/// the walk reached), its fewest moves proven by the optimal
+/// breadth-first search; kept when they are at least `recipe.depth` and the
+/// proof stored `states.start` to `states.end` states. For spaces too big to
+/// keep layer by layer (`deep_puzzle`'s way). `None` when no try of
+/// `tries` gives one.
+pub fn far_puzzle(
+    recipe: &DeepRecipe,
+    holes: u32,
+    states: std::ops::Range<usize>,
+    tries: usize,
+    rng: &mut ChaCha8Rng,
+) -> Option<Made> {
+    use super::outcome::Outcome;
+    use super::solve::{SolveOptions, solve};
+    for _ in 0..tries {
+        let mut tray = drop_blocks(
+            recipe.height,
+            recipe.width,
+            recipe.blocks,
+            recipe.max_side,
+            rng,
+        );
+        // Blocks taken out at random until `holes` cells are empty: the
+        // empty cells, more than anything, set the size of the search.
+        let area = |b: &Block| b.shape().height * b.shape().width;
+        let mut empty = recipe.height * recipe.width - tray.blocks.iter().map(area).sum::<u32>();
+        while empty < holes && !tray.blocks.is_empty() {
+            let b = tray.blocks.remove(rng.random_range(0..tray.blocks.len()));
+            empty += area(&b);
+        }
+        let unique = |b: &&Block| {
+            tray.blocks
+                .iter()
+                .filter(|o| o.shape() == b.shape())
+                .count()
+                == 1
+        };
+        let area = |b: &&Block| b.shape().height * b.shape().width;
+        let Some(index) = tray
+            .blocks
+            .iter()
+            .filter(unique)
+            .max_by_key(area)
+            .and_then(|b| tray.blocks.iter().position(|o| o == b))
+        else {
+            continue;
+        };
+        let walked = walk(&tray, 5_000, rng);
+        let goal = Goal {
+            blocks: if recipe.goal_blocks <= 1 {
+                vec![walked.blocks[index]]
+            } else {
+                walked.blocks.clone()
+            },
+        };
+        let options = SolveOptions {
+            optimal: true,
+            max_states: states.end,
+        };
+        let report = solve(&tray, &goal, &options);
+        match report.outcome {
+            Outcome::Solved(moves)
+                if moves.len() >= recipe.depth && states.contains(&report.states) =>
+            {
+                return Some(Made {
+                    tray,
+                    goal,
+                    fewest: Some(moves.len()),
+                    states: report.states,
+                });
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+fn shuffle<T>(v: &mut [T], rng: &mut ChaCha8Rng) {
+    for i in (1..v.len()).rev() {
+        v.swap(i, rng.random_range(0..=i));
+    }
+}
+
+/// `tray` and `goal` put into a `height` x `width` tray with their top-left
+/// corner at (`row`, `col`) (at least 1 each, and room on every side), the
+/// rest filled with blocks of sides up to `max_side` that can never move:
+/// four around the puzzle in a pinwheel (each reaches one cell past a
+/// corner of it, so none has a side that only the puzzle's cells face),
+/// then the rest filled row by row. The puzzle's reachable layouts and
+/// fewest moves are the small one's.
+pub fn embed(
+    tray: &Tray,
+    goal: &Goal,
+    (height, width): (u32, u32),
+    (row, col): (u32, u32),
+    max_side: u32,
+) -> Option<(Tray, Goal)> {
+    let (r0, c0) = (row, col);
+    let (r1, c1) = (row + tray.height - 1, col + tray.width - 1);
+    if r0 == 0 || c0 == 0 || r1 + 2 > height || c1 + 2 > width || max_side == 0 {
+        return None;
+    }
+    let shift = |b: &Block| Block::new(b.top + row, b.left + col, b.bottom + row, b.right + col);
+    let mut taken = vec![false; (height * width) as usize];
+    let mut blocks: Vec<Block> = tray.blocks.iter().map(shift).collect();
+    for r in r0..=r1 {
+        taken[(r * width + c0) as usize..=(r * width + c1) as usize].fill(true);
+    }
+    let pinwheel = [
+        Block::new(r0, c1 + 1, r1 + 1, c1 + 1),
+        Block::new(r1 + 1, c0 - 1, r1 + 1, c1),
+        Block::new(r0 - 1, c0 - 1, r1, c0 - 1),
+        Block::new(r0 - 1, c0, r0 - 1, c1 + 1),
+    ];
+    let put = |b: Block, blocks: &mut Vec<Block>, taken: &mut Vec<bool>| {
+        for r in b.top..=b.bottom {
+            taken[(r * width + b.left) as usize..=(r * width + b.right) as usize].fill(true);
+        }
+        blocks.push(b);
+    };
+    for b in pinwheel {
+        put(b, &mut blocks, &mut taken);
+    }
+    for r in 0..height {
+        for c in 0..width {
+            if taken[(r * width + c) as usize] {
+                continue;
+            }
+            let mut right = c;
+            while right + 1 < width
+                && right + 1 - c < max_side
+                && !taken[(r * width + right + 1) as usize]
+            {
+                right += 1;
+            }
+            let mut bottom = r;
+            while bottom + 1 < height
+                && bottom + 1 - r < max_side
+                && (c..=right).all(|x| !taken[((bottom + 1) * width + x) as usize])
+            {
+                bottom += 1;
+            }
+            put(Block::new(r, c, bottom, right), &mut blocks, &mut taken);
+        }
+    }
+    let big = Tray {
+        height,
+        width,
+        blocks,
+    };
+    let goal = Goal {
+        blocks: goal.blocks.iter().map(shift).collect(),
+    };
+    Some((big, goal))
+}
+
+/// The blocks of `tray` (by index) that can never move whatever the others
+/// do: the largest set each of whose blocks has, on every side, the tray's
+/// edge or a cell of a block of the set.
+pub fn frozen(tray: &Tray) -> Vec<bool> {
+    let (h, w) = (tray.height, tray.width);
+    let mut owner = vec![0u32; (h * w) as usize];
+    for (i, b) in tray.blocks.iter().enumerate() {
+        for r in b.top..=b.bottom {
+            owner[(r * w + b.left) as usize..=(r * w + b.right) as usize].fill(i as u32 + 1);
+        }
+    }
+    let mut set = vec![true; tray.blocks.len()];
+    let held = |set: &[bool], r: u32, c: u32| {
+        let o = owner[(r * w + c) as usize];
+        o != 0 && set[o as usize - 1]
+    };
+    loop {
+        let mut changed = false;
+        for (i, b) in tray.blocks.iter().enumerate() {
+            if !set[i] {
+                continue;
+            }
+            let stuck = (b.top == 0 || (b.left..=b.right).any(|c| held(&set, b.top - 1, c)))
+                && (b.bottom + 1 == h || (b.left..=b.right).any(|c| held(&set, b.bottom + 1, c)))
+                && (b.left == 0 || (b.top..=b.bottom).any(|r| held(&set, r, b.left - 1)))
+                && (b.right + 1 == w || (b.top..=b.bottom).any(|r| held(&set, r, b.right + 1)));
+            if !stuck {
+                set[i] = false;
+                changed = true;
+            }
+        }
+        if !changed {
+            return set;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,5 +479,87 @@ mod tests {
             let r = solve(&t, &g, &SolveOptions::default());
             assert!(matches!(r.outcome, Outcome::Solved(_)), "seed {seed}");
         }
+    }
+
+    fn recipe(depth: usize) -> DeepRecipe {
+        DeepRecipe {
+            height: 4,
+            width: 4,
+            blocks: 10,
+            max_side: 2,
+            depth,
+            goal_blocks: 1,
+            max_states: 200_000,
+        }
+    }
+
+    #[test]
+    fn deep_puzzles_need_exactly_their_depth() {
+        for seed in 0..6 {
+            let made = deep_puzzle(&recipe(12), &mut rng(seed)).expect("a 4x4 reaches 12");
+            assert_eq!(made.fewest, Some(12));
+            let again = deep_puzzle(&recipe(12), &mut rng(seed)).unwrap();
+            assert_eq!((&made.tray, &made.goal), (&again.tray, &again.goal));
+            match solve(&made.tray, &made.goal, &SolveOptions::optimal()).outcome {
+                Outcome::Solved(m) => assert_eq!(m.len(), 12, "seed {seed}"),
+                other => panic!("seed {seed}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn unsolvable_puzzles_need_the_whole_search() {
+        for seed in 0..4 {
+            let made = unsolvable_puzzle(&recipe(0), 100, &mut rng(seed)).expect("one exists");
+            assert_eq!(made.fewest, None);
+            let report = solve(&made.tray, &made.goal, &SolveOptions::optimal());
+            assert_eq!(report.outcome, Outcome::NoSolution, "seed {seed}");
+            assert!(made.states >= 100);
+            // Each goal position alone is reachable.
+            for g in &made.goal.blocks {
+                let one = Goal { blocks: vec![*g] };
+                let r = solve(&made.tray, &one, &SolveOptions::optimal());
+                assert!(matches!(r.outcome, Outcome::Solved(_)), "seed {seed}: {g}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_embedded_puzzle_keeps_its_fewest_moves_and_its_fillers_never_move() {
+        let made = deep_puzzle(&recipe(10), &mut rng(3)).unwrap();
+        let (big, goal) = embed(&made.tray, &made.goal, (40, 30), (7, 9), 6).unwrap();
+        let still = frozen(&big);
+        let n = made.tray.blocks.len();
+        assert!(still[n..].iter().all(|&f| f), "a filler can move");
+        assert!(big.blocks.len() > n + 20);
+        let mut cells = 0;
+        for b in &big.blocks {
+            let s = b.shape();
+            cells += s.height * s.width;
+        }
+        let free: u32 = 16
+            - made
+                .tray
+                .blocks
+                .iter()
+                .map(|b| b.shape().height * b.shape().width)
+                .sum::<u32>();
+        assert_eq!(
+            cells,
+            40 * 30 - free,
+            "everything but the puzzle's holes is filled"
+        );
+        match solve(&big, &goal, &SolveOptions::optimal()).outcome {
+            Outcome::Solved(m) => assert_eq!(m.len(), 10),
+            other => panic!("{other:?}"),
+        }
+        // A filler beside a free strip is not frozen.
+        let open = Tray {
+            height: 1,
+            width: 3,
+            blocks: vec![Block::new(0, 0, 0, 0)],
+        };
+        assert_eq!(frozen(&open), vec![false]);
+        assert!(embed(&made.tray, &made.goal, (40, 30), (0, 9), 6).is_none());
     }
 }

@@ -6,6 +6,7 @@
 mod best;
 mod check;
 mod conform;
+mod explore;
 mod generate;
 mod layered;
 mod outcome;
@@ -24,7 +25,11 @@ pub use best::{
 pub use check::{
     Board, CheckerReport, MoveError, MoveErrorKind, answer, replay, run_checker, verify,
 };
-pub use generate::{Recipe, random_puzzle, walk};
+pub use explore::Layers;
+pub use generate::{
+    DeepRecipe, Made, Recipe, deep_puzzle, embed, far_puzzle, frozen, random_puzzle,
+    unsolvable_puzzle, walk,
+};
 pub use outcome::{Outcome, SolveReport};
 pub use parse::{
     Format, MoveLineError, ParseError, ParseErrorKind, PuzzleFileError, convert, format_blocks,

@@ -240,6 +240,7 @@ fn write_suites(out: &Path) -> anyhow::Result<()> {
 }
 
 mod gogen_suites;
+mod slidingblock_cases;
 mod slidingblock_suites;
 
 /// Writes the boards of one level into `dir` with a listing named after `dir`.

@@ -11,141 +11,11 @@ use std::path::Path;
 use anyhow::{Context, bail};
 use reference::lightsout::rng;
 use reference::slidingblock::{
-    BestKnown, Format, Goal, Known, OptimalMethod, Outcome, Recipe, SolveOptions, Tray,
-    fingerprint, format_blocks, format_table, format_tray, optimal_method, parse_goal, parse_tray,
-    random_puzzle, read_puzzle, rotated, rotated_goal, solve, walk,
+    BestKnown, Format, Goal, Known, OptimalMethod, Outcome, SolveOptions, Tray, fingerprint,
+    format_blocks, format_table, format_tray, optimal_method, read_puzzle, solve, walk,
 };
 
-/// Klotski (Huarong Dao, "across the pass"): the 2x2 to the bottom middle.
-const KLOTSKI: (&str, &str) = (
-    "5 4\n0 0 1 0\n0 1 1 2\n0 3 1 3\n2 0 3 0\n2 1 2 2\n2 3 3 3\n3 1 3 1\n3 2 3 2\n4 0 4 0\n4 3 4 3\n",
-    "3 1 4 2\n",
-);
-
-/// Pennant (Winning Ways): the 2x2 from the top left to the bottom left.
-const PENNANT: (&str, &str) = (
-    "5 4\n0 0 1 1\n0 2 0 3\n1 2 1 3\n2 0 2 0\n2 1 2 1\n3 0 4 0\n3 1 4 1\n3 2 3 3\n4 2 4 3\n",
-    "3 0 4 1\n",
-);
-
-/// Hand-written puzzles for the easy level: (name, tray, goal, solvable, comment).
-const EASY_BY_HAND: &[(&str, &str, &str, bool, &str)] = &[
-    (
-        "one.block",
-        "1 2\n0 0 0 0\n",
-        "0 1 0 1\n",
-        true,
-        "one 1x1 moves one cell",
-    ),
-    (
-        "already.there",
-        "2 2\n0 0 0 0\n1 1 1 1\n",
-        "1 1 1 1\n0 0 0 0\n",
-        true,
-        "the goal holds before any move",
-    ),
-    (
-        "empty.goal",
-        "2 2\n0 0 1 0\n",
-        "",
-        true,
-        "an empty goal is met at once",
-    ),
-    (
-        "full.tray",
-        "2 2\n0 0 0 0\n0 1 0 1\n1 0 1 0\n1 1 1 1\n",
-        "0 0 0 0\n1 1 1 1\n",
-        true,
-        "a full tray that already meets its goal",
-    ),
-    (
-        "slide.far",
-        "1 9\n0 0 0 0\n",
-        "0 8 0 8\n",
-        true,
-        "one slide of eight cells is one move",
-    ),
-    (
-        "swap.columns",
-        "2 2\n0 0 0 0\n0 1 1 1\n",
-        "0 0 1 0\n0 1 0 1\n",
-        false,
-        "a 2x1 and a 1x1 cannot trade columns in a 2x2 tray",
-    ),
-    (
-        "no.pass",
-        "1 3\n0 0 0 0\n0 1 0 1\n",
-        "0 0 0 1\n",
-        false,
-        "blocks cannot pass each other in one row",
-    ),
-    (
-        "full.deadend",
-        "2 2\n0 0 0 1\n1 0 1 1\n",
-        "0 0 1 0\n",
-        false,
-        "a full tray of 1x2s never holds a 2x1",
-    ),
-    (
-        "wedged",
-        "3 3\n0 0 0 2\n1 0 1 0\n1 2 1 2\n2 0 2 2\n",
-        "1 0 1 2\n",
-        false,
-        "the 1x3s can never leave their rows",
-    ),
-    (
-        "too.many",
-        "2 3\n0 0 0 0\n",
-        "0 0 0 0\n1 2 1 2\n",
-        false,
-        "the goal wants two 1x1s, the tray has one",
-    ),
-];
-
-/// Random puzzles: (level, name, seed, recipe).
-fn random_recipes() -> Vec<(&'static str, String, u64, Recipe)> {
-    let mut out = Vec::new();
-    let small = |h, w, blocks, walk, goal_blocks| Recipe {
-        height: h,
-        width: w,
-        blocks,
-        max_side: 2,
-        walk,
-        goal_blocks,
-    };
-    for (i, (h, w)) in [(3, 3), (3, 4), (4, 3), (4, 4), (4, 4), (5, 4)]
-        .into_iter()
-        .enumerate()
-    {
-        out.push((
-            "easy",
-            format!("random.{h}x{w}.{i}"),
-            61_000 + i as u64,
-            small(h, w, h as usize * 2, 40, 2),
-        ));
-    }
-    for (i, (h, w, blocks)) in [(5, 5, 14), (6, 6, 20), (6, 6, 24), (5, 6, 18), (7, 7, 30)]
-        .into_iter()
-        .enumerate()
-    {
-        out.push((
-            "hard",
-            format!("random.{h}x{w}.{i}"),
-            62_000 + i as u64,
-            small(h, w, blocks, 400, 3),
-        ));
-    }
-    let big = Recipe {
-        height: 256,
-        width: 256,
-        blocks: 12,
-        max_side: 40,
-        walk: 200,
-        goal_blocks: 4,
-    };
-    out.push(("hard", "random.256x256".into(), 63_000, big));
-    out
-}
+use crate::slidingblock_cases::{self as cases, Case};
 
 /// A contest's unreleased puzzles: `count` trays each reached by a seeded
 /// random walk of 100 to 1,000 tries from Klotski or Pennant (in any
@@ -155,22 +25,10 @@ fn random_recipes() -> Vec<(&'static str, String, u64, Recipe)> {
 /// listing named after it.
 pub fn write_contest(dir: &Path, seed: u64, count: usize) -> anyhow::Result<()> {
     use rand::RngExt;
-    let mut sources: Vec<(String, Tray, Goal)> = Vec::new();
-    for (name, (tray, goal)) in [("klotski", KLOTSKI), ("pennant", PENNANT)] {
-        let mut t = parse_tray(tray.as_bytes(), Format::Corners)?;
-        let mut g = parse_goal(goal.as_bytes(), Format::Corners, &t)?;
-        for turn in [0, 90, 180, 270] {
-            sources.push((format!("{name}+{turn}"), t.clone(), g.clone()));
-            g = rotated_goal(&g, t.height);
-            t = rotated(&t);
-        }
-    }
-    for (level, name, seed, recipe) in random_recipes() {
-        if level == "hard" && recipe.height <= 7 {
-            let (t, g) = random_puzzle(&recipe, &mut rng(seed));
-            sources.push((name, t, g));
-        }
-    }
+    let sources: Vec<(String, Tray, Goal)> = cases::contest_sources()?
+        .into_iter()
+        .map(|c| (c.name, c.tray, c.goal))
+        .collect();
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let stem = dir
         .file_name()
@@ -210,101 +68,71 @@ pub fn write_contest(dir: &Path, seed: u64, count: usize) -> anyhow::Result<()> 
     Ok(())
 }
 
-/// One suite entry: name, tray, goal, comment.
-type Entry = (String, Tray, Goal, String);
-
-/// Writes both levels under `dir` (`dir/easy`, `dir/hard`).
+/// Writes both levels under `dir` (`dir/easy`, `dir/hard`): each case's
+/// files, a CS61BL listing whose comments start with the expected outcome,
+/// and the best-known table proving each case's fewest moves (or that it
+/// has none), checked against what the case's making proved.
 pub fn write(dir: &Path) -> anyhow::Result<()> {
-    let mut levels: Vec<(&str, Vec<Entry>)> = vec![("easy", Vec::new()), ("hard", Vec::new())];
-    for &(name, tray, goal, solvable, comment) in EASY_BY_HAND {
-        let t =
-            parse_tray(tray.as_bytes(), Format::Corners).with_context(|| format!("{name} tray"))?;
-        let g = parse_goal(goal.as_bytes(), Format::Corners, &t)
-            .with_context(|| format!("{name} goal"))?;
-        let found = matches!(
-            solve(&t, &g, &SolveOptions::default()).outcome,
-            Outcome::Solved(_)
+    for (level, puzzles) in [("easy", cases::easy()?), ("hard", cases::hard()?)] {
+        write_level(&dir.join(level), level, &puzzles)?;
+    }
+    Ok(())
+}
+
+fn write_level(folder: &Path, level: &str, puzzles: &[Case]) -> anyhow::Result<()> {
+    fs::create_dir_all(folder).with_context(|| format!("cannot create {}", folder.display()))?;
+    let mut listing = String::from("initial config file, goal file, comments\n");
+    let suite = format!("slidingblock/{level}");
+    let (mut solvable, mut unsolvable) = (0, 0);
+    let mut rows = Vec::new();
+    for case in puzzles {
+        let name = &case.name;
+        let goal_file = format!("{name}.goal");
+        let row = optimal_row(
+            &suite,
+            name,
+            &goal_file,
+            &case.tray,
+            &case.goal,
+            OPTIMAL_TABLE_STATES,
         );
-        if found != solvable {
-            bail!("{name}: written as solvable={solvable}, the solver says {found}");
+        let expect = match row.known {
+            Known::Fewest(0) if !name.starts_with("already.there") => {
+                bail!("{level}/{name}: met before any move, but not named already.there")
+            }
+            Known::Fewest(_) => {
+                solvable += 1;
+                "solvable"
+            }
+            Known::NoSolution => {
+                unsolvable += 1;
+                "unsolvable"
+            }
+            Known::Unproven => bail!("{level}/{name}: unproven ({})", row.proof),
+        };
+        if let Some(made) = case.made
+            && made.map(|m| m as u64) != row.known.fewest()
+        {
+            bail!(
+                "{level}/{name}: made as {made:?} moves, the table proves {:?}",
+                row.known
+            );
         }
-        levels[0].1.push((name.into(), t, g, comment.into()));
+        fs::write(folder.join(name), format_tray(&case.tray, Format::Corners))?;
+        fs::write(
+            folder.join(&goal_file),
+            format_blocks(&case.goal.blocks, Format::Corners),
+        )?;
+        writeln!(listing, "{name},{goal_file},{expect}: {}", case.comment)?;
+        rows.push(row);
     }
-    for (name, (tray, goal), comment) in [
-        ("klotski", KLOTSKI, "Klotski (Huarong Dao)"),
-        ("pennant", PENNANT, "Pennant (Winning Ways)"),
-    ] {
-        let mut t = parse_tray(tray.as_bytes(), Format::Corners)?;
-        let mut g = parse_goal(goal.as_bytes(), Format::Corners, &t)?;
-        for turn in [0, 90, 180, 270] {
-            let label = if turn == 0 {
-                name.to_string()
-            } else {
-                format!("{name}+{turn}")
-            };
-            let note = if turn == 0 {
-                comment.to_string()
-            } else {
-                format!("{comment}, turned {turn} degrees")
-            };
-            levels[1].1.push((label, t.clone(), g.clone(), note));
-            g = rotated_goal(&g, t.height);
-            t = rotated(&t);
-        }
-    }
-    for (level, name, seed, recipe) in random_recipes() {
-        let (t, g) = random_puzzle(&recipe, &mut rng(seed));
-        let note = format!(
-            "random {}x{} tray, {} blocks, {} moves walked from the goal (seed {seed})",
-            recipe.height,
-            recipe.width,
-            t.blocks.len(),
-            recipe.walk
-        );
-        let index = usize::from(level == "hard");
-        levels[index].1.push((name, t, g, note));
-    }
-    for (level, puzzles) in levels {
-        let folder = dir.join(level);
-        fs::create_dir_all(&folder)
-            .with_context(|| format!("cannot create {}", folder.display()))?;
-        let mut listing = String::from("initial config file, goal file, comments\n");
-        let (mut solvable, mut unsolvable) = (0, 0);
-        for (name, tray, goal, comment) in &puzzles {
-            let expect = match solve(tray, goal, &SolveOptions::default()).outcome {
-                Outcome::Solved(_) => {
-                    solvable += 1;
-                    "solvable"
-                }
-                Outcome::NoSolution => {
-                    unsolvable += 1;
-                    "unsolvable"
-                }
-                Outcome::GaveUp => bail!("{level}/{name}: the solver gave up"),
-            };
-            fs::write(folder.join(name), format_tray(tray, Format::Corners))?;
-            fs::write(
-                folder.join(format!("{name}.goal")),
-                format_blocks(&goal.blocks, Format::Corners),
-            )?;
-            writeln!(listing, "{name},{name}.goal,{expect}: {comment}")?;
-        }
-        fs::write(folder.join(format!("{level}.csv")), listing)?;
-        let suite = format!("slidingblock/{level}");
-        let rows: Vec<BestKnown> = puzzles
-            .iter()
-            .map(|(name, tray, goal, _)| {
-                let goal_file = format!("{name}.goal");
-                optimal_row(&suite, name, &goal_file, tray, goal, OPTIMAL_TABLE_STATES)
-            })
-            .collect();
-        fs::write(folder.join("optimal.csv"), format_table(&rows))?;
-        println!(
-            "wrote {} ({} puzzles: {solvable} solvable, {unsolvable} unsolvable)",
-            folder.display(),
-            puzzles.len()
-        );
-    }
+    fs::write(folder.join(format!("{level}.csv")), listing)?;
+    fs::write(folder.join("optimal.csv"), format_table(&rows))?;
+    println!(
+        "wrote {} ({} puzzles: {solvable} solvable, {unsolvable} unsolvable)",
+        folder.display(),
+        puzzles.len()
+    );
     Ok(())
 }
 
@@ -376,6 +204,7 @@ pub fn optimal_row(
         known,
         states: report.states as u64,
         proof,
+        default_states: Some(solve(tray, goal, &SolveOptions::default()).states as u64),
     }
 }
 
