@@ -274,7 +274,7 @@ fn puzzlegen_regenerates_the_bundled_suites_byte_for_byte() {
     assert_eq!(ours, files(out.path()), "the same files");
     assert_eq!(
         ours.len(),
-        36 + 40 + 3 + 2 * (16 + 39) + 2 + 2 + 16 + 6 + 12 + 2 * 24 + 1 + 5,
+        36 + 40 + 3 + 2 * (16 + 40) + 2 + 2 + 16 + 6 + 12 + 2 * 24 + 1 + 5,
         "lightsout boards (easy, hard, 5x5), sliding trays and goals and best-known \
          tables, gogen puzzles \
          (easy, solved, newspaper, hard, challenge), listings"

@@ -655,7 +655,7 @@ fn regrades_replace_chosen_rows_and_refuse_empty_selections() {
 }
 
 /// A hard suite of three puzzles the fixture's breadth-first Solver solves
-/// in a few seconds (the bundled 39 take it about 40 s on two cores).
+/// in a few seconds (the bundled 40 take it about 15 s on two cores).
 fn small_hard_suite(dir: &Path) -> PathBuf {
     let hard = dir.join("fx/hard");
     std::fs::create_dir_all(&hard).unwrap();
@@ -1599,7 +1599,7 @@ fn completions_and_manual_pages() {
 }
 
 /// The perfect fixture on the course's own suites, the bundled easy and
-/// hard (39 puzzles, 0.3 each, capped at 8): every case accepted, the hard
+/// hard (40 puzzles, 0.3 each, capped at 8): every case accepted, the hard
 /// item's full 8 points (14 puzzles gave 4.2), 20 of 20 in all.
 #[test]
 fn cs61bl_perfect_fixture_earns_every_hard_point_on_the_bundled_suites() {
@@ -1617,7 +1617,7 @@ fn cs61bl_perfect_fixture_earns_every_hard_point_on_the_bundled_suites() {
         .assert()
         .code(0)
         .stdout(predicates::str::contains(
-            "solver/slidingblock/hard: 39/39 accepted",
+            "solver/slidingblock/hard: 40/40 accepted",
         ))
         .stdout(predicates::str::contains("score: 20 / 20 points (100%)"));
     let results: serde_json::Value =

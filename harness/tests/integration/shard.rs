@@ -70,7 +70,7 @@ fn four_shards_merge_into_the_one_run() {
         .assert()
         .code(0)
         .stdout(predicates::str::contains(
-            "merged 190 rows from 4 shard(s) into merged.csv",
+            "merged 191 rows from 4 shard(s) into merged.csv",
         ));
     assert_eq!(
         outcomes(&dir.path().join("merged.csv")),

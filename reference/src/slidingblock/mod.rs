@@ -6,6 +6,7 @@
 mod best;
 mod check;
 mod conform;
+mod embed;
 mod explore;
 mod generate;
 mod layered;
@@ -25,10 +26,10 @@ pub use best::{
 pub use check::{
     Board, CheckerReport, MoveError, MoveErrorKind, answer, replay, run_checker, verify,
 };
+pub use embed::{embed, frozen};
 pub use explore::Layers;
 pub use generate::{
-    DeepRecipe, Made, Recipe, deep_puzzle, embed, far_puzzle, frozen, random_puzzle,
-    unsolvable_puzzle, walk,
+    DeepRecipe, Made, Recipe, deep_puzzle, far_puzzle, random_puzzle, unsolvable_puzzle, walk,
 };
 pub use outcome::{Outcome, SolveReport};
 pub use parse::{

@@ -7,8 +7,8 @@
 use anyhow::{Context, bail};
 use reference::lightsout::rng;
 use reference::slidingblock::{
-    Block, DeepRecipe, Format, Goal, Made, Tray, deep_puzzle, embed, parse_goal, parse_tray,
-    rotated, rotated_goal, unsolvable_puzzle,
+    Block, DeepRecipe, Format, Goal, Made, Tray, deep_puzzle, embed, far_puzzle, parse_goal,
+    parse_tray, rotated, rotated_goal, unsolvable_puzzle,
 };
 
 /// One case of a suite.
@@ -268,6 +268,31 @@ fn hard_seeded() -> Vec<Seeded> {
     ]
 }
 
+/// A puzzle of a big search (millions of states): a 6x5 tray with `holes`
+/// empty cells, the goal the whole layout a long random walk reached, its
+/// fewest moves (20 or more) proven by the optimal search.
+fn far(name: &str, seed: u64, holes: u32) -> anyhow::Result<Case> {
+    let recipe = DeepRecipe {
+        max_states: 0,
+        ..recipe(6, 5, 60, 20, 9)
+    };
+    let Some(m) = far_puzzle(&recipe, holes, 1_500_000..4_000_000, 30, &mut rng(seed)) else {
+        bail!("{name}: no puzzle of its recipe (seed {seed}) needs 1.5 to 4 million states");
+    };
+    let comment = format!(
+        "random 6x5 tray, {} blocks, {holes} cells empty, goal the whole layout 5,000 random tries of a move reached, {} states to prove (seed {seed})",
+        m.tray.blocks.len(),
+        m.states
+    );
+    Ok(Case {
+        name: name.into(),
+        tray: m.tray,
+        goal: m.goal,
+        comment,
+        made: Some(m.fewest),
+    })
+}
+
 /// Puts `case` into a `size` tray at `at`, filled with blocks of sides up
 /// to `side` that can never move.
 fn embedded(
@@ -358,6 +383,7 @@ pub fn hard() -> anyhow::Result<Vec<Case>> {
     for s in &hard_seeded() {
         out.push(make(s)?);
     }
+    out.push(far("random.6x5.far", 1, 5)?);
     // Big trays: a puzzle amid many blocks that never move.
     let (t, g) = puzzle("klotski", KLOTSKI)?;
     let k = by_hand("klotski", t, g, "Klotski");
