@@ -118,6 +118,13 @@ pub struct DeepRecipe {
     pub max_states: usize,
 }
 
+impl DeepRecipe {
+    /// Its blocks dropped at random into its tray.
+    fn layout(&self, rng: &mut ChaCha8Rng) -> Tray {
+        drop_blocks(self.height, self.width, self.blocks, self.max_side, rng)
+    }
+}
+
 /// A made puzzle and what its making proved.
 #[derive(Clone, Debug)]
 pub struct Made {
@@ -142,77 +149,75 @@ const TRIES: usize = 2_000;
 /// met by none). `None` when no layout of the recipe reaches that depth.
 pub fn deep_puzzle(recipe: &DeepRecipe, rng: &mut ChaCha8Rng) -> Option<Made> {
     for _ in 0..TRIES {
-        let tray = drop_blocks(
-            recipe.height,
-            recipe.width,
-            recipe.blocks,
-            recipe.max_side,
-            rng,
-        );
+        let tray = recipe.layout(rng);
         let layers = Layers::explore(&tray, recipe.max_states);
         if layers.depth() < recipe.depth || (layers.depth() == recipe.depth && !layers.complete()) {
             continue;
         }
-        let layer = layers.layer(recipe.depth);
-        // Few goal positions first, as the course's goals have: one block's
-        // position first reached at that depth, or a few of one layout's.
-        if recipe.goal_blocks <= 1 {
-            let firsts = layers.first_reached(recipe.depth);
-            if !firsts.is_empty() {
-                let at = firsts[rng.random_range(0..firsts.len())];
-                return Some(Made {
-                    tray,
-                    goal: Goal { blocks: vec![at] },
-                    fewest: Some(recipe.depth),
-                    states: layers.len(),
-                });
-            }
+        if let Some(goal) = deep_goal(&layers, &tray, recipe, rng) {
+            return Some(Made {
+                tray,
+                goal,
+                fewest: Some(recipe.depth),
+                states: layers.len(),
+            });
         }
-        let start = canonical(&tray.blocks);
-        for k in recipe.goal_blocks.max(2)..=3 {
-            for _ in 0..40 {
-                let far = &layer[rng.random_range(0..layer.len())];
-                let mut moved: Vec<Block> = far
-                    .iter()
-                    .copied()
-                    .filter(|b| !meets(&start, &Goal { blocks: vec![*b] }))
-                    .collect();
-                if moved.len() < k {
-                    continue;
-                }
-                shuffle(&mut moved, rng);
-                let goal = Goal {
-                    blocks: moved[..k].to_vec(),
-                };
-                if layers.fewest(&goal) == Some(recipe.depth) {
-                    return Some(Made {
-                        tray,
-                        goal,
-                        fewest: Some(recipe.depth),
-                        states: layers.len(),
-                    });
-                }
-            }
+    }
+    None
+}
+
+/// A goal met first at `recipe.depth` moves from `tray` (see
+/// [`deep_puzzle`]), if this tray's layers give one.
+fn deep_goal(
+    layers: &Layers,
+    tray: &Tray,
+    recipe: &DeepRecipe,
+    rng: &mut ChaCha8Rng,
+) -> Option<Goal> {
+    let layer = layers.layer(recipe.depth);
+    // Few goal positions first, as the course's goals have: one block's
+    // position first reached at that depth, or a few of one layout's.
+    if recipe.goal_blocks <= 1 {
+        let firsts = layers.first_reached(recipe.depth);
+        if !firsts.is_empty() {
+            let at = firsts[rng.random_range(0..firsts.len())];
+            return Some(Goal { blocks: vec![at] });
         }
-        let far = &layer[rng.random_range(0..layer.len())];
-        let (mut order, mut kept): (Vec<Block>, Vec<Block>) = far
-            .iter()
-            .partition(|b| !meets(&start, &Goal { blocks: vec![**b] }));
-        shuffle(&mut order, rng);
-        shuffle(&mut kept, rng);
-        order.extend(kept);
-        for k in recipe.goal_blocks.max(1)..=order.len() {
+    }
+    let start = canonical(&tray.blocks);
+    for k in recipe.goal_blocks.max(2)..=3 {
+        for _ in 0..40 {
+            let far = &layer[rng.random_range(0..layer.len())];
+            let mut moved: Vec<Block> = far
+                .iter()
+                .copied()
+                .filter(|b| !meets(&start, &Goal { blocks: vec![*b] }))
+                .collect();
+            if moved.len() < k {
+                continue;
+            }
+            shuffle(&mut moved, rng);
             let goal = Goal {
-                blocks: order[..k].to_vec(),
+                blocks: moved[..k].to_vec(),
             };
             if layers.fewest(&goal) == Some(recipe.depth) {
-                return Some(Made {
-                    tray,
-                    goal,
-                    fewest: Some(recipe.depth),
-                    states: layers.len(),
-                });
+                return Some(goal);
             }
+        }
+    }
+    let far = &layer[rng.random_range(0..layer.len())];
+    let (mut order, mut kept): (Vec<Block>, Vec<Block>) = far
+        .iter()
+        .partition(|b| !meets(&start, &Goal { blocks: vec![**b] }));
+    shuffle(&mut order, rng);
+    shuffle(&mut kept, rng);
+    order.extend(kept);
+    for k in recipe.goal_blocks.max(1)..=order.len() {
+        let goal = Goal {
+            blocks: order[..k].to_vec(),
+        };
+        if layers.fewest(&goal) == Some(recipe.depth) {
+            return Some(goal);
         }
     }
     None
@@ -229,13 +234,7 @@ pub fn unsolvable_puzzle(
     rng: &mut ChaCha8Rng,
 ) -> Option<Made> {
     for _ in 0..TRIES {
-        let tray = drop_blocks(
-            recipe.height,
-            recipe.width,
-            recipe.blocks,
-            recipe.max_side,
-            rng,
-        );
+        let tray = recipe.layout(rng);
         let layers = Layers::explore(&tray, recipe.max_states);
         if !layers.complete() || layers.len() < min_states || tray.blocks.len() < 2 {
             continue;
@@ -274,13 +273,7 @@ pub fn far_puzzle(
     use super::outcome::Outcome;
     use super::solve::{SolveOptions, solve};
     for _ in 0..tries {
-        let mut tray = drop_blocks(
-            recipe.height,
-            recipe.width,
-            recipe.blocks,
-            recipe.max_side,
-            rng,
-        );
+        let mut tray = recipe.layout(rng);
         // Blocks taken out at random until `holes` cells are empty: the
         // empty cells, more than anything, set the size of the search.
         let area = |b: &Block| b.shape().height * b.shape().width;
