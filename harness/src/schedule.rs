@@ -8,16 +8,18 @@
 //! row per job (per counted run).
 
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Instant;
 
-use crate::event::{Event, Summary};
-use crate::grade::{grade, prepare, stopped_by_the_wall_clock};
+use crate::event::{Event, Mailbox, Posting, Summary};
+use crate::grade::{grade, stopped_by_the_wall_clock};
 pub use crate::job::Jobs;
+
+mod feed;
 use crate::job::{Job, Task};
 use crate::outcome::{Row, Verdict};
 use crate::settings::Context;
+use feed::{Feed, take};
 
 /// A whole run: `RunStarted` (titled `title`), every job on the pool,
 /// then `RunFinished` with the summary. `kept` tallies the rows of a
@@ -65,71 +67,47 @@ pub fn not_kept(jobs: Vec<Job>, kept: &[Row]) -> Vec<Job> {
 
 /// The most jobs loaded and run at once by the pool: their puzzles are
 /// loaded together, before any of them runs, then the next ones. Memory
-/// stays that of this many cases, however many a run has.
+/// stays that of a few windows of cases (the next is read while the last
+/// cases of one run; a slow case holds its own), however many a run has.
 pub const WINDOW: usize = 1024;
 
 /// The pool under every run. The jobs are taken in windows of [`WINDOW`]:
-/// a window's puzzles are loaded first (see [`prepare`]: the reference's
-/// work never shares the machine with a timed candidate), then
-/// `ctx.options.jobs` workers take its jobs in order and run each (its
-/// warm-up runs, then its counted runs) on their slot; the events go to
-/// `on_event` on the caller's thread, in order. After a stop request no
-/// job starts; each job not taken gets a `cancelled` row. A case the
-/// wall-clock safety net stopped beside others while its CPU time was
-/// under the limit is run again, alone, once the pool is done: its row is
-/// that run's.
+/// a window's puzzles are loaded before any of its jobs runs, with
+/// nothing else running (see [`crate::grade::prepare`]: the reference's work never
+/// shares the machine with a timed candidate; a window whose puzzles are
+/// all loaded already, as a class's are after its first, waits for
+/// nothing). `ctx.options.jobs` workers, one a job slot, take the jobs in
+/// order and run each (its warm-up runs, then its counted runs) on their
+/// slot; the events go to `on_event` on the caller's thread, in order.
+/// After a stop request no job starts; each job not taken gets a
+/// `cancelled` row. A case the wall-clock safety net stopped beside others
+/// while its CPU time was under the limit is run again, alone, once the
+/// pool is done: its row is that run's.
 pub fn pool<'a>(ctx: &Context, jobs: impl Into<Jobs<'a>>, on_event: &mut dyn FnMut(Event)) {
     let jobs: Jobs = jobs.into();
-    let (len, mut source) = (jobs.len(), jobs.source);
+    let len = jobs.len();
     let alone_matters = ctx.options.jobs > 1 && len > 1;
-    let mut again: Vec<(Job, Row)> = Vec::new();
-    while !ctx.cancel.is_requested() {
-        let window: Vec<Job> = source.by_ref().take(WINDOW).collect();
-        if window.is_empty() {
-            break;
-        }
-        prepare(ctx, &window);
-        let taken = run_window(ctx, &window, alone_matters, &mut again, on_event);
-        for job in window.into_iter().skip(taken) {
-            on_event(Event::CaseCancelled {
-                row: Box::new(not_run(ctx, &job)),
-            });
-        }
-    }
-    for (job, first) in again {
-        on_event(finished(alone(ctx, &job, first)));
-    }
-    for job in source {
-        on_event(Event::CaseCancelled {
-            row: Box::new(not_run(ctx, &job)),
-        });
-    }
-}
-
-/// Runs `window` on the workers; the jobs stopped by the wall clock beside
-/// others go to `again`, in window order. Returns how many jobs were taken
-/// (all, unless a stop was requested).
-fn run_window(
-    ctx: &Context,
-    window: &[Job],
-    alone_matters: bool,
-    again: &mut Vec<(Job, Row)>,
-    on_event: &mut dyn FnMut(Event),
-) -> usize {
     let repeat = ctx.options.repeat;
-    let next = AtomicUsize::new(0);
-    let stopped: std::sync::Mutex<Vec<(usize, Row)>> = Default::default();
-    let (tx, rx) = mpsc::channel();
-    let workers = ctx.options.jobs.clamp(1, window.len().max(1));
+    let feed = Mutex::new(Feed {
+        source: jobs.source,
+        window: Arc::new(Vec::new()),
+        next: 0,
+        taken: 0,
+    });
+    // Held shared by each job running, whole by a window's loading.
+    let quiet = RwLock::new(());
+    let stopped: Mutex<Vec<(usize, Job, Row)>> = Default::default();
+    let workers = ctx.options.jobs.clamp(1, len.max(1));
+    let mail = Mailbox::new(workers);
     std::thread::scope(|scope| {
         for slot in 0..workers {
-            let tx = tx.clone();
-            let (next, stopped) = (&next, &stopped);
+            let (feed, quiet, stopped, mail) = (&feed, &quiet, &stopped, &mail);
             scope.spawn(move || {
-                while !ctx.cancel.is_requested() {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(job) = window.get(i) else { break };
-                    let _ = tx.send(Event::CaseStarted {
+                let _posting = Posting(mail);
+                while let Some((window, i, seq)) = take(ctx, feed, quiet) {
+                    let _running = quiet.read().unwrap_or_else(|p| p.into_inner());
+                    let job = &window[i];
+                    mail.post(Event::CaseStarted {
                         candidate: job.label.clone(),
                         suite: job.suite.clone(),
                         case: job.case.clone(),
@@ -144,26 +122,36 @@ fn run_window(
                             && repeat.warmup == 0
                             && stopped_by_the_wall_clock(&row, &ctx.options.limits)
                         {
-                            stopped
-                                .lock()
-                                .unwrap_or_else(|p| p.into_inner())
-                                .push((i, row));
+                            stopped.lock().unwrap_or_else(|p| p.into_inner()).push((
+                                seq,
+                                job.clone(),
+                                row,
+                            ));
                         } else if run >= repeat.warmup {
-                            let _ = tx.send(finished(row));
+                            mail.post(finished(row));
                         }
                     }
                 }
             });
         }
-        drop(tx);
-        for event in rx {
-            on_event(event);
-        }
+        mail.deliver(on_event);
     });
-    let mut stopped = stopped.into_inner().unwrap_or_else(|p| p.into_inner());
-    stopped.sort_by_key(|(i, _)| *i);
-    again.extend(stopped.into_iter().map(|(i, row)| (window[i].clone(), row)));
-    next.load(Ordering::SeqCst).min(window.len())
+    let feed = feed.into_inner().unwrap_or_else(|p| p.into_inner());
+    for job in &feed.window[feed.next.min(feed.window.len())..] {
+        on_event(Event::CaseCancelled {
+            row: Box::new(not_run(ctx, job)),
+        });
+    }
+    let mut again = stopped.into_inner().unwrap_or_else(|p| p.into_inner());
+    again.sort_by_key(|(seq, _, _)| *seq);
+    for (_, job, first) in again {
+        on_event(finished(alone(ctx, &job, first)));
+    }
+    for job in feed.source {
+        on_event(Event::CaseCancelled {
+            row: Box::new(not_run(ctx, &job)),
+        });
+    }
 }
 
 /// `job` run again with nothing beside it, after `first` was stopped by
@@ -247,6 +235,7 @@ pub(crate) mod tests {
     use crate::executor::fake::{FakeExecutor, Script};
     use crate::job::{Candidate, Case};
     use crate::settings::{Repeat, RunOptions};
+    use std::sync::atomic::{AtomicUsize, Ordering};
 
     pub(crate) fn options(jobs: usize) -> RunOptions {
         RunOptions {
@@ -452,10 +441,11 @@ pub(crate) mod tests {
         assert_eq!(summary.suites["s"].count(Verdict::WrongExitStatus), 2);
     }
 
-    /// A stream of jobs runs a window at a time: no job of the next window
-    /// is read before a window's cases run, every puzzle of a window is
-    /// loaded before any of its cases runs, and nothing of a finished
-    /// window is kept (its cases are dropped).
+    /// A stream of jobs runs a window at a time: no job past the next
+    /// window is read while a window's cases run (the next one is read
+    /// while its last cases run), every puzzle of a window is loaded
+    /// before any of its cases runs, and nothing of a window before the
+    /// last is kept (its cases are dropped).
     #[test]
     fn a_stream_runs_a_window_at_a_time_and_keeps_nothing_of_one_finished() {
         use std::sync::{Mutex, Weak};
@@ -493,13 +483,15 @@ pub(crate) mod tests {
             let window = i / WINDOW;
             let made = seen.lock().unwrap();
             let mut said = complaints.lock().unwrap();
-            if made.len() > ((window + 1) * WINDOW).min(n) {
+            if made.len() > ((window + 2) * WINDOW).min(n) {
                 said.push(format!("{i}: {} jobs read already", made.len()));
             }
             for (j, weak) in made.iter().enumerate() {
                 match weak.upgrade() {
-                    Some(_) if j < window * WINDOW => said.push(format!("{i}: case {j} kept")),
-                    Some(c) if c.loaded.get().is_none() => {
+                    Some(_) if j + WINDOW < window * WINDOW => {
+                        said.push(format!("{i}: case {j} kept"))
+                    }
+                    Some(c) if j / WINDOW == window && c.loaded.get().is_none() => {
                         said.push(format!("{i}: case {j} of its window not loaded"))
                     }
                     _ => {}

@@ -31,9 +31,68 @@ pub struct Usage {
 }
 
 /// Cgroup files kept open, each by path and whether it is open for
-/// writing.
+/// writing; and, for a job slot's folders, what they are known to hold
+/// between its cases.
 #[derive(Debug, Default)]
-pub(super) struct OpenFiles(std::sync::Mutex<Vec<(PathBuf, bool, std::fs::File)>>);
+pub(super) struct OpenFiles(
+    std::sync::Mutex<Vec<(PathBuf, bool, std::fs::File)>>,
+    pub(super) Between,
+);
+
+/// What a job slot's folders are known to hold between two of its cases,
+/// so the next case's settling need not read it again: a look after the
+/// last case found no process in them, and nothing has joined them since
+/// (only a case's process joins them); their OOM kills and CPU time, as
+/// read after that case, cannot change with no process in them.
+#[derive(Debug)]
+pub(super) struct Between {
+    empty: std::sync::atomic::AtomicBool,
+    /// `u64::MAX`: not known.
+    oom: std::sync::atomic::AtomicU64,
+    cpu_ns: std::sync::atomic::AtomicU64,
+}
+
+impl Default for Between {
+    fn default() -> Self {
+        Self {
+            empty: false.into(),
+            oom: u64::MAX.into(),
+            cpu_ns: u64::MAX.into(),
+        }
+    }
+}
+
+impl Between {
+    /// A look found no process in the folders.
+    pub(super) fn seen_empty(&self) {
+        self.empty.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Whether they are known to hold no process.
+    pub(super) fn is_empty(&self) -> bool {
+        self.empty.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// The OOM kills and CPU time (ns) read after a case.
+    pub(super) fn note(&self, oom: u64, cpu_ns: Option<u64>) {
+        use std::sync::atomic::Ordering::SeqCst;
+        self.oom.store(oom, SeqCst);
+        self.cpu_ns.store(cpu_ns.unwrap_or(u64::MAX), SeqCst);
+    }
+
+    /// For the next case, which is about to join: `None` unless the
+    /// folders are known to be empty; then the OOM kills and CPU time
+    /// noted, where they were. Known no more after this.
+    pub(super) fn take(&self) -> Option<(Option<u64>, Option<u64>)> {
+        use std::sync::atomic::Ordering::SeqCst;
+        let known = |v: u64| (v != u64::MAX).then_some(v);
+        let (oom, cpu) = (
+            known(self.oom.swap(u64::MAX, SeqCst)),
+            known(self.cpu_ns.swap(u64::MAX, SeqCst)),
+        );
+        self.empty.swap(false, SeqCst).then_some((oom, cpu))
+    }
+}
 
 impl OpenFiles {
     /// Reads a cgroup file through its kept descriptor (opened on first

@@ -27,7 +27,9 @@ pub use super::cgfiles::Join;
 pub use super::cgfiles::Usage;
 use super::cgfiles::{OpenFiles, oom_kills};
 use super::hierarchy::{delegate, join, make, own_cgroup, parse_mounts, remove_when_empty};
-use std::time::{Duration, Instant};
+
+mod settle;
+use std::time::Duration;
 
 /// One hierarchy's role.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,6 +106,8 @@ pub struct CaseCgroup {
     base_bytes: u64,
     /// The slot's OOM kills before the case.
     oom_before: u64,
+    /// The slot's v1 CPU count when the case began.
+    cpu_base_ns: u64,
 }
 
 impl Cgroups {
@@ -383,6 +387,7 @@ impl CaseCgroup {
             shared,
             base_bytes: 0,
             oom_before: 0,
+            cpu_base_ns: 0,
         }
     }
 
@@ -427,6 +432,9 @@ impl CaseCgroup {
     /// Whether no process of the case is left (zombies aside: they run
     /// nothing).
     pub fn is_empty(&self) -> bool {
+        if self.open.1.is_empty() {
+            return true;
+        }
         match self.tasks() {
             Some(n) => n == 0,
             None => self.pids().is_empty(),
@@ -457,7 +465,11 @@ impl CaseCgroup {
         // v1: an empty cgroup stays empty (only a case's process joins
         // one), so the freezer's work is needed only where something is
         // left.
-        if self.tasks() == Some(0) || self.pids().is_empty() {
+        if self.tasks() == Some(0) {
+            self.open.1.seen_empty();
+            return;
+        }
+        if self.pids().is_empty() {
             return;
         }
         // Freeze so nothing forks while it dies, kill each, thaw.
@@ -496,11 +508,16 @@ impl CaseCgroup {
                 .find_map(|l| l.strip_prefix("usage_usec ")?.trim().parse().ok())
                 .map(Duration::from_micros);
         }
-        read(self.dir(Role::Cpuacct), "cpuacct.usage")?
+        self.cpuacct_ns()
+            .map(|ns| Duration::from_nanos(ns.saturating_sub(self.cpu_base_ns)))
+    }
+
+    /// The v1 cpuacct count (ns), not reset between a slot's cases.
+    fn cpuacct_ns(&self) -> Option<u64> {
+        self.read_file(&self.dir(Role::Cpuacct)?.join("cpuacct.usage"))?
             .trim()
             .parse()
             .ok()
-            .map(Duration::from_nanos)
     }
 
     /// What the kernel measured.
@@ -522,56 +539,21 @@ impl CaseCgroup {
                 oom_killed: field(&events, "oom_kill ").is_some_and(|n| n > 0),
             };
         }
-        let oom = read(self.dir(Role::Memory), "memory.oom_control");
+        let oom = oom_kills(read(self.dir(Role::Memory), "memory.oom_control").as_deref());
+        let cpu = self.cpu();
+        if self.shared {
+            self.open.1.note(
+                oom,
+                cpu.and_then(|c| u64::try_from(c.as_nanos()).ok())
+                    .map(|ns| ns + self.cpu_base_ns),
+            );
+        }
         Usage {
             peak_bytes: number(read(self.dir(Role::Memory), "memory.max_usage_in_bytes"))
                 .map(|b| b.saturating_sub(self.base_bytes)),
-            cpu: self.cpu(),
-            oom_killed: oom_kills(oom.as_deref()) > self.oom_before,
+            cpu,
+            oom_killed: oom > self.oom_before,
         }
-    }
-
-    /// A slot's folders made ready for its next case: nothing of an
-    /// earlier case left (killed, its zombies reaped by `reap`, for two
-    /// seconds at most), the CPU count at zero, the memory peak reset and
-    /// what is charged already noted.
-    fn settle(&mut self, reap: &dyn Fn()) -> Result<(), ExecError> {
-        let deadline = Instant::now() + Duration::from_secs(2);
-        let pids = self.dir(Role::Pids).map(|d| d.join("pids.current"));
-        // pids.current counts zombies too: a pid is free once reaped.
-        let left = || {
-            pids.as_ref()
-                .and_then(|f| self.read_file(f))
-                .and_then(|t| t.trim().parse::<u64>().ok())
-                .unwrap_or(0)
-        };
-        while left() > 0 {
-            if Instant::now() >= deadline {
-                return Err(ExecError::SlotBusy {
-                    left: left(),
-                    path: pids.clone().unwrap_or_default(),
-                });
-            }
-            self.kill();
-            reap();
-            std::thread::sleep(Duration::from_millis(1));
-        }
-        let write = |role, file: &str, value: &str| match self.dir(role) {
-            Some(d) => self
-                .write_file(&d.join(file), value)
-                .map_err(|e| ExecError::io("write", d.join(file), e)),
-            None => Ok(()),
-        };
-        write(Role::Cpuacct, "cpuacct.usage", "0")?;
-        write(Role::Memory, "memory.max_usage_in_bytes", "0")?;
-        let memory = self.dir(Role::Memory).map(Path::to_owned);
-        let read = |file: &str| memory.as_ref().and_then(|d| self.read_file(&d.join(file)));
-        let base = read("memory.usage_in_bytes")
-            .and_then(|t| t.trim().parse().ok())
-            .unwrap_or(0);
-        let oom = oom_kills(read("memory.oom_control").as_deref());
-        (self.base_bytes, self.oom_before) = (base, oom);
-        Ok(())
     }
 
     /// Kills what is left, waits (a little) for the cgroup to empty, and

@@ -30,8 +30,18 @@ use crate::cancel::Cancel;
 /// and the job slot.
 type ViewKey = (Vec<OsString>, Option<PathBuf>, bool, usize);
 
-/// The views planned, by what they were planned from, and each once.
-type Views = (HashMap<ViewKey, Arc<View>>, HashMap<Arc<View>, ()>);
+/// What a view is planned from: each path a case needs, and whether it
+/// writes there.
+type Needs = Vec<(PathBuf, bool)>;
+
+/// The views planned, by the command they were planned for, by what they
+/// were planned from (a class's parts differ in a word of the command,
+/// not in what they need), and each once.
+type Views = (
+    HashMap<ViewKey, Arc<View>>,
+    HashMap<Needs, Arc<View>>,
+    HashMap<Arc<View>, ()>,
+);
 
 /// Everything isolation needs for the whole run.
 pub(super) struct Isolated {
@@ -154,7 +164,7 @@ impl Isolated {
             slots: (0..isolation.slots.max(1))
                 .map(|_| Mutex::new(super::slot::Slot::default()))
                 .collect(),
-            views: Mutex::new((HashMap::new(), HashMap::new())),
+            views: Mutex::new(Default::default()),
             own,
             isolation: isolation.clone(),
             level,
@@ -196,7 +206,7 @@ impl Isolated {
             let uid = base + u32::try_from(spec.slot).unwrap_or(0);
             (uid, uid)
         });
-        let scratch = match self.run_dir.scratch(spec.slot, owner) {
+        let mut scratch = match self.run_dir.scratch(spec.slot, owner) {
             Ok((s, low)) => {
                 if low {
                     self.janitor.wake();
@@ -205,7 +215,9 @@ impl Isolated {
             }
             Err(e) => return failed(format!("cannot make a scratch folder: {e}")),
         };
-        let copies = match scratch.copy_in(
+        let copies = match self.run_dir.copy_in(
+            &mut scratch,
+            spec.slot,
             &spec.files,
             spec.contents.as_deref().map(Vec::as_slice),
             self.max_file,
@@ -415,7 +427,7 @@ impl Isolated {
             spec.slot,
         );
         let mut views = self.views.lock().unwrap_or_else(|p| p.into_inner());
-        let (by_key, distinct) = &mut *views;
+        let (by_key, by_needs, distinct) = &mut *views;
         if let Some(v) = by_key.get(&key) {
             return Arc::clone(v);
         }
@@ -428,6 +440,11 @@ impl Isolated {
             &self.isolation.env,
         );
         needs.extend(self.own.iter().map(|p| (p.clone(), false)));
+        if let Some(v) = by_needs.get(&needs) {
+            let v = Arc::clone(v);
+            by_key.insert(key, Arc::clone(&v));
+            return v;
+        }
         let planned = View::plan(&self.roots, &needs, self.isolation.memory_limit);
         let v = match distinct.get_key_value(&planned) {
             Some((same, ())) => Arc::clone(same),
@@ -437,6 +454,7 @@ impl Isolated {
                 v
             }
         };
+        by_needs.insert(needs, Arc::clone(&v));
         by_key.insert(key, Arc::clone(&v));
         v
     }

@@ -21,6 +21,7 @@ pub mod mounts;
 pub mod needs;
 mod process;
 pub mod scratch;
+mod shelf;
 mod slot;
 mod spawn;
 mod stream;

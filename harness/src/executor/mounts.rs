@@ -1,7 +1,9 @@
 //! A view's mounts, made in the mount namespace of a job slot's keeper
 //! (see `keeper`): the rest of the system read-only, a fresh tmpfs for
-//! each private place, what the case needs bound back at its place; and
-//! between cases, the private places emptied of what a case left.
+//! the private places (a folder of it at each: one file system, so one
+//! look after a case shows whether it left anything in any of them), what
+//! the case needs bound back at its place; and between cases, the private
+//! places emptied of what a case left.
 
 use std::path::Path;
 
@@ -66,17 +68,70 @@ impl View {
         ))
         .map_err(|e| e.to_string())?;
         let mut trees = kept.into_iter();
+        let privates = self
+            .steps
+            .iter()
+            .filter(|s| matches!(s, Step::Private(_)))
+            .count();
+        // The tmpfs, mounted at the first private place and covered there
+        // by its own first folder; each place gets a folder of it.
+        let mut tmpfs: Option<std::os::fd::OwnedFd> = None;
+        let mut place = 0;
         for step in &self.steps {
             match step {
                 Step::Private(p) => {
-                    rustix::mount::mount(
-                        "tmpfs",
-                        p,
-                        "tmpfs",
-                        MountFlags::NOSUID | MountFlags::NODEV,
-                        Some(options.as_c_str()),
+                    let failed = |e: rustix::io::Errno| {
+                        format!("cannot make a private {}: {e}", p.display())
+                    };
+                    if tmpfs.is_none() {
+                        rustix::mount::mount(
+                            "tmpfs",
+                            p,
+                            "tmpfs",
+                            MountFlags::NOSUID | MountFlags::NODEV,
+                            Some(options.as_c_str()),
+                        )
+                        .map_err(failed)?;
+                        let fd = rustix::fs::open(
+                            p,
+                            rustix::fs::OFlags::PATH
+                                | rustix::fs::OFlags::DIRECTORY
+                                | rustix::fs::OFlags::CLOEXEC,
+                            rustix::fs::Mode::empty(),
+                        )
+                        .map_err(failed)?;
+                        let open = rustix::fs::Mode::from_raw_mode(0o1777);
+                        for n in 0..privates {
+                            // (chmod: the umask takes bits away.)
+                            rustix::fs::mkdirat(&fd, n.to_string(), open)
+                                .and_then(|()| {
+                                    rustix::fs::chmodat(
+                                        &fd,
+                                        n.to_string(),
+                                        open,
+                                        rustix::fs::AtFlags::empty(),
+                                    )
+                                })
+                                .map_err(failed)?;
+                        }
+                        tmpfs = Some(fd);
+                    }
+                    let fd = tmpfs.as_ref().expect("mounted above");
+                    let folder = rustix::mount::open_tree(
+                        fd,
+                        place.to_string(),
+                        OpenTreeFlags::OPEN_TREE_CLONE | OpenTreeFlags::OPEN_TREE_CLOEXEC,
                     )
-                    .map_err(|e| format!("cannot make a private {}: {e}", p.display()))?;
+                    .map_err(failed)?;
+                    rustix::mount::move_mount(
+                        &folder,
+                        "",
+                        CWD,
+                        p,
+                        MoveMountFlags::MOVE_MOUNT_F_EMPTY_PATH,
+                    )
+                    .map_err(failed)?;
+                    place += 1;
                 }
                 Step::Keep(p, _) => {
                     let (tree, dir) = trees.next().ok_or("a kept path went missing")?;
@@ -95,10 +150,11 @@ impl View {
         Ok(())
     }
 
-    /// Each private place of the view, seen through `root` (the view's root
+    /// The view's private places, seen through `root` (the view's root
     /// from outside it: `/proc/PID/root` of a process in it), opened for
     /// [`inodes`] (a path into another mount namespace costs a lookup
-    /// through `/proc` each time; a descriptor, none).
+    /// through `/proc` each time; a descriptor, none): the first only, as
+    /// they are all folders of one tmpfs.
     pub fn places(&self, root: &Path) -> Result<Vec<std::os::fd::OwnedFd>, String> {
         use rustix::fs::{Mode, OFlags};
         self.steps
@@ -107,6 +163,7 @@ impl View {
                 Step::Private(p) => Some(p),
                 Step::Keep(..) => None,
             })
+            .take(1)
             .map(|p| {
                 let at = inside(root, p);
                 rustix::fs::open(
@@ -168,9 +225,9 @@ impl View {
     }
 }
 
-/// The inodes each of `places` (see [`View::places`]) holds now. A case
-/// that left nothing there leaves these as they were when the view was
-/// made.
+/// The inodes each of `places` (see [`View::places`]) holds now: its
+/// whole file system's. A case that left nothing there leaves these as
+/// they were when the view was made.
 pub fn inodes(places: &[std::os::fd::OwnedFd]) -> Result<Vec<u64>, String> {
     places
         .iter()

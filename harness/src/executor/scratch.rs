@@ -3,10 +3,14 @@
 //! 0700, the slot's user's) with private copies of the case's puzzle
 //! files, written from the bytes the harness loaded; retired out of every
 //! candidate's reach when the case ends, then removed off the case's path.
+//! Where the case runs as a slot's own user, a copy is a hard link to a
+//! read-only file of the harness's (a shelf of the slot's): written once per slot,
+//! not once per case.
 
 use std::path::{Path, PathBuf};
 
 use super::ExecError;
+use super::shelf::Shelf;
 
 /// The folder, inside a run's folder, that finished scratch folders are
 /// moved to before they are removed.
@@ -26,6 +30,10 @@ pub struct RunDir {
     ahead: std::sync::Mutex<Vec<usize>>,
     /// Scratch folders made so far (their names).
     made: std::sync::atomic::AtomicUsize,
+    /// Each job slot's shelf of read-only copies.
+    shelves: std::sync::Mutex<std::collections::HashMap<usize, Shelf>>,
+    /// The harness's own (effective) user and group.
+    me: (u32, u32),
 }
 
 /// Where scratch folders go: `$PUZZLEGRADE_SCRATCH` when set; else, when
@@ -61,6 +69,11 @@ impl RunDir {
             ready: Default::default(),
             ahead: Default::default(),
             made: Default::default(),
+            shelves: Default::default(),
+            me: (
+                rustix::process::geteuid().as_raw(),
+                rustix::process::getegid().as_raw(),
+            ),
         })
     }
 
@@ -73,11 +86,9 @@ impl RunDir {
     /// moved into the run's own 0700 folder (and given back where the move
     /// fails).
     pub fn retire(&self, mut scratch: Scratch) -> Scratch {
-        let me = (rustix::process::geteuid(), rustix::process::getegid());
-        let back = |path: &Path| {
-            std::os::unix::fs::chown(path, Some(me.0.as_raw()), Some(me.1.as_raw())).is_ok()
-        };
-        if scratch.owner.is_some_and(|(uid, _)| uid != me.0.as_raw()) && back(&scratch.path) {
+        let me = self.me;
+        let back = |path: &Path| std::os::unix::fs::chown(path, Some(me.0), Some(me.1)).is_ok();
+        if scratch.owner.is_some_and(|(uid, _)| uid != me.0) && back(&scratch.path) {
             return scratch;
         }
         let Some(name) = scratch.path.file_name() else {
@@ -149,6 +160,52 @@ impl RunDir {
         Ok((scratch, true))
     }
 
+    /// Gives `scratch` (of job slot `slot`) its copies of `files`, as
+    /// [`Scratch::copy_in`] does; where the case runs as a user other than
+    /// the harness's, each copy is a hard link to the slot's read-only
+    /// copy (a shelf of the slot's), made first where the slot has none.
+    pub fn copy_in(
+        &self,
+        scratch: &mut Scratch,
+        slot: usize,
+        files: &[PathBuf],
+        contents: Option<&[Vec<u8>]>,
+        cap: u64,
+    ) -> Result<Vec<PathBuf>, ExecError> {
+        if scratch.owner.is_none_or(|(uid, _)| uid == self.me.0) {
+            return scratch.copy_in(files, contents, cap);
+        }
+        let mut out: Vec<PathBuf> = Vec::with_capacity(files.len());
+        for (i, file) in files.iter().enumerate() {
+            let read;
+            let bytes: &[u8] = match contents.and_then(|c| c.get(i)) {
+                Some(b) => b,
+                None => {
+                    read = read_puzzle(file, cap)?;
+                    &read
+                }
+            };
+            let target = scratch.target(file, i, &out);
+            let shelved = {
+                let mut shelves = self.shelves.lock().unwrap_or_else(|p| p.into_inner());
+                shelves
+                    .entry(slot)
+                    .or_insert_with(|| Shelf::new(self.dir.path().join(format!("shelf-{slot}"))))
+                    .get(file, bytes)
+            };
+            let linked = shelved.and_then(|from| std::fs::hard_link(from, &target));
+            if linked.is_err() {
+                // (A file system without hard links, say: a copy.)
+                scratch.write_copy(file, &target, bytes)?;
+            }
+            if let Some(name) = target.file_name() {
+                scratch.placed.push(name.to_owned());
+            }
+            out.push(target);
+        }
+        Ok(out)
+    }
+
     /// Folders made ahead for each job slot, at most.
     pub const AHEAD: usize = 64;
 
@@ -196,7 +253,11 @@ impl RunDir {
         let path = dir.join(format!("case-{n}"));
         // (The umask takes bits away, never adds them.)
         std::fs::DirBuilder::new().mode(0o700).create(&path)?;
-        Ok(Scratch { path, owner: None })
+        Ok(Scratch {
+            path,
+            owner: None,
+            placed: Vec::new(),
+        })
     }
 }
 
@@ -204,6 +265,8 @@ impl RunDir {
 pub struct Scratch {
     path: PathBuf,
     owner: Option<(u32, u32)>,
+    /// The names of the copies put in it.
+    placed: Vec<std::ffi::OsString>,
 }
 
 impl Scratch {
@@ -218,7 +281,7 @@ impl Scratch {
     /// files only, at most `cap` bytes). Names are kept; a name used twice
     /// gets a numbered prefix.
     pub fn copy_in(
-        &self,
+        &mut self,
         files: &[PathBuf],
         contents: Option<&[Vec<u8>]>,
         cap: u64,
@@ -229,43 +292,71 @@ impl Scratch {
             let bytes: &[u8] = match contents.and_then(|c| c.get(i)) {
                 Some(b) => b,
                 None => {
-                    read =
-                        reference::file::read_file_bounded::<std::convert::Infallible>(file, cap)
-                            .map_err(|e| ExecError::Puzzle(e.to_string()))?;
+                    read = read_puzzle(file, cap)?;
                     &read
                 }
             };
-            let name = file
-                .file_name()
-                .map_or_else(|| format!("file{i}"), |n| n.to_string_lossy().into_owned());
-            let mut target = self.path.join(&name);
-            if out.contains(&target) {
-                target = self.path.join(format!("{i}-{name}"));
-            }
-            let copy_in = |error| ExecError::CopyIn {
-                path: file.clone(),
-                error,
-            };
-            let mut copy = std::fs::File::create(&target).map_err(copy_in)?;
-            std::io::Write::write_all(&mut copy, bytes).map_err(copy_in)?;
-            if let Some((uid, gid)) = self.owner {
-                std::os::unix::fs::fchown(&copy, Some(uid), Some(gid)).map_err(|error| {
-                    ExecError::Give {
-                        path: target.clone(),
-                        uid,
-                        error,
-                    }
-                })?;
+            let target = self.target(file, i, &out);
+            self.write_copy(file, &target, bytes)?;
+            if let Some(name) = target.file_name() {
+                self.placed.push(name.to_owned());
             }
             out.push(target);
         }
         Ok(out)
     }
+
+    /// Where the copy of `file`, the `i`th, goes: its name, with a
+    /// numbered prefix where a copy in `made` has it.
+    fn target(&self, file: &Path, i: usize, made: &[PathBuf]) -> PathBuf {
+        let name = file
+            .file_name()
+            .map_or_else(|| format!("file{i}"), |n| n.to_string_lossy().into_owned());
+        let target = self.path.join(&name);
+        if made.contains(&target) {
+            return self.path.join(format!("{i}-{name}"));
+        }
+        target
+    }
+
+    /// Writes `bytes` (of puzzle file `file`) to `target`, the folder's
+    /// owner's.
+    fn write_copy(&self, file: &Path, target: &Path, bytes: &[u8]) -> Result<(), ExecError> {
+        let copy_in = |error| ExecError::CopyIn {
+            path: file.to_owned(),
+            error,
+        };
+        let mut copy = std::fs::File::create(target).map_err(copy_in)?;
+        std::io::Write::write_all(&mut copy, bytes).map_err(copy_in)?;
+        if let Some((uid, gid)) = self.owner {
+            std::os::unix::fs::fchown(&copy, Some(uid), Some(gid)).map_err(|error| {
+                ExecError::Give {
+                    path: target.to_owned(),
+                    uid,
+                    error,
+                }
+            })?;
+        }
+        Ok(())
+    }
+}
+
+/// A puzzle file's bytes, read as the reference reads puzzles (regular
+/// files only, at most `cap` bytes).
+fn read_puzzle(file: &Path, cap: u64) -> Result<Vec<u8>, ExecError> {
+    reference::file::read_file_bounded::<std::convert::Infallible>(file, cap)
+        .map_err(|e| ExecError::Puzzle(e.to_string()))
 }
 
 impl Drop for Scratch {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
+        // Most cases leave only their copies: two calls, not a listing.
+        for name in &self.placed {
+            let _ = std::fs::remove_file(self.path.join(name));
+        }
+        if std::fs::remove_dir(&self.path).is_err() {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
     }
 }
 
@@ -310,7 +401,7 @@ mod tests {
     #[test]
     fn copies_keep_names_and_refuse_odd_files() {
         let run = RunDir::new(&std::env::temp_dir()).unwrap();
-        let (scratch, _) = run.scratch(0, None).unwrap();
+        let (mut scratch, _) = run.scratch(0, None).unwrap();
         let src = tempfile::tempdir().unwrap();
         let (a, b) = (src.path().join("x/t"), src.path().join("y/t"));
         std::fs::create_dir_all(a.parent().unwrap()).unwrap();
@@ -370,5 +461,74 @@ mod tests {
             other.path().starts_with(run.slot_dir(2)),
             "another slot's own"
         );
+    }
+
+    /// As root, a case run as its slot's user gets each puzzle file as a
+    /// hard link to the slot's read-only copy: written once, the same
+    /// file for the slot's next case, which the slot's user can read but
+    /// not write; other bytes under the same path are a new copy; another
+    /// slot has its own.
+    #[test]
+    fn a_slots_cases_share_one_read_only_copy_of_a_puzzle() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        use std::os::unix::process::CommandExt;
+        if !rustix::process::geteuid().is_root() {
+            eprintln!("note: skipping: not root (the copies are links only for a slot's user)");
+            return;
+        }
+        let run = RunDir::new(&std::env::temp_dir()).unwrap();
+        let src = tempfile::tempdir().unwrap();
+        let puzzle = src.path().join("p.txt");
+        std::fs::write(&puzzle, "on disk").unwrap();
+        let user = (4_000_002, 4_000_002);
+        let copy = |slot: usize, bytes: &[u8]| {
+            let (mut s, _) = run.scratch(slot, Some(user)).unwrap();
+            let c = run
+                .copy_in(
+                    &mut s,
+                    slot,
+                    std::slice::from_ref(&puzzle),
+                    Some(&[bytes.to_vec()]),
+                    10,
+                )
+                .unwrap();
+            let meta = std::fs::metadata(&c[0]).unwrap();
+            assert_eq!(c[0], s.path().join("p.txt"), "named as the puzzle");
+            assert_eq!(std::fs::read(&c[0]).unwrap(), bytes);
+            (s, c[0].clone(), meta)
+        };
+        let (_first, path, a) = copy(0, b"loaded");
+        let (_second, _, b) = copy(0, b"loaded");
+        assert_eq!(a.ino(), b.ino(), "one file, linked twice");
+        assert_eq!(
+            (a.uid(), a.mode() & 0o7777),
+            (0, 0o444),
+            "the harness's, read-only"
+        );
+        let wrote = std::process::Command::new("sh")
+            .args(["-c", &format!("echo x > {}", path.display())])
+            .uid(user.0)
+            .gid(user.1)
+            .status()
+            .unwrap();
+        assert!(!wrote.success(), "the slot's user cannot write it");
+        let (_third, _, c) = copy(0, b"changed");
+        assert_ne!(c.ino(), a.ino(), "other bytes, another copy");
+        let (_other, _, d) = copy(1, b"loaded");
+        assert_ne!(d.ino(), a.ino(), "another slot's own");
+        // Without a user of its own, a case gets a copy of its own.
+        let (mut s, _) = run.scratch(2, None).unwrap();
+        let c = run
+            .copy_in(
+                &mut s,
+                2,
+                std::slice::from_ref(&puzzle),
+                Some(&[b"x".to_vec()]),
+                10,
+            )
+            .unwrap();
+        let meta = std::fs::metadata(&c[0]).unwrap();
+        assert_eq!(meta.nlink(), 1);
+        assert_ne!(meta.permissions().mode() & 0o200, 0, "its own, writable");
     }
 }

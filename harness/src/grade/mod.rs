@@ -65,6 +65,15 @@ pub fn prepare(ctx: &Context, jobs: &[Job]) {
     });
 }
 
+/// Whether every puzzle of `jobs` is loaded already (as [`prepare`]
+/// leaves them): then nothing is left for it to do.
+pub fn prepared(jobs: &[Job]) -> bool {
+    jobs.iter().all(|j| match &j.task {
+        Task::Puzzle { case, .. } => case.files.is_err() || case.loaded.get().is_some(),
+        _ => true,
+    })
+}
+
 /// Adds `more` to a row's detail, after a `; `.
 fn append(detail: &mut String, more: &str) {
     if !detail.is_empty() {

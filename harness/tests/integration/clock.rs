@@ -234,3 +234,27 @@ fn each_job_slot_keeps_to_cores_of_its_own() {
     let fewest = cores_seen(&kept).iter().map(|(given, _)| given.len()).min();
     assert_eq!(fewest, Some(all));
 }
+
+/// A job slot's cases run one after another in the slot's own cgroup, and
+/// each is timed from its own start: four cases of 0.6 s of CPU each, one
+/// at a time on one slot under a 1 s limit, are each accepted with about
+/// 0.6 s (the slot's count is not reset between them, it is noted).
+#[test]
+fn each_case_on_a_job_slot_is_timed_from_its_own_start() {
+    let board = "3x2\n#OO\n##O\n";
+    let names: Vec<String> = (0..4).map(|i| format!("b{i}.txt")).collect();
+    let rows: Vec<(&str, Option<&str>)> = names.iter().map(|n| (n.as_str(), Some(board))).collect();
+    let f = Fixture::with_rows(&rows);
+    f.grade(&format!("{} burn 600 1", misbehave()))
+        .args(["--cpu-limit", "1s", "--jobs", "1"])
+        .assert()
+        .code(0);
+    let mut seen = Vec::new();
+    for (case, r) in f.rows() {
+        let cpu: f64 = r["cpu_ms"].parse().unwrap();
+        assert_eq!(r["verdict"], "accepted", "{case}: {}", r["detail"]);
+        assert!((550.0..900.0).contains(&cpu), "{case}: {cpu} ms of CPU");
+        seen.push(case);
+    }
+    assert_eq!(seen.len(), 4);
+}
