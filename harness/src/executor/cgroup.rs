@@ -451,8 +451,10 @@ impl CaseCgroup {
             .ok()
     }
 
-    /// Kills every process in the case, escapees included.
-    pub fn kill(&self) {
+    /// Kills every process in the case, escapees included. `true` when a
+    /// look found none left (then none of the case's process group is
+    /// left either: they were all in it).
+    pub fn kill(&self) -> bool {
         let kill_file = self
             .dir(Role::V2)
             .or_else(|| self.dir(Role::Unified))
@@ -460,17 +462,17 @@ impl CaseCgroup {
         if let Some(f) = kill_file
             && self.write_file(&f, "1").is_ok()
         {
-            return;
+            return false;
         }
         // v1: an empty cgroup stays empty (only a case's process joins
         // one), so the freezer's work is needed only where something is
         // left.
         if self.tasks() == Some(0) {
             self.open.1.seen_empty();
-            return;
+            return true;
         }
         if self.pids().is_empty() {
-            return;
+            return false;
         }
         // Freeze so nothing forks while it dies, kill each, thaw.
         let freezer = self.dir(Role::Freezer).map(|d| d.join("freezer.state"));
@@ -487,6 +489,7 @@ impl CaseCgroup {
         if let Some(f) = &freezer {
             let _ = self.write_file(f, "THAWED");
         }
+        false
     }
 
     /// The v2 folder beside v1 whose `cpu.stat` counts the case's CPU
@@ -564,7 +567,9 @@ impl CaseCgroup {
         if self.shared {
             return;
         }
-        remove_when_empty(self.dirs.iter().map(|(_, d)| d), || self.kill());
+        remove_when_empty(self.dirs.iter().map(|(_, d)| d), || {
+            self.kill();
+        });
     }
 }
 

@@ -138,9 +138,12 @@ pub(super) fn run(
             let _ = kill_process_group(group, Signal::TERM);
             kill_at = Some(now + limits.grace);
         }
-        // The verdict clock: the CPU time of the case's whole tree.
+        // The verdict clock: the CPU time of the case's whole tree (read
+        // only once it could be over: a tree uses at most its wall time on
+        // every core).
         if kill_at.is_none()
             && let (Some(cpu), Some(cg)) = (limits.cpu, cgroup)
+            && now.duration_since(start).saturating_mul(cores()) >= cpu
             && cg.cpu().is_some_and(|used| used >= cpu)
         {
             limit = Some(LimitHit::Cpu);
@@ -160,11 +163,11 @@ pub(super) fn run(
         }
     };
     let wall = start.elapsed();
-    // The candidate is gone; anything left in its group, or in its cgroup
-    // (escapees), is a leftover.
-    let _ = kill_process_group(group, Signal::KILL);
-    if let Some(cg) = cgroup {
-        cg.kill();
+    // The candidate is gone; anything left in its cgroup (escapees) or in
+    // its group is a leftover. (A cgroup a look found empty holds none of
+    // the group either: every process of it joined with the leader.)
+    if !cgroup.is_some_and(CaseCgroup::kill) {
+        let _ = kill_process_group(group, Signal::KILL);
     }
     if let Some(g) = guard {
         g.tell(false, raw_group);
@@ -195,6 +198,18 @@ pub(super) fn run(
     result.stdout = case.stdout.finish();
     result.stderr = case.stderr.finish();
     result
+}
+
+/// The machine's cores, every one configured: no tree can run on more,
+/// whatever its affinity (which a candidate may widen).
+fn cores() -> u32 {
+    static CORES: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| {
+        // SAFETY: sysconf reads a system value; no memory is handed over.
+        #[allow(unsafe_code)]
+        let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) };
+        u32::try_from(n).ok().filter(|&n| n > 0).unwrap_or(4096)
+    })
 }
 
 /// What one case's thread watches.
