@@ -175,17 +175,7 @@ impl RunDir {
         if scratch.owner.is_none_or(|(uid, _)| uid == self.me.0) {
             return scratch.copy_in(files, contents, cap);
         }
-        let mut out: Vec<PathBuf> = Vec::with_capacity(files.len());
-        for (i, file) in files.iter().enumerate() {
-            let read;
-            let bytes: &[u8] = match contents.and_then(|c| c.get(i)) {
-                Some(b) => b,
-                None => {
-                    read = read_puzzle(file, cap)?;
-                    &read
-                }
-            };
-            let target = scratch.target(file, i, &out);
+        scratch.put(files, contents, cap, |file, bytes, target| {
             let shelved = {
                 let mut shelves = self.shelves.lock().unwrap_or_else(|p| p.into_inner());
                 shelves
@@ -193,17 +183,11 @@ impl RunDir {
                     .or_insert_with(|| Shelf::new(self.dir.path().join(format!("shelf-{slot}"))))
                     .get(file, bytes)
             };
-            let linked = shelved.and_then(|from| std::fs::hard_link(from, &target));
-            if linked.is_err() {
-                // (A file system without hard links, say: a copy.)
-                scratch.write_copy(file, &target, bytes)?;
-            }
-            if let Some(name) = target.file_name() {
-                scratch.placed.push(name.to_owned());
-            }
-            out.push(target);
-        }
-        Ok(out)
+            // (A file system without hard links, say: a copy instead.)
+            shelved
+                .and_then(|from| std::fs::hard_link(from, target))
+                .is_ok()
+        })
     }
 
     /// Folders made ahead for each job slot, at most.
@@ -286,6 +270,19 @@ impl Scratch {
         contents: Option<&[Vec<u8>]>,
         cap: u64,
     ) -> Result<Vec<PathBuf>, ExecError> {
+        self.put(files, contents, cap, |_, _, _| false)
+    }
+
+    /// Puts each of `files` in, in order (see [`Scratch::copy_in`]):
+    /// `link(file, bytes, target)` first, which says whether it put the
+    /// file there; else a copy is written.
+    fn put(
+        &mut self,
+        files: &[PathBuf],
+        contents: Option<&[Vec<u8>]>,
+        cap: u64,
+        mut link: impl FnMut(&Path, &[u8], &Path) -> bool,
+    ) -> Result<Vec<PathBuf>, ExecError> {
         let mut out: Vec<PathBuf> = Vec::with_capacity(files.len());
         for (i, file) in files.iter().enumerate() {
             let read;
@@ -297,7 +294,9 @@ impl Scratch {
                 }
             };
             let target = self.target(file, i, &out);
-            self.write_copy(file, &target, bytes)?;
+            if !link(file, bytes, &target) {
+                self.write_copy(file, &target, bytes)?;
+            }
             if let Some(name) = target.file_name() {
                 self.placed.push(name.to_owned());
             }

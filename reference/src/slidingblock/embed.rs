@@ -118,21 +118,10 @@ pub fn frozen(tray: &Tray) -> Vec<bool> {
 mod tests {
     use super::*;
     use crate::lightsout::rng;
-    use crate::slidingblock::generate::{DeepRecipe, deep_puzzle};
+    use crate::slidingblock::generate::deep_puzzle;
+    use crate::slidingblock::generate::tests::recipe;
     use crate::slidingblock::outcome::Outcome;
     use crate::slidingblock::solve::{SolveOptions, solve};
-
-    fn recipe(depth: usize) -> DeepRecipe {
-        DeepRecipe {
-            height: 4,
-            width: 4,
-            blocks: 10,
-            max_side: 2,
-            depth,
-            goal_blocks: 1,
-            max_states: 200_000,
-        }
-    }
 
     #[test]
     fn an_embedded_puzzle_keeps_its_fewest_moves_and_its_fillers_never_move() {

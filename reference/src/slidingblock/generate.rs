@@ -336,7 +336,7 @@ fn shuffle<T>(v: &mut [T], rng: &mut ChaCha8Rng) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::lightsout::rng;
     use crate::slidingblock::outcome::Outcome;
@@ -363,7 +363,8 @@ mod tests {
         }
     }
 
-    fn recipe(depth: usize) -> DeepRecipe {
+    /// A small recipe (4x4, ten blocks) for tests, `depth` moves deep.
+    pub(crate) fn recipe(depth: usize) -> DeepRecipe {
         DeepRecipe {
             height: 4,
             width: 4,
