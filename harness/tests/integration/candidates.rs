@@ -103,8 +103,20 @@ fn a_c_gogen_solver_on_both_file_forms() {
 fn candidates_are_found_and_started_as_execvp_would() {
     use std::os::unix::fs::PermissionsExt;
     // Not in /tmp, which a case's view replaces: nothing names these
-    // folders on the command line.
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    // folders on the command line. (A checkout under /tmp has no such
+    // folder to offer.)
+    let base = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    if ["/tmp", "/var/tmp", "/dev/shm", "/run/lock"]
+        .iter()
+        .any(|p| base.starts_with(p))
+    {
+        eprintln!(
+            "note: skipping: the checkout is under a folder every case's view replaces ({}); clone it elsewhere to run this test",
+            base.display()
+        );
+        return;
+    }
+    let dir = tempfile::tempdir_in(base).unwrap();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     let body = format!(
         "exec {} solve --family lightsout \"$@\"\n",
