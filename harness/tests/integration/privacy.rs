@@ -233,6 +233,77 @@ fn a_scratch_folder_holds_only_the_cases_copies() {
     );
 }
 
+/// The kernel's keyrings are no channel between a slot's cases (which run
+/// as one user): a key a case stores in its user's keyrings (`@u`, `@us`),
+/// its session keyring or its user's persistent keyring, the next case
+/// does not find; nor does a case on the other slot beside it.
+#[test]
+fn a_slots_next_case_finds_no_key_of_the_last() {
+    if !rustix::process::geteuid().is_root() {
+        assert!(
+            std::env::var_os("PUZZLEGRADE_REQUIRE_ISOLATION").is_none(),
+            "needs root here"
+        );
+        eprintln!("note: skipping: not root (a user per slot is root's)");
+        return;
+    }
+    let (add_key, keyctl) = match std::env::consts::ARCH {
+        "x86_64" => (248, 250),
+        "aarch64" => (217, 219),
+        other => {
+            eprintln!("note: skipping: no keyctl numbers written here for {other}");
+            return;
+        }
+    };
+    let board = "3x2\n#OO\n##O\n";
+    let names: Vec<String> = (0..6).map(|i| format!("b{i}.txt")).collect();
+    let rows: Vec<(&str, Option<&str>)> = names.iter().map(|n| (n.as_str(), Some(board))).collect();
+    let f = Fixture::with_rows(&rows);
+    // Exit 3 on a key found; else stores one everywhere it can.
+    let solver = f.dir.path().join("keeper.py");
+    std::fs::write(
+        &solver,
+        format!(
+            r#"#!/usr/bin/env python3
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+L = ctypes.c_long
+def keyctl(*a): return libc.syscall(L({keyctl}), *[L(x) if isinstance(x, int) else x for x in a])
+rings = [-4, -5, -3]
+persistent = keyctl(22, -1, -3)
+if persistent > 0: rings.append(persistent)
+found = [r for r in rings if keyctl(10, r, b"user", b"pg-mark", 0) >= 0]
+if found:
+    print("found a key in", found, file=sys.stderr)
+    sys.exit(3)
+stored = [r for r in rings if libc.syscall(L({add_key}), b"user", b"pg-mark", b"x", L(1), L(r)) > 0]
+if -4 not in stored:
+    print("could not store a key in @u", file=sys.stderr)
+    sys.exit(4)
+os.execv("{harness}", ["{harness}", "solve", "--family", "lightsout"] + sys.argv[1:])
+"#,
+            harness = env!("CARGO_BIN_EXE_harness"),
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&solver, std::fs::Permissions::from_mode(0o755)).unwrap();
+    for jobs in ["1", "2"] {
+        f.grade(solver.to_str().unwrap())
+            .args(["--jobs", jobs, "--force"])
+            .assert()
+            .code(0);
+        let verdicts: Vec<(String, String)> = read_scorecard(&f.scorecard())
+            .into_iter()
+            .map(|r| (r["verdict"].clone(), r["detail"].clone()))
+            .collect();
+        assert_eq!(
+            verdicts,
+            vec![("accepted".to_string(), String::new()); names.len()],
+            "--jobs {jobs}"
+        );
+    }
+}
+
 /// A job slot's keeper that dies (an administrator's `kill`: no candidate
 /// can signal root's process) costs no case: the next case's view is made
 /// by a keeper started again.
