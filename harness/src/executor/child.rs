@@ -63,6 +63,8 @@ pub(super) fn run(
     let begin = Instant::now();
     let failed = |msg: String| RunResult::ended(Ending::Failed(msg), begin.elapsed());
     let stdin = match &spec.stdin {
+        // Opened anew: a description shared with other cases would carry
+        // its status flags (`O_NONBLOCK`, set by one) to them.
         None => std::fs::File::open("/dev/null"),
         Some(path) => std::fs::File::open(path),
     };
@@ -85,8 +87,10 @@ pub(super) fn run(
     };
     // The write ends are the case's alone once it has them: `start` drops
     // ours, so its pipes close when it (and what it started) is done.
+    // A case in a cgroup of the run needs no line in the guard's file: the
+    // guard kills every such cgroup.
     let spawned = match guard {
-        Some(g) => g.spawn_case(|| start(ends)),
+        Some(g) => g.spawn_case(cgroup.is_none(), || start(ends)),
         None => start(ends),
     };
     let pid = match spawned {
@@ -166,12 +170,18 @@ pub(super) fn run(
     // The candidate is gone; anything left in its cgroup (escapees) or in
     // its group is a leftover. (A cgroup a look found empty holds none of
     // the group either: every process of it joined with the leader.)
-    if !cgroup.is_some_and(CaseCgroup::kill) {
+    let quiet = cgroup.is_some_and(CaseCgroup::kill);
+    if !quiet {
         let _ = kill_process_group(group, Signal::KILL);
     }
     if let Some(g) = guard {
-        g.tell(false, raw_group);
-        g.reap_orphans();
+        g.tell(false, raw_group, cgroup.is_none());
+        // A job slot's cgroup a look found empty holds no zombie either
+        // (its count has them): the case left no orphan to reap. (What an
+        // earlier case's did, the slot's next settling reaps.)
+        if !(quiet && cgroup.is_some_and(CaseCgroup::is_shared)) {
+            g.reap_orphans();
+        }
     }
     let drained_by = Instant::now() + DRAIN_WAIT;
     while case.stdout.open() || case.stderr.open() {

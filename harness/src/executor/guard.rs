@@ -7,16 +7,17 @@
 //! process (`harness __guard FILE`, in a process group of its own) holds
 //! the read end of a pipe only the harness writes, and waits. The harness
 //! keeps each live case's process group in a slot of FILE (one `pwrite`
-//! a change: no message, no wake-up of the guard). When the pipe closes,
-//! however the harness died (`kill -9` included), the guard reads FILE and
-//! SIGKILLs every group still in it.
+//! a change: no message, no wake-up of the guard), unless the case runs in
+//! a cgroup of the run. When the pipe closes, however the harness died
+//! (`kill -9` included), the guard reads FILE and SIGKILLs every group
+//! still in it, then kills every process in the run's cgroups.
 
 use std::fs::File;
 use std::io::Read;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::Mutex;
+use std::sync::{Mutex, RwLock};
 
 use rustix::process::{Pid, Signal, WaitOptions, kill_process, kill_process_group, waitpid};
 
@@ -27,9 +28,10 @@ pub struct Guard {
     /// The slot file and, mirrored in memory, the group in each slot.
     file: File,
     slots: Mutex<Vec<i32>>,
-    /// Held while a leader is spawned and registered, and while orphans
-    /// are reaped.
-    spawning: Mutex<()>,
+    /// Held (shared) while a leader is spawned and registered, and
+    /// (alone) while orphans are reaped: job slots spawn at once, the
+    /// reaper waits for every spawn under way to be registered.
+    spawning: RwLock<()>,
 }
 
 impl Guard {
@@ -63,7 +65,7 @@ impl Guard {
             pid,
             file,
             slots: Mutex::new(Vec::new()),
-            spawning: Mutex::new(()),
+            spawning: RwLock::new(()),
         })
     }
 
@@ -74,13 +76,19 @@ impl Guard {
 
     /// Starts a case's leader (`start` returns its pid, a child of this
     /// process) and records its process group as live, under the lock
-    /// [`Self::reap_orphans`] takes: the reaper never sees a leader it
-    /// does not know.
-    pub fn spawn_case(&self, start: impl FnOnce() -> std::io::Result<u32>) -> std::io::Result<u32> {
-        let _spawning = self.spawning.lock().unwrap_or_else(|p| p.into_inner());
+    /// [`Self::reap_orphans`] takes alone: the reaper never sees a leader
+    /// it does not know. Other slots' spawns go on meanwhile. `in_file`:
+    /// in the slot file too, for the guard to kill (not needed for a case
+    /// in a cgroup of the run: the guard kills every one of those).
+    pub fn spawn_case(
+        &self,
+        in_file: bool,
+        start: impl FnOnce() -> std::io::Result<u32>,
+    ) -> std::io::Result<u32> {
+        let _spawning = self.spawning.read().unwrap_or_else(|p| p.into_inner());
         let pid = start()?;
         if let Ok(pgid) = i32::try_from(pid) {
-            self.tell(true, pgid);
+            self.tell(true, pgid, in_file);
         }
         Ok(pid)
     }
@@ -96,7 +104,7 @@ impl Guard {
         if !matches!(waitid(WaitId::All, peek), Ok(Some(_))) {
             return;
         }
-        let _spawning = self.spawning.lock().unwrap_or_else(|p| p.into_inner());
+        let _spawning = self.spawning.write().unwrap_or_else(|p| p.into_inner());
         let live: Vec<i32> = self.slots.lock().unwrap_or_else(|p| p.into_inner()).clone();
         for pid in children() {
             let Ok(raw) = i32::try_from(pid) else {
@@ -111,8 +119,9 @@ impl Guard {
         }
     }
 
-    /// Records that process group `pgid` is live (or gone).
-    pub fn tell(&self, live: bool, pgid: i32) {
+    /// Records that process group `pgid` is live (or gone); `in_file`: in
+    /// the slot file too (see [`Self::spawn_case`]).
+    pub fn tell(&self, live: bool, pgid: i32, in_file: bool) {
         let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
         let (want, put) = if live { (0, pgid) } else { (pgid, 0) };
         let slot = match slots.iter().position(|&s| s == want) {
@@ -124,7 +133,9 @@ impl Guard {
             None => return,
         };
         slots[slot] = put;
-        let _ = self.file.write_all_at(&put.to_le_bytes(), slot as u64 * 4);
+        if in_file {
+            let _ = self.file.write_all_at(&put.to_le_bytes(), slot as u64 * 4);
+        }
     }
 
     /// Closes the pipe and waits for the guard to exit.
@@ -303,7 +314,7 @@ mod tests {
             pid: 0,
             file,
             slots: Mutex::new(Vec::new()),
-            spawning: Mutex::new(()),
+            spawning: RwLock::new(()),
         };
         let mut sleeper = Command::new("sleep")
             .arg("60")
@@ -311,12 +322,19 @@ mod tests {
             .spawn()
             .unwrap();
         let pgid = i32::try_from(sleeper.id()).unwrap();
-        guard.tell(true, 999_998);
-        guard.tell(true, pgid);
-        guard.tell(false, 999_998);
-        guard.tell(true, 999_997);
-        assert_eq!(*guard.slots.lock().unwrap(), [999_997, pgid]);
-        guard.tell(false, 999_997);
+        guard.tell(true, 999_998, true);
+        guard.tell(true, pgid, true);
+        guard.tell(false, 999_998, true);
+        guard.tell(true, 999_997, true);
+        // Known, not written: the guard would not kill it.
+        guard.tell(true, 999_996, false);
+        assert_eq!(*guard.slots.lock().unwrap(), [999_997, pgid, 999_996]);
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            [999_997i32.to_le_bytes(), pgid.to_le_bytes()].concat()
+        );
+        guard.tell(false, 999_997, true);
+        guard.tell(false, 999_996, false);
         serve(&b""[..], &path, &Cleanup::default());
         let status = sleeper.wait().unwrap();
         use std::os::unix::process::ExitStatusExt;

@@ -362,9 +362,14 @@ impl Isolated {
             cgroup.as_ref(),
         );
         // Only the case's process writes there, before its exec, and only
-        // why it could not start the candidate: by now it has exited or
-        // exec'd.
-        if let Some(why) = plan.failure(&super::slot::failure_said(failure)) {
+        // why it could not start the candidate, then exits with
+        // `FAILED`: by now it has exited or exec'd. Read where it may have
+        // written (a signal may have come between its write and its exit).
+        let may_have_said = matches!(
+            result.ending,
+            Ending::Exited(super::launch::FAILED) | Ending::Signaled(_) | Ending::Failed(_)
+        );
+        if may_have_said && let Some(why) = plan.failure(&super::slot::failure_said(failure)) {
             result.ending = Ending::Failed(why);
         }
         if let Some((path, file)) = report {
