@@ -27,7 +27,9 @@ impl View {
     /// one, which they change).
     fn build(&self) -> Result<(), String> {
         use rustix::fs::CWD;
-        use rustix::mount::{MountFlags, MountPropagationFlags, MoveMountFlags, OpenTreeFlags};
+        use rustix::mount::{
+            MountAttrFlags, MountFlags, MountPropagationFlags, MoveMountFlags, OpenTreeFlags,
+        };
         rustix::mount::mount_change(
             "/",
             MountPropagationFlags::REC | MountPropagationFlags::PRIVATE,
@@ -47,6 +49,12 @@ impl View {
                         | OpenTreeFlags::AT_RECURSIVE,
                 )
                 .map_err(|e| format!("cannot take {}: {e}", p.display()))?;
+                // Reads leave no access time a later case could see (the
+                // first to read a shared file, a puzzle copy, could say
+                // something by when it read it).
+                set_attr(&tree, MountAttrFlags::MOUNT_ATTR_NOATIME).map_err(|e| {
+                    format!("cannot keep {} without access times: {e}", p.display())
+                })?;
                 kept.push((tree, p.is_dir()));
             }
         }
@@ -61,7 +69,8 @@ impl View {
             rustix::fs::Mode::empty(),
         )
         .map_err(|e| format!("cannot open /: {e}"))?;
-        read_only(&root, "").map_err(|e| format!("cannot make the system read-only: {e}"))?;
+        set_attr(&root, MountAttrFlags::MOUNT_ATTR_RDONLY)
+            .map_err(|e| format!("cannot make the system read-only: {e}"))?;
         let options = std::ffi::CString::new(format!(
             "size={},nr_inodes=65536,mode=1777",
             self.size.max(1 << 20)
@@ -243,10 +252,14 @@ fn inside(root: &Path, path: &Path) -> std::path::PathBuf {
     root.join(path.strip_prefix("/").unwrap_or(path))
 }
 
-/// Makes the mount tree at `dir` (with `path` under it; `""`: `dir`
-/// itself) and every mount below it read-only (`mount_setattr`, which
-/// rustix does not wrap).
-fn read_only(dir: &impl std::os::fd::AsFd, path: &str) -> std::io::Result<()> {
+/// Sets `attr` on the mount tree at `dir` and every mount below it
+/// (`mount_setattr`, which rustix does not wrap): read-only, or no access
+/// times (which replaces the access-time mode the mounts had).
+fn set_attr(
+    dir: &impl std::os::fd::AsFd,
+    attr: rustix::mount::MountAttrFlags,
+) -> std::io::Result<()> {
+    use rustix::mount::MountAttrFlags;
     use std::os::fd::AsRawFd;
     /// `struct mount_attr` (linux/mount.h).
     #[repr(C)]
@@ -256,13 +269,17 @@ fn read_only(dir: &impl std::os::fd::AsFd, path: &str) -> std::io::Result<()> {
         propagation: u64,
         userns_fd: u64,
     }
+    let clear = if attr.intersects(MountAttrFlags::MOUNT_ATTR__ATIME) {
+        MountAttrFlags::MOUNT_ATTR__ATIME
+    } else {
+        MountAttrFlags::empty()
+    };
     let attr = MountAttr {
-        attr_set: u64::from(rustix::mount::MountAttrFlags::MOUNT_ATTR_RDONLY.bits()),
-        attr_clr: 0,
+        attr_set: u64::from(attr.bits()),
+        attr_clr: u64::from(clear.bits()),
         propagation: 0,
         userns_fd: 0,
     };
-    let path = std::ffi::CString::new(path)?;
     // SAFETY: every pointer is to a live value of the kernel's layout for
     // the call's duration, with its size; the descriptor is open.
     #[allow(unsafe_code)]
@@ -270,7 +287,7 @@ fn read_only(dir: &impl std::os::fd::AsFd, path: &str) -> std::io::Result<()> {
         libc::syscall(
             libc::SYS_mount_setattr,
             dir.as_fd().as_raw_fd(),
-            path.as_ptr(),
+            c"".as_ptr(),
             libc::AT_EMPTY_PATH | libc::AT_RECURSIVE,
             &attr as *const MountAttr,
             std::mem::size_of::<MountAttr>(),

@@ -304,6 +304,55 @@ os.execv("{harness}", ["{harness}", "solve", "--family", "lightsout"] + sys.argv
     }
 }
 
+/// Reading leaves no trace a later case could see: the access time of a
+/// file a case's view keeps (its puzzle copy, one file with the slot's
+/// other cases given that puzzle; the candidate's own program) does not
+/// change when the case reads it. (Otherwise the first case to read a
+/// file could tell the next ones something by when it read it.)
+#[test]
+fn reading_a_file_leaves_no_access_time() {
+    if !rustix::process::geteuid().is_root() {
+        assert!(
+            std::env::var_os("PUZZLEGRADE_REQUIRE_ISOLATION").is_none(),
+            "needs root here"
+        );
+        eprintln!("note: skipping: not root (a kept view is root's)");
+        return;
+    }
+    let board = "3x2\n#OO\n##O\n";
+    let names: Vec<String> = (0..3).map(|i| format!("b{i}.txt")).collect();
+    let rows: Vec<(&str, Option<&str>)> = names.iter().map(|n| (n.as_str(), Some(board))).collect();
+    let f = Fixture::with_rows(&rows);
+    let solver = f.dir.path().join("reader");
+    std::fs::write(
+        &solver,
+        format!(
+            "#!/bin/sh\n\
+             for file in \"$1\" \"$0\"; do\n\
+               before=$(stat -c %x \"$file\"); sleep 0.02; cat \"$file\" >/dev/null\n\
+               after=$(stat -c %x \"$file\")\n\
+               [ \"$before\" = \"$after\" ] || {{ echo \"$file read at $after\" >&2; exit 3; }}\n\
+             done\n\
+             exec {} solve --family lightsout \"$@\"\n",
+            env!("CARGO_BIN_EXE_harness")
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&solver, std::fs::Permissions::from_mode(0o755)).unwrap();
+    f.grade(solver.to_str().unwrap())
+        .args(["--jobs", "1"])
+        .assert()
+        .code(0);
+    let verdicts: Vec<(String, String)> = read_scorecard(&f.scorecard())
+        .into_iter()
+        .map(|r| (r["verdict"].clone(), r["detail"].clone()))
+        .collect();
+    assert_eq!(
+        verdicts,
+        vec![("accepted".to_string(), String::new()); names.len()]
+    );
+}
+
 /// A job slot's keeper that dies (an administrator's `kill`: no candidate
 /// can signal root's process) costs no case: the next case's view is made
 /// by a keeper started again.
