@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::support::{Fixture, harness, misbehave, read_scorecard};
+use crate::support::{Fixture, harness, misbehave, read_scorecard, require};
 
 /// Every file below `dir`, with its bytes.
 fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
@@ -142,18 +142,6 @@ fn the_rogues_gallery() {
 
     assert_eq!(snapshot(&f.suite()), before, "the suite is byte-identical");
     f.assert_no_survivors();
-}
-
-/// Skips (with a note) unless `ok`, or fails where CI requires it.
-fn require(ok: bool, why: &str) -> bool {
-    if !ok {
-        assert!(
-            std::env::var_os("PUZZLEGRADE_REQUIRE_ISOLATION").is_none(),
-            "must run here: {why}"
-        );
-        eprintln!("note: skipping: {why}");
-    }
-    ok
 }
 
 fn is_root() -> bool {

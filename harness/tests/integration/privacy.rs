@@ -8,7 +8,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use crate::support::{Fixture, read_scorecard};
+use crate::support::{Fixture, read_scorecard, require};
 
 const PLACES: [&str; 4] = ["/tmp", "/var/tmp", "/dev/shm", "/run/lock"];
 
@@ -31,14 +31,10 @@ fn segments() -> usize {
 
 #[test]
 fn what_a_case_leaves_dies_with_it() {
-    if !rustix::process::geteuid().is_root() {
-        assert!(
-            std::env::var_os("PUZZLEGRADE_REQUIRE_ISOLATION").is_none(),
-            "needs root here"
-        );
-        eprintln!(
-            "note: skipping: not root (an ordinary user's view is bubblewrap's, see the gallery)"
-        );
+    if !require(
+        rustix::process::geteuid().is_root(),
+        "not root (an ordinary user's view is bubblewrap's, see the gallery)",
+    ) {
         return;
     }
     let board = "3x2\n#OO\n##O\n";
@@ -119,12 +115,10 @@ fn what_a_case_leaves_dies_with_it() {
 /// the case's cgroup kills it; and each has System V objects of its own.
 #[test]
 fn a_slots_next_case_finds_nothing_of_the_last() {
-    if !rustix::process::geteuid().is_root() {
-        assert!(
-            std::env::var_os("PUZZLEGRADE_REQUIRE_ISOLATION").is_none(),
-            "needs root here"
-        );
-        eprintln!("note: skipping: not root (a kept view is root's)");
+    if !require(
+        rustix::process::geteuid().is_root(),
+        "not root (a kept view is root's)",
+    ) {
         return;
     }
     let board = "3x2\n#OO\n##O\n";
@@ -239,12 +233,10 @@ fn a_scratch_folder_holds_only_the_cases_copies() {
 /// does not find; nor does a case on the other slot beside it.
 #[test]
 fn a_slots_next_case_finds_no_key_of_the_last() {
-    if !rustix::process::geteuid().is_root() {
-        assert!(
-            std::env::var_os("PUZZLEGRADE_REQUIRE_ISOLATION").is_none(),
-            "needs root here"
-        );
-        eprintln!("note: skipping: not root (a user per slot is root's)");
+    if !require(
+        rustix::process::geteuid().is_root(),
+        "not root (a user per slot is root's)",
+    ) {
         return;
     }
     let (add_key, keyctl) = match std::env::consts::ARCH {
@@ -311,12 +303,10 @@ os.execv("{harness}", ["{harness}", "solve", "--family", "lightsout"] + sys.argv
 /// file could tell the next ones something by when it read it.)
 #[test]
 fn reading_a_file_leaves_no_access_time() {
-    if !rustix::process::geteuid().is_root() {
-        assert!(
-            std::env::var_os("PUZZLEGRADE_REQUIRE_ISOLATION").is_none(),
-            "needs root here"
-        );
-        eprintln!("note: skipping: not root (a kept view is root's)");
+    if !require(
+        rustix::process::geteuid().is_root(),
+        "not root (a kept view is root's)",
+    ) {
         return;
     }
     let board = "3x2\n#OO\n##O\n";
