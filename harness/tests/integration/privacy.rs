@@ -29,6 +29,37 @@ fn segments() -> usize {
         .unwrap_or(0)
 }
 
+/// A suite of `n` small solvable boards (`b0.txt`, `b1.txt`, ...).
+fn boards(n: usize) -> Fixture {
+    let names: Vec<String> = (0..n).map(|i| format!("b{i}.txt")).collect();
+    let rows: Vec<(&str, Option<&str>)> = names
+        .iter()
+        .map(|n| (n.as_str(), Some("3x2\n#OO\n##O\n")))
+        .collect();
+    Fixture::with_rows(&rows)
+}
+
+/// `text` as the executable script `name` in `f`'s folder.
+fn script(f: &Fixture, name: &str, text: impl AsRef<[u8]>) -> std::path::PathBuf {
+    let path = f.dir.path().join(name);
+    std::fs::write(&path, text).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+/// `f`'s scorecard holds `cases` rows, each accepted with no detail.
+fn assert_all_accepted(f: &Fixture, cases: usize, what: &str) {
+    let verdicts: Vec<(String, String)> = read_scorecard(&f.scorecard())
+        .into_iter()
+        .map(|r| (r["verdict"].clone(), r["detail"].clone()))
+        .collect();
+    assert_eq!(
+        verdicts,
+        vec![("accepted".to_string(), String::new()); cases],
+        "{what}"
+    );
+}
+
 #[test]
 fn what_a_case_leaves_dies_with_it() {
     if !require(
@@ -37,10 +68,8 @@ fn what_a_case_leaves_dies_with_it() {
     ) {
         return;
     }
-    let board = "3x2\n#OO\n##O\n";
-    let names: Vec<String> = (0..6).map(|i| format!("b{i}.txt")).collect();
-    let rows: Vec<(&str, Option<&str>)> = names.iter().map(|n| (n.as_str(), Some(board))).collect();
-    let f = Fixture::with_rows(&rows);
+    let cases = 6;
+    let f = boards(cases);
     // Marks every shared place and its TMPDIR, waits while the other job
     // slot's case does the same, fails (exit 3) if it sees another case's
     // mark, leaves a shared memory segment, then answers right.
@@ -53,9 +82,9 @@ fn what_a_case_leaves_dies_with_it() {
         .tempdir_in("/var/lib")
         .unwrap();
     std::fs::set_permissions(drop.path(), std::fs::Permissions::from_mode(0o1777)).unwrap();
-    let solver = f.dir.path().join("marker");
-    std::fs::write(
-        &solver,
+    let solver = script(
+        &f,
+        "marker",
         format!(
             "#!/bin/sh\n\
              me=$$\n\
@@ -71,9 +100,7 @@ fn what_a_case_leaves_dies_with_it() {
             drop = drop.path().display(),
             harness = env!("CARGO_BIN_EXE_harness"),
         ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&solver, std::fs::Permissions::from_mode(0o755)).unwrap();
+    );
     let have_bwrap = crate::candidates::have("bwrap");
     for sandbox in ["auto", "bwrap"] {
         if sandbox == "bwrap" && !have_bwrap {
@@ -85,15 +112,7 @@ fn what_a_case_leaves_dies_with_it() {
             .args(["--jobs", "2", "--force", "--sandbox", sandbox])
             .assert()
             .code(0);
-        let verdicts: Vec<(String, String)> = read_scorecard(&f.scorecard())
-            .into_iter()
-            .map(|r| (r["verdict"].clone(), r["detail"].clone()))
-            .collect();
-        assert_eq!(
-            verdicts,
-            vec![("accepted".to_string(), String::new()); names.len()],
-            "--sandbox {sandbox}"
-        );
+        assert_all_accepted(&f, cases, &format!("--sandbox {sandbox}"));
         assert_eq!(
             markers(),
             Vec::<String>::new(),
@@ -121,17 +140,15 @@ fn a_slots_next_case_finds_nothing_of_the_last() {
     ) {
         return;
     }
-    let board = "3x2\n#OO\n##O\n";
-    let names: Vec<String> = (0..8).map(|i| format!("b{i}.txt")).collect();
-    let rows: Vec<(&str, Option<&str>)> = names.iter().map(|n| (n.as_str(), Some(board))).collect();
-    let f = Fixture::with_rows(&rows);
+    let cases = 8;
+    let f = boards(cases);
     // Fails (exit 3) if it finds a mark in a shared place (where its own
     // folder is kept too) or a System V segment; then leaves marks, a
     // segment, a folder tree and a symlink, and (every other case) a
     // process of its own session that keeps writing marks.
-    let solver = f.dir.path().join("leaver");
-    std::fs::write(
-        &solver,
+    let solver = script(
+        &f,
+        "leaver",
         format!(
             "#!/bin/sh\n\
              for d in {places}; do for m in \"$d\"/pg-* \"$d\"/.pg-*; do\n\
@@ -148,22 +165,13 @@ fn a_slots_next_case_finds_nothing_of_the_last() {
             places = PLACES.join(" "),
             harness = env!("CARGO_BIN_EXE_harness"),
         ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&solver, std::fs::Permissions::from_mode(0o755)).unwrap();
+    );
     let before = segments();
     f.grade(solver.to_str().unwrap())
         .args(["--jobs", "1"])
         .assert()
         .code(0);
-    let verdicts: Vec<(String, String)> = read_scorecard(&f.scorecard())
-        .into_iter()
-        .map(|r| (r["verdict"].clone(), r["detail"].clone()))
-        .collect();
-    assert_eq!(
-        verdicts,
-        vec![("accepted".to_string(), String::new()); names.len()]
-    );
+    assert_all_accepted(&f, cases, "");
     assert_eq!(markers(), Vec::<String>::new(), "nothing on the machine");
     assert_eq!(segments(), before, "no segment left");
     let survivors: Vec<String> = std::fs::read_dir("/proc")
@@ -187,13 +195,11 @@ fn a_slots_next_case_finds_nothing_of_the_last() {
 /// each name it could guess).
 #[test]
 fn a_scratch_folder_holds_only_the_cases_copies() {
-    let board = "3x2\n#OO\n##O\n";
-    let names: Vec<String> = (0..8).map(|i| format!("b{i}.txt")).collect();
-    let rows: Vec<(&str, Option<&str>)> = names.iter().map(|n| (n.as_str(), Some(board))).collect();
-    let f = Fixture::with_rows(&rows);
-    let solver = f.dir.path().join("scratcher");
-    std::fs::write(
-        &solver,
+    let cases = 8;
+    let f = boards(cases);
+    let solver = script(
+        &f,
+        "scratcher",
         format!(
             "#!/bin/sh\n\
              here=$(ls -A \"$TMPDIR\")\n\
@@ -210,21 +216,12 @@ fn a_scratch_folder_holds_only_the_cases_copies() {
              exec {} solve --family lightsout \"$@\"\n",
             env!("CARGO_BIN_EXE_harness")
         ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&solver, std::fs::Permissions::from_mode(0o755)).unwrap();
+    );
     f.grade(solver.to_str().unwrap())
         .args(["--jobs", "1"])
         .assert()
         .code(0);
-    let verdicts: Vec<(String, String)> = read_scorecard(&f.scorecard())
-        .into_iter()
-        .map(|r| (r["verdict"].clone(), r["detail"].clone()))
-        .collect();
-    assert_eq!(
-        verdicts,
-        vec![("accepted".to_string(), String::new()); names.len()]
-    );
+    assert_all_accepted(&f, cases, "");
 }
 
 /// The kernel's keyrings are no channel between a slot's cases (which run
@@ -247,14 +244,12 @@ fn a_slots_next_case_finds_no_key_of_the_last() {
             return;
         }
     };
-    let board = "3x2\n#OO\n##O\n";
-    let names: Vec<String> = (0..6).map(|i| format!("b{i}.txt")).collect();
-    let rows: Vec<(&str, Option<&str>)> = names.iter().map(|n| (n.as_str(), Some(board))).collect();
-    let f = Fixture::with_rows(&rows);
+    let cases = 6;
+    let f = boards(cases);
     // Exit 3 on a key found; else stores one everywhere it can.
-    let solver = f.dir.path().join("keeper.py");
-    std::fs::write(
-        &solver,
+    let solver = script(
+        &f,
+        "keeper.py",
         format!(
             r#"#!/usr/bin/env python3
 import ctypes, os, sys
@@ -276,23 +271,13 @@ os.execv("{harness}", ["{harness}", "solve", "--family", "lightsout"] + sys.argv
 "#,
             harness = env!("CARGO_BIN_EXE_harness"),
         ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&solver, std::fs::Permissions::from_mode(0o755)).unwrap();
+    );
     for jobs in ["1", "2"] {
         f.grade(solver.to_str().unwrap())
             .args(["--jobs", jobs, "--force"])
             .assert()
             .code(0);
-        let verdicts: Vec<(String, String)> = read_scorecard(&f.scorecard())
-            .into_iter()
-            .map(|r| (r["verdict"].clone(), r["detail"].clone()))
-            .collect();
-        assert_eq!(
-            verdicts,
-            vec![("accepted".to_string(), String::new()); names.len()],
-            "--jobs {jobs}"
-        );
+        assert_all_accepted(&f, cases, &format!("--jobs {jobs}"));
     }
 }
 
@@ -309,13 +294,11 @@ fn reading_a_file_leaves_no_access_time() {
     ) {
         return;
     }
-    let board = "3x2\n#OO\n##O\n";
-    let names: Vec<String> = (0..3).map(|i| format!("b{i}.txt")).collect();
-    let rows: Vec<(&str, Option<&str>)> = names.iter().map(|n| (n.as_str(), Some(board))).collect();
-    let f = Fixture::with_rows(&rows);
-    let solver = f.dir.path().join("reader");
-    std::fs::write(
-        &solver,
+    let cases = 3;
+    let f = boards(cases);
+    let solver = script(
+        &f,
+        "reader",
         format!(
             "#!/bin/sh\n\
              for file in \"$1\" \"$0\"; do\n\
@@ -326,21 +309,12 @@ fn reading_a_file_leaves_no_access_time() {
              exec {} solve --family lightsout \"$@\"\n",
             env!("CARGO_BIN_EXE_harness")
         ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&solver, std::fs::Permissions::from_mode(0o755)).unwrap();
+    );
     f.grade(solver.to_str().unwrap())
         .args(["--jobs", "1"])
         .assert()
         .code(0);
-    let verdicts: Vec<(String, String)> = read_scorecard(&f.scorecard())
-        .into_iter()
-        .map(|r| (r["verdict"].clone(), r["detail"].clone()))
-        .collect();
-    assert_eq!(
-        verdicts,
-        vec![("accepted".to_string(), String::new()); names.len()]
-    );
+    assert_all_accepted(&f, cases, "");
 }
 
 /// A job slot's keeper that dies (an administrator's `kill`: no candidate
@@ -352,20 +326,16 @@ fn a_keeper_that_dies_is_started_again() {
         eprintln!("note: skipping: not root (a keeper is root's)");
         return;
     }
-    let board = "3x2\n#OO\n##O\n";
-    let names: Vec<String> = (0..6).map(|i| format!("b{i}.txt")).collect();
-    let rows: Vec<(&str, Option<&str>)> = names.iter().map(|n| (n.as_str(), Some(board))).collect();
-    let f = Fixture::with_rows(&rows);
-    let solver = f.dir.path().join("slow");
-    std::fs::write(
-        &solver,
+    let cases = 6;
+    let f = boards(cases);
+    let solver = script(
+        &f,
+        "slow",
         format!(
             "#!/bin/sh\nsleep 0.4\nexec {} solve --family lightsout \"$@\"\n",
             env!("CARGO_BIN_EXE_harness")
         ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&solver, std::fs::Permissions::from_mode(0o755)).unwrap();
+    );
     let mut run = std::process::Command::new(env!("CARGO_BIN_EXE_harness"))
         .arg("grade")
         .arg("--suite")
@@ -407,7 +377,7 @@ fn a_keeper_that_dies_is_started_again() {
         .into_iter()
         .map(|r| format!("{} {}", r["verdict"], r["detail"]))
         .collect();
-    assert_eq!(verdicts, vec!["accepted ".to_string(); names.len()]);
+    assert_eq!(verdicts, vec!["accepted ".to_string(); cases]);
 }
 
 /// A case inherits no descriptor but its stdin, stdout and stderr: not
@@ -416,18 +386,16 @@ fn a_keeper_that_dies_is_started_again() {
 #[test]
 fn a_case_inherits_no_descriptor_of_the_harness() {
     let f = Fixture::new();
-    let solver = f.dir.path().join("fds");
-    std::fs::write(
-        &solver,
+    let solver = script(
+        &f,
+        "fds",
         format!(
             "#!/bin/sh\n\
              [ -e /proc/$$/fd/7 ] && {{ echo 'inherited 7' >&2; exit 3; }}\n\
              exec {} solve --family lightsout \"$@\"\n",
             env!("CARGO_BIN_EXE_harness")
         ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&solver, std::fs::Permissions::from_mode(0o755)).unwrap();
+    );
     let open = f.dir.path().join("open-for-writing");
     let out = std::process::Command::new("sh")
         .arg("-c")
