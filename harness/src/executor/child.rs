@@ -87,10 +87,8 @@ pub(super) fn run(
     };
     // The write ends are the case's alone once it has them: `start` drops
     // ours, so its pipes close when it (and what it started) is done.
-    // A case in a cgroup of the run needs no line in the guard's file: the
-    // guard kills every such cgroup.
     let spawned = match guard {
-        Some(g) => g.spawn_case(cgroup.is_none(), || start(ends)),
+        Some(g) => g.spawn_case(|| start(ends)),
         None => start(ends),
     };
     let pid = match spawned {
@@ -175,7 +173,7 @@ pub(super) fn run(
         let _ = kill_process_group(group, Signal::KILL);
     }
     if let Some(g) = guard {
-        g.tell(false, raw_group, cgroup.is_none());
+        g.tell(false, raw_group);
         // A job slot's cgroup a look found empty holds no zombie either
         // (its count has them): the case left no orphan to reap. (What an
         // earlier case's did, the slot's next settling reaps.)

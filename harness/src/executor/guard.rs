@@ -32,6 +32,9 @@ pub struct Guard {
     /// (alone) while orphans are reaped: job slots spawn at once, the
     /// reaper waits for every spawn under way to be registered.
     spawning: RwLock<()>,
+    /// Every case runs in a cgroup of the run, which the guard kills: no
+    /// group need be written to the file.
+    cgroups_cover: bool,
 }
 
 impl Guard {
@@ -66,6 +69,7 @@ impl Guard {
             file,
             slots: Mutex::new(Vec::new()),
             spawning: RwLock::new(()),
+            cgroups_cover: !cleanup.cgroups.is_empty(),
         })
     }
 
@@ -77,18 +81,12 @@ impl Guard {
     /// Starts a case's leader (`start` returns its pid, a child of this
     /// process) and records its process group as live, under the lock
     /// [`Self::reap_orphans`] takes alone: the reaper never sees a leader
-    /// it does not know. Other slots' spawns go on meanwhile. `in_file`:
-    /// in the slot file too, for the guard to kill (not needed for a case
-    /// in a cgroup of the run: the guard kills every one of those).
-    pub fn spawn_case(
-        &self,
-        in_file: bool,
-        start: impl FnOnce() -> std::io::Result<u32>,
-    ) -> std::io::Result<u32> {
+    /// it does not know. Other slots' spawns go on meanwhile.
+    pub fn spawn_case(&self, start: impl FnOnce() -> std::io::Result<u32>) -> std::io::Result<u32> {
         let _spawning = self.spawning.read().unwrap_or_else(|p| p.into_inner());
         let pid = start()?;
         if let Ok(pgid) = i32::try_from(pid) {
-            self.tell(true, pgid, in_file);
+            self.tell(true, pgid);
         }
         Ok(pid)
     }
@@ -119,9 +117,10 @@ impl Guard {
         }
     }
 
-    /// Records that process group `pgid` is live (or gone); `in_file`: in
-    /// the slot file too (see [`Self::spawn_case`]).
-    pub fn tell(&self, live: bool, pgid: i32, in_file: bool) {
+    /// Records that process group `pgid` is live (or gone): in the slot
+    /// file too, unless every case runs in a cgroup of the run (the guard
+    /// kills each of those).
+    pub fn tell(&self, live: bool, pgid: i32) {
         let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
         let (want, put) = if live { (0, pgid) } else { (pgid, 0) };
         let slot = match slots.iter().position(|&s| s == want) {
@@ -133,7 +132,7 @@ impl Guard {
             None => return,
         };
         slots[slot] = put;
-        if in_file {
+        if !self.cgroups_cover {
             let _ = self.file.write_all_at(&put.to_le_bytes(), slot as u64 * 4);
         }
     }
@@ -315,6 +314,7 @@ mod tests {
             file,
             slots: Mutex::new(Vec::new()),
             spawning: RwLock::new(()),
+            cgroups_cover: false,
         };
         let mut sleeper = Command::new("sleep")
             .arg("60")
@@ -322,23 +322,41 @@ mod tests {
             .spawn()
             .unwrap();
         let pgid = i32::try_from(sleeper.id()).unwrap();
-        guard.tell(true, 999_998, true);
-        guard.tell(true, pgid, true);
-        guard.tell(false, 999_998, true);
-        guard.tell(true, 999_997, true);
-        // Known, not written: the guard would not kill it.
-        guard.tell(true, 999_996, false);
-        assert_eq!(*guard.slots.lock().unwrap(), [999_997, pgid, 999_996]);
+        guard.tell(true, 999_998);
+        guard.tell(true, pgid);
+        guard.tell(false, 999_998);
+        guard.tell(true, 999_997);
+        assert_eq!(*guard.slots.lock().unwrap(), [999_997, pgid]);
         assert_eq!(
             std::fs::read(&path).unwrap(),
             [999_997i32.to_le_bytes(), pgid.to_le_bytes()].concat()
         );
-        guard.tell(false, 999_997, true);
-        guard.tell(false, 999_996, false);
+        guard.tell(false, 999_997);
         serve(&b""[..], &path, &Cleanup::default());
         let status = sleeper.wait().unwrap();
         use std::os::unix::process::ExitStatusExt;
         assert_eq!(status.signal(), Some(9));
         assert!(!path.exists(), "the guard removes its slot file");
+    }
+
+    /// Where every case runs in a cgroup of the run (which the guard
+    /// kills), a live group is known, not written to the slot file.
+    #[test]
+    fn groups_in_the_runs_cgroups_are_known_not_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("slots");
+        let guard = Guard {
+            child: Mutex::new(None),
+            pid: 0,
+            file: File::create(&path).unwrap(),
+            slots: Mutex::new(Vec::new()),
+            spawning: RwLock::new(()),
+            cgroups_cover: true,
+        };
+        guard.tell(true, 999_996);
+        assert_eq!(*guard.slots.lock().unwrap(), [999_996]);
+        assert_eq!(std::fs::read(&path).unwrap(), Vec::<u8>::new());
+        guard.tell(false, 999_996);
+        assert_eq!(*guard.slots.lock().unwrap(), [0]);
     }
 }
