@@ -8,7 +8,10 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::support::{Fixture, harness, misbehave, read_scorecard, require};
+use crate::support::{
+    Fixture, harness, harness_as_an_ordinary_user, misbehave, read_scorecard, require,
+    require_ordinary_bwrap,
+};
 
 /// Every file below `dir`, with its bytes.
 fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
@@ -234,22 +237,7 @@ fn cores_part() -> &'static str {
 }
 
 fn grade_as_a_normal_user(f: &Fixture, extra: &[&str]) -> std::process::Output {
-    let status = std::process::Command::new("chown")
-        .args(["-R", "61000:61000"])
-        .arg(f.dir.path())
-        .status()
-        .unwrap();
-    assert!(status.success());
-    std::process::Command::new("setpriv")
-        .args([
-            "--reuid",
-            "61000",
-            "--regid",
-            "61000",
-            "--clear-groups",
-            "--",
-        ])
-        .arg(env!("CARGO_BIN_EXE_harness"))
+    harness_as_an_ordinary_user(f.dir.path())
         .arg("grade")
         .arg("--suite")
         .arg(f.suite())
@@ -271,19 +259,7 @@ fn grade_as_a_normal_user(f: &Fixture, extra: &[&str]) -> std::process::Output {
 /// recorded, with what it lacks.
 #[test]
 fn as_a_normal_user_the_rogues_cannot_reach_the_harness() {
-    let have = is_root() && Path::new("/usr/bin/setpriv").exists();
-    if !require(have, "needs root and setpriv to become an ordinary user") {
-        return;
-    }
-    let bwrap = std::process::Command::new("setpriv")
-        .args(["--reuid", "61000", "--regid", "61000", "--clear-groups"])
-        .args(["bwrap", "--ro-bind", "/", "/", "--unshare-all", "true"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !require(
-        bwrap,
-        "bwrap cannot make a sandbox for an ordinary user here",
-    ) {
+    if !require_ordinary_bwrap() {
         return;
     }
     let board = "3x2\n#OO\n##O\n";

@@ -8,7 +8,9 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use crate::support::{Fixture, read_scorecard, require};
+use crate::support::{
+    Fixture, harness_as_an_ordinary_user, read_scorecard, require, require_ordinary_bwrap,
+};
 
 const PLACES: [&str; 4] = ["/tmp", "/var/tmp", "/dev/shm", "/run/lock"];
 
@@ -39,6 +41,13 @@ fn boards(n: usize) -> Fixture {
     Fixture::with_rows(&rows)
 }
 
+/// [`boards`] where this is root; elsewhere `None`, skipped with a note
+/// saying `why` the test needs root (or failed where CI requires
+/// isolation).
+fn boards_as_root(n: usize, why: &str) -> Option<Fixture> {
+    require(rustix::process::geteuid().is_root(), why).then(|| boards(n))
+}
+
 /// `text` as the executable script `name` in `f`'s folder.
 fn script(f: &Fixture, name: &str, text: impl AsRef<[u8]>) -> std::path::PathBuf {
     let path = f.dir.path().join(name);
@@ -62,14 +71,13 @@ fn assert_all_accepted(f: &Fixture, cases: usize, what: &str) {
 
 #[test]
 fn what_a_case_leaves_dies_with_it() {
-    if !require(
-        rustix::process::geteuid().is_root(),
-        "not root (an ordinary user's view is bubblewrap's, see the gallery)",
-    ) {
-        return;
-    }
     let cases = 6;
-    let f = boards(cases);
+    let Some(f) = boards_as_root(
+        cases,
+        "not root (an ordinary user's view is bubblewrap's, see the gallery)",
+    ) else {
+        return;
+    };
     // Marks every shared place and its TMPDIR, waits while the other job
     // slot's case does the same, fails (exit 3) if it sees another case's
     // mark, leaves a shared memory segment, then answers right.
@@ -134,14 +142,10 @@ fn what_a_case_leaves_dies_with_it() {
 /// the case's cgroup kills it; and each has System V objects of its own.
 #[test]
 fn a_slots_next_case_finds_nothing_of_the_last() {
-    if !require(
-        rustix::process::geteuid().is_root(),
-        "not root (a kept view is root's)",
-    ) {
-        return;
-    }
     let cases = 8;
-    let f = boards(cases);
+    let Some(f) = boards_as_root(cases, "not root (a kept view is root's)") else {
+        return;
+    };
     // Fails (exit 3) if it finds a mark in a shared place (where its own
     // folder is kept too) or a System V segment; then leaves marks, a
     // segment, a folder tree and a symlink, and (every other case) a
@@ -224,31 +228,22 @@ fn a_scratch_folder_holds_only_the_cases_copies() {
     assert_all_accepted(&f, cases, "");
 }
 
-/// The kernel's keyrings are no channel between a slot's cases (which run
-/// as one user): a key a case stores in its user's keyrings (`@u`, `@us`),
-/// its session keyring or its user's persistent keyring, the next case
-/// does not find; nor does a case on the other slot beside it.
-#[test]
-fn a_slots_next_case_finds_no_key_of_the_last() {
-    if !require(
-        rustix::process::geteuid().is_root(),
-        "not root (a user per slot is root's)",
-    ) {
-        return;
-    }
+/// A candidate that fails (exit 3) where it finds a key another case
+/// stored in its user's keyrings (`@u`, `@us`), its session keyring or its
+/// user's persistent keyring, else stores one in each (exit 4 where it
+/// cannot store one in `@u`) and answers right; `None` (skipped with a
+/// note) where this machine's `keyctl` numbers are not written here.
+fn key_keeper(f: &Fixture) -> Option<std::path::PathBuf> {
     let (add_key, keyctl) = match std::env::consts::ARCH {
         "x86_64" => (248, 250),
         "aarch64" => (217, 219),
         other => {
             eprintln!("note: skipping: no keyctl numbers written here for {other}");
-            return;
+            return None;
         }
     };
-    let cases = 6;
-    let f = boards(cases);
-    // Exit 3 on a key found; else stores one everywhere it can.
-    let solver = script(
-        &f,
+    Some(script(
+        f,
         "keeper.py",
         format!(
             r#"#!/usr/bin/env python3
@@ -271,12 +266,60 @@ os.execv("{harness}", ["{harness}", "solve", "--family", "lightsout"] + sys.argv
 "#,
             harness = env!("CARGO_BIN_EXE_harness"),
         ),
-    );
+    ))
+}
+
+/// The kernel's keyrings are no channel between a slot's cases (which run
+/// as one user): a key a case stores in its user's keyrings (`@u`, `@us`),
+/// its session keyring or its user's persistent keyring, the next case
+/// does not find; nor does a case on the other slot beside it.
+#[test]
+fn a_slots_next_case_finds_no_key_of_the_last() {
+    let cases = 6;
+    let Some(f) = boards_as_root(cases, "not root (a user per slot is root's)") else {
+        return;
+    };
+    let Some(solver) = key_keeper(&f) else {
+        return;
+    };
     for jobs in ["1", "2"] {
         f.grade(solver.to_str().unwrap())
             .args(["--jobs", jobs, "--force"])
             .assert()
             .code(0);
+        assert_all_accepted(&f, cases, &format!("--jobs {jobs}"));
+    }
+}
+
+/// As an ordinary user (bubblewrap's tier: every case runs as the
+/// harness's own user) the keyrings are no channel either: each case's
+/// sandbox is a user namespace of its own, with keyrings of its own.
+/// (Without a sandbox they are one: `--sandbox none` fails this test.)
+#[test]
+fn as_an_ordinary_user_a_case_finds_no_key_of_the_last() {
+    if !require_ordinary_bwrap() {
+        return;
+    }
+    let cases = 6;
+    let f = boards(cases);
+    let Some(solver) = key_keeper(&f) else {
+        return;
+    };
+    for jobs in ["1", "2"] {
+        let out = harness_as_an_ordinary_user(f.dir.path())
+            .arg("grade")
+            .arg("--suite")
+            .arg(f.suite())
+            .arg("--candidate")
+            .arg(&solver)
+            .arg("--scorecard")
+            .arg(f.scorecard())
+            .args(["--jobs", jobs, "--force"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "--jobs {jobs}: {stderr}");
+        assert!(stderr.contains("+bwrap"), "bubblewrap's tier: {stderr}");
         assert_all_accepted(&f, cases, &format!("--jobs {jobs}"));
     }
 }
@@ -288,14 +331,10 @@ os.execv("{harness}", ["{harness}", "solve", "--family", "lightsout"] + sys.argv
 /// file could tell the next ones something by when it read it.)
 #[test]
 fn reading_a_file_leaves_no_access_time() {
-    if !require(
-        rustix::process::geteuid().is_root(),
-        "not root (a kept view is root's)",
-    ) {
-        return;
-    }
     let cases = 3;
-    let f = boards(cases);
+    let Some(f) = boards_as_root(cases, "not root (a kept view is root's)") else {
+        return;
+    };
     let solver = script(
         &f,
         "reader",

@@ -247,3 +247,49 @@ pub fn require(ok: bool, why: &str) -> bool {
     }
     ok
 }
+
+/// The user (and group) tests become, by `setpriv` from root, to run the
+/// harness as an ordinary user.
+const ORDINARY: &str = "61000";
+
+/// Whether the harness can run here as an ordinary user with bubblewrap's
+/// tier (root, `setpriv`, and a sandbox bubblewrap can make for that
+/// user): skips with a note, or fails where CI requires isolation.
+pub fn require_ordinary_bwrap() -> bool {
+    let root = rustix::process::geteuid().is_root() && Path::new("/usr/bin/setpriv").exists();
+    if !require(root, "needs root and setpriv to become an ordinary user") {
+        return false;
+    }
+    let bwrap = std::process::Command::new("setpriv")
+        .args(["--reuid", ORDINARY, "--regid", ORDINARY, "--clear-groups"])
+        .args(["bwrap", "--ro-bind", "/", "/", "--unshare-all", "true"])
+        .status()
+        .is_ok_and(|s| s.success());
+    require(
+        bwrap,
+        "bwrap cannot make a sandbox for an ordinary user here",
+    )
+}
+
+/// The harness, run as an ordinary user (by `setpriv`), `dir` (a test's
+/// folder: its suite, its scripts, its scorecard) given to that user
+/// first.
+pub fn harness_as_an_ordinary_user(dir: &Path) -> std::process::Command {
+    let status = std::process::Command::new("chown")
+        .args(["-R", &format!("{ORDINARY}:{ORDINARY}")])
+        .arg(dir)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut cmd = std::process::Command::new("setpriv");
+    cmd.args([
+        "--reuid",
+        ORDINARY,
+        "--regid",
+        ORDINARY,
+        "--clear-groups",
+        "--",
+    ])
+    .arg(env!("CARGO_BIN_EXE_harness"));
+    cmd
+}
