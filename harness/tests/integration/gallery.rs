@@ -49,11 +49,7 @@ fn isolation_here() -> Result<String, String> {
 #[test]
 fn the_rogues_gallery() {
     if let Err(why) = isolation_here() {
-        assert!(
-            std::env::var_os("PUZZLEGRADE_REQUIRE_ISOLATION").is_none(),
-            "the gallery must run here: {why}"
-        );
-        eprintln!("note: skipping the rogues' gallery: {why}");
+        require(false, &format!("the rogues' gallery: {why}"));
         return;
     }
     let board = "3x2\n#OO\n##O\n";

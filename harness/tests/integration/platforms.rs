@@ -30,15 +30,10 @@ fn unzip(zip: &Path, to: &Path) {
 /// Whether this test may build a platform's replica (a mount namespace
 /// needs root); else says why it skips (a failure where CI requires it).
 fn root_for(platform: &str) -> bool {
-    if rustix::process::geteuid().is_root() {
-        return true;
-    }
-    assert!(
-        std::env::var_os("PUZZLEGRADE_REQUIRE_ISOLATION").is_none(),
-        "the {platform} replica needs root (a mount namespace) here"
-    );
-    eprintln!("note: skipping the {platform} replica: not root");
-    false
+    crate::support::require(
+        rustix::process::geteuid().is_root(),
+        &format!("the {platform} replica needs root (a mount namespace)"),
+    )
 }
 
 /// A scratch folder every user can reach (the kit's candidates run as
