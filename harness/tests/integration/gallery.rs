@@ -10,7 +10,7 @@ use std::path::Path;
 
 use crate::support::{
     Fixture, harness, harness_as_an_ordinary_user, misbehave, read_scorecard, require,
-    require_ordinary_bwrap,
+    require_ordinary, require_ordinary_bwrap,
 };
 
 /// Every file below `dir`, with its bytes.
@@ -143,13 +143,6 @@ fn the_rogues_gallery() {
     f.assert_no_survivors();
 }
 
-fn is_root() -> bool {
-    std::process::Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| o.stdout == b"0\n")
-}
-
 /// Under bubblewrap a candidate has its own PID namespace (its parent is
 /// not the harness), a crash is still reported as the signal, and correct
 /// answers are accepted.
@@ -199,7 +192,10 @@ fn a_sandbox_that_never_started_is_our_failure() {
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success());
-    if !require(have && is_root(), "needs bwrap and root (a pids cgroup)") {
+    if !require(
+        have && rustix::process::geteuid().is_root(),
+        "needs bwrap and root (a pids cgroup)",
+    ) {
         return;
     }
     let f = Fixture::new();
@@ -302,8 +298,7 @@ fn as_a_normal_user_the_rogues_cannot_reach_the_harness() {
 /// can: the harness says so.
 #[test]
 fn as_a_normal_user_without_a_sandbox_the_missing_protections_are_said() {
-    let have = is_root() && Path::new("/usr/bin/setpriv").exists();
-    if !require(have, "needs root and setpriv to become an ordinary user") {
+    if !require_ordinary() {
         return;
     }
     let f = Fixture::with_rows(&[("right.txt", Some("3x2\n#OO\n##O\n"))]);

@@ -12,7 +12,8 @@ use crate::support::{
     Fixture, harness_as_an_ordinary_user, read_scorecard, require, require_ordinary_bwrap,
 };
 
-const PLACES: [&str; 4] = ["/tmp", "/var/tmp", "/dev/shm", "/run/lock"];
+/// The places every user may write.
+const PLACES: [&str; 4] = harness::executor::view::SHARED;
 
 /// The markers left in `PLACES`.
 fn markers() -> Vec<String> {

@@ -252,16 +252,25 @@ pub fn require(ok: bool, why: &str) -> bool {
 /// harness as an ordinary user.
 const ORDINARY: &str = "61000";
 
+/// `setpriv`'s arguments that make that user (before the command).
+const BECOME: [&str; 5] = ["--reuid", ORDINARY, "--regid", ORDINARY, "--clear-groups"];
+
+/// Whether tests can become an ordinary user here (root, and `setpriv`):
+/// skips with a note, or fails where CI requires isolation.
+pub fn require_ordinary() -> bool {
+    let root = rustix::process::geteuid().is_root() && Path::new("/usr/bin/setpriv").exists();
+    require(root, "needs root and setpriv to become an ordinary user")
+}
+
 /// Whether the harness can run here as an ordinary user with bubblewrap's
-/// tier (root, `setpriv`, and a sandbox bubblewrap can make for that
+/// tier ([`require_ordinary`], and a sandbox bubblewrap can make for that
 /// user): skips with a note, or fails where CI requires isolation.
 pub fn require_ordinary_bwrap() -> bool {
-    let root = rustix::process::geteuid().is_root() && Path::new("/usr/bin/setpriv").exists();
-    if !require(root, "needs root and setpriv to become an ordinary user") {
+    if !require_ordinary() {
         return false;
     }
     let bwrap = std::process::Command::new("setpriv")
-        .args(["--reuid", ORDINARY, "--regid", ORDINARY, "--clear-groups"])
+        .args(BECOME)
         .args(["bwrap", "--ro-bind", "/", "/", "--unshare-all", "true"])
         .status()
         .is_ok_and(|s| s.success());
@@ -282,14 +291,8 @@ pub fn harness_as_an_ordinary_user(dir: &Path) -> std::process::Command {
         .unwrap();
     assert!(status.success());
     let mut cmd = std::process::Command::new("setpriv");
-    cmd.args([
-        "--reuid",
-        ORDINARY,
-        "--regid",
-        ORDINARY,
-        "--clear-groups",
-        "--",
-    ])
-    .arg(env!("CARGO_BIN_EXE_harness"));
+    cmd.args(BECOME)
+        .arg("--")
+        .arg(env!("CARGO_BIN_EXE_harness"));
     cmd
 }
