@@ -69,8 +69,8 @@ impl Candidate {
     /// working directory out of that user's reach. Checked once, before
     /// the first case: otherwise every case would fail alike, as if the
     /// candidate were wrong.
-    pub fn reachable_by(&self, owner: (u32, u32)) -> Result<(), String> {
-        use crate::executor::isolate::reachable;
+    pub fn reachable_by(&self, owner: (u32, u32)) -> Result<(), crate::executor::ExecError> {
+        use crate::executor::reachable;
         let workdir = self.workdir();
         match self {
             Candidate::Reference { exe, .. } => reachable(exe, owner, true)?,

@@ -5,6 +5,21 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+/// Which clock stopped a case that ran over its time: a decision (run it
+/// again alone?) reads this, never the row's words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Clock {
+    /// Its CPU time reached the CPU-time limit.
+    Cpu,
+    /// The wall clock reached the time limit, with no CPU-time limit below
+    /// it: the wall clock is the limit.
+    Wall,
+    /// The wall clock reached the safety net while a CPU-time limit was the
+    /// case's limit and its CPU time was under it: beside other cases, that
+    /// may be the machine's doing, not the candidate's.
+    SafetyNet,
+}
+
 /// How one case ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -93,6 +108,10 @@ pub struct Row {
     /// The isolation the case ran under (`copies+uid+cgroup-v1+rlimits`).
     #[serde(default)]
     pub isolation: String,
+    /// Which clock stopped it, when one did (a `time-limit` row of this
+    /// run; not kept in the scorecard).
+    #[serde(skip)]
+    pub clock: Option<Clock>,
 }
 
 impl Row {
@@ -113,6 +132,7 @@ impl Row {
             moves: None,
             best_moves: None,
             isolation: String::new(),
+            clock: None,
         }
     }
 

@@ -120,7 +120,7 @@ pub fn pool<'a>(ctx: &Context, jobs: impl Into<Jobs<'a>>, on_event: &mut dyn FnM
                         if alone_matters
                             && repeat.runs <= 1
                             && repeat.warmup == 0
-                            && stopped_by_the_wall_clock(&row, &ctx.options.limits)
+                            && stopped_by_the_wall_clock(&row)
                         {
                             stopped.lock().unwrap_or_else(|p| p.into_inner()).push((
                                 seq,
@@ -174,7 +174,7 @@ fn alone(ctx: &Context, job: &Job, first: Row) -> Row {
             row.detail = format!("{}; could not be run again alone", row.detail);
             row
         });
-    if row.verdict == Verdict::TimeLimit && stopped_by_the_wall_clock(&row, &ctx.options.limits) {
+    if row.verdict == Verdict::TimeLimit && stopped_by_the_wall_clock(&row) {
         row.detail = format!("{}, alone too", row.detail);
     } else {
         let sep = if row.detail.is_empty() { "" } else { "; " };
@@ -251,7 +251,7 @@ pub(crate) mod tests {
             allow_outside_suite: false,
             max_puzzle_size: 64 << 20,
             keep_output: None,
-            isolation: crate::executor::isolate::Isolation::default(),
+            isolation: crate::executor::Isolation::default(),
             load: Default::default(),
             repeat: Repeat::default(),
         }

@@ -9,7 +9,7 @@ use anyhow::{Context as _, bail};
 use reference::family::{Grader, LoadOptions};
 
 use crate::cancel::Cancel;
-use crate::executor::isolate::Isolation;
+use crate::executor::Isolation;
 use crate::executor::{Executor, Limits};
 
 /// The longest time limit or grace accepted.

@@ -19,9 +19,9 @@
 #[cfg(not(test))]
 #[unsafe(no_mangle)]
 pub extern "C" fn main(_argc: std::ffi::c_int, _argv: *const *const std::ffi::c_char) -> i32 {
-    if harness::executor::keeper::serve() == std::process::ExitCode::SUCCESS {
+    if harness::executor::serve_keeper() == std::process::ExitCode::SUCCESS {
         0
     } else {
-        harness::executor::launch::FAILED
+        harness::executor::FAILED
     }
 }

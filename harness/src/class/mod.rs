@@ -49,7 +49,7 @@ pub struct ClassResult {
 /// charged to a memory cgroup), as many small files come and go.
 pub fn work_dir(executor: &dyn crate::executor::Executor) -> anyhow::Result<tempfile::TempDir> {
     use std::os::unix::fs::PermissionsExt;
-    let base = crate::executor::scratch::scratch_base(executor.label().contains("cgroup"));
+    let base = executor.scratch_place().base();
     let work = tempfile::Builder::new()
         .prefix("puzzlegrade-class-")
         .tempdir_in(&base)

@@ -6,6 +6,8 @@
 //! one (as root), and by the candidate's CPU affinity everywhere (which a
 //! candidate could widen where no cpuset holds it).
 
+use super::ExecError;
+
 use std::fmt::Write as _;
 
 /// The cores this process may run on, in order.
@@ -22,16 +24,16 @@ pub fn allowed() -> Vec<usize> {
 /// order, the rest of the division left to the harness. `Err` says why
 /// the slots share every core instead: one slot (it has them all), or
 /// more slots than cores.
-pub fn share(allowed: &[usize], slots: usize) -> Result<Vec<Vec<usize>>, String> {
+pub fn share(allowed: &[usize], slots: usize) -> Result<Vec<Vec<usize>>, ExecError> {
     if slots < 2 {
-        return Err("one job at a time: the job has every core".into());
+        return Err(ExecError::OneJob);
     }
     let each = allowed.len() / slots;
     if each == 0 {
-        return Err(format!(
-            "{slots} jobs on {} cores: cases share the cores",
-            allowed.len()
-        ));
+        return Err(ExecError::FewCores {
+            slots,
+            cores: allowed.len(),
+        });
     }
     Ok(allowed
         .chunks(each)
@@ -65,6 +67,7 @@ pub fn list(cores: &[usize]) -> String {
 }
 
 /// Reads the kernel's list form back; `None` when it is not one.
+#[cfg(test)]
 pub fn parse_list(text: &str) -> Option<Vec<usize>> {
     let mut out = Vec::new();
     for part in text.trim().split(',').filter(|p| !p.is_empty()) {
@@ -83,13 +86,13 @@ pub fn parse_list(text: &str) -> Option<Vec<usize>> {
 }
 
 /// Keeps this process (and what it starts) on `cores`.
-pub fn pin(cores: &[usize]) -> Result<(), String> {
+pub fn pin(cores: &[usize]) -> Result<(), ExecError> {
     let mut set = rustix::thread::CpuSet::new();
     for &c in cores {
         set.set(c);
     }
     rustix::thread::sched_setaffinity(None, &set)
-        .map_err(|e| format!("cannot keep to cores {}: {e}", list(cores)))
+        .map_err(|e| ExecError::system(format!("keep to cores {}", list(cores)), e))
 }
 
 #[cfg(test)]
@@ -106,11 +109,11 @@ mod tests {
         );
         assert_eq!(share(&[2, 5, 7], 3).unwrap(), [vec![2], vec![5], vec![7]]);
         assert_eq!(
-            share(&[0, 1], 1).unwrap_err(),
+            share(&[0, 1], 1).unwrap_err().to_string(),
             "one job at a time: the job has every core"
         );
         assert_eq!(
-            share(&[0, 1], 3).unwrap_err(),
+            share(&[0, 1], 3).unwrap_err().to_string(),
             "3 jobs on 2 cores: cases share the cores"
         );
     }

@@ -81,6 +81,55 @@ pub enum ExecError {
         /// The harness's own cgroup.
         path: PathBuf,
     },
+    /// A system call the executor needs failed (not on a path of its own).
+    #[error("cannot {what}: {error}")]
+    System {
+        /// What we tried, in words.
+        what: String,
+        /// What the system said.
+        error: std::io::Error,
+    },
+    /// A sandbox cannot be used here.
+    #[error("{sandbox} {why}")]
+    Unusable {
+        /// Which (`bwrap`).
+        sandbox: &'static str,
+        /// Why, in words: what its own check said.
+        why: String,
+    },
+    /// A folder on the way to a path is closed to a job slot's user.
+    #[error("the folder {} is closed to it", folder.display())]
+    Closed {
+        /// The folder.
+        folder: PathBuf,
+    },
+    /// A job slot's user may not read, run or enter a path.
+    #[error("it cannot {what} {}", path.display())]
+    Forbidden {
+        /// `read`, `run`, `read and run`, `enter`.
+        what: &'static str,
+        /// The path.
+        path: PathBuf,
+    },
+    /// One job slot: it has every core.
+    #[error("one job at a time: the job has every core")]
+    OneJob,
+    /// Fewer cores than job slots.
+    #[error("{slots} jobs on {cores} cores: cases share the cores")]
+    FewCores {
+        /// Job slots.
+        slots: usize,
+        /// Cores.
+        cores: usize,
+    },
+    /// A launch that cannot be made ready for the child: a word with a
+    /// NUL byte.
+    #[error("a NUL in {0}")]
+    Nul(String),
+    /// A view's words (from the harness to a slot's keeper) that make no
+    /// view.
+    #[error("{0}")]
+    BadView(&'static str),
 }
 
 impl ExecError {
@@ -90,6 +139,14 @@ impl ExecError {
             action,
             path: path.into(),
             error,
+        }
+    }
+
+    /// An [`ExecError::System`].
+    pub fn system(what: impl Into<String>, error: impl Into<std::io::Error>) -> Self {
+        Self::System {
+            what: what.into(),
+            error: error.into(),
         }
     }
 }

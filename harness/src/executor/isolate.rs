@@ -15,7 +15,9 @@ use std::ffi::OsString;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use super::ExecError;
 use super::cgroup::Cgroups;
+use super::sandbox::Kind;
 
 /// Who candidates run as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,9 +28,9 @@ pub enum RunAs {
     Harness,
 }
 
-/// An optional outer sandbox.
+/// The sandbox asked for (`--sandbox`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Sandbox {
+pub enum SandboxChoice {
     /// The strongest the machine allows: as root, none around the case (a
     /// user per slot and the trampoline's own namespaces do it); as
     /// another user, bubblewrap where it works.
@@ -49,7 +51,7 @@ pub struct Isolation {
     /// Who candidates run as.
     pub run_as: RunAs,
     /// The first uid (and gid) of the job slots' users; `None`: the first
-    /// range no other run on this machine holds (see [`super::uids`]).
+    /// range no other run on this machine holds (see `uids`).
     pub uid_base: Option<u32>,
     /// Job slots: the uids a run claims.
     pub slots: usize,
@@ -61,8 +63,8 @@ pub struct Isolation {
     pub pids_limit: u64,
     /// The largest file a candidate may write (RLIMIT_FSIZE).
     pub file_size_limit: u64,
-    /// The outer sandbox.
-    pub sandbox: Sandbox,
+    /// The sandbox asked for.
+    pub sandbox: SandboxChoice,
     /// `--env NAME=VALUE` pairs, added to the minimum.
     pub env: Vec<(OsString, OsString)>,
     /// Folders no case may see (the suites, a class's submissions, a
@@ -81,7 +83,7 @@ impl Default for Isolation {
             memory_limit: 2 << 30,
             pids_limit: 256,
             file_size_limit: 64 << 20,
-            sandbox: Sandbox::Auto,
+            sandbox: SandboxChoice::Auto,
             env: Vec::new(),
             hide: Vec::new(),
         }
@@ -99,12 +101,10 @@ pub struct Level {
     pub cgroup: Option<String>,
     /// rlimits (core 0, file size, and process count where meaningful).
     pub rlimits: bool,
-    /// A view of the file system per case: private /tmp, /var/tmp,
-    /// /dev/shm and /run/lock, the scratch folders, suites and other
-    /// submissions out of sight (see `view`).
-    pub private: bool,
-    /// bubblewrap around each case.
-    pub bwrap: bool,
+    /// The sandbox that makes each case's view of the file system: private
+    /// /tmp, /var/tmp, /dev/shm and /run/lock, the scratch folders, suites
+    /// and other submissions out of sight (see `sandbox::view`).
+    pub sandbox: Option<Kind>,
     /// Job slots keep to cores of their own: `cpuset` (a cpuset cgroup per
     /// slot holds them), `cpus` (their CPU affinity only).
     pub cores: Option<&'static str>,
@@ -122,7 +122,7 @@ impl Level {
         if self.uid_base.is_some() {
             parts.push("uid".into());
         }
-        if self.private {
+        if self.sandbox.is_some() {
             parts.push("private".into());
         }
         if let Some(c) = &self.cgroup {
@@ -134,8 +134,8 @@ impl Level {
         if let Some(c) = self.cores {
             parts.push(c.into());
         }
-        if self.bwrap {
-            parts.push("bwrap".into());
+        if let Some(word) = self.sandbox.and_then(Kind::label) {
+            parts.push(word.into());
         }
         if parts.is_empty() {
             "none".into()
@@ -182,14 +182,14 @@ pub fn is_root() -> bool {
 /// reach `path`: search every folder on the way, enter it when it is a
 /// folder, and read it when it is a file (`exec`: run it too). `Err` says
 /// what stops it, naming the first place that does.
-pub fn reachable(path: &Path, (uid, gid): (u32, u32), exec: bool) -> Result<(), String> {
+pub fn reachable(path: &Path, (uid, gid): (u32, u32), exec: bool) -> Result<(), ExecError> {
     use std::os::unix::fs::MetadataExt;
     if uid == 0 {
         return Ok(());
     }
     let path = path
         .canonicalize()
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+        .map_err(|e| ExecError::io("reach", path, e))?;
     // The permission bits that apply to this user: owner, group, or others.
     let may = |meta: &std::fs::Metadata, bit: u32| {
         let shift = if meta.uid() == uid {
@@ -202,12 +202,14 @@ pub fn reachable(path: &Path, (uid, gid): (u32, u32), exec: bool) -> Result<(), 
         meta.mode() & (bit << shift) != 0
     };
     for dir in path.ancestors().skip(1) {
-        let meta = std::fs::metadata(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let meta = std::fs::metadata(dir).map_err(|e| ExecError::io("reach", dir, e))?;
         if !may(&meta, 0o1) {
-            return Err(format!("the folder {} is closed to it", dir.display()));
+            return Err(ExecError::Closed {
+                folder: dir.to_owned(),
+            });
         }
     }
-    let meta = std::fs::metadata(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let meta = std::fs::metadata(&path).map_err(|e| ExecError::io("reach", &path, e))?;
     let (bits, what) = if meta.is_dir() {
         (0o1, "enter")
     } else if exec {
@@ -219,48 +221,18 @@ pub fn reachable(path: &Path, (uid, gid): (u32, u32), exec: bool) -> Result<(), 
     let script = exec && !meta.is_dir() && std::fs::read(&path).is_ok_and(|b| b.starts_with(b"#!"));
     if !may(&meta, bits) || (script && !may(&meta, 0o4)) {
         let what = if script { "read and run" } else { what };
-        return Err(format!("it cannot {what} {}", path.display()));
+        return Err(ExecError::Forbidden { what, path });
     }
     Ok(())
 }
 
-/// Whether bubblewrap can make a sandbox here, as this user: `Err` says
-/// why not.
-pub fn bwrap_here() -> Result<(), String> {
-    let out = std::process::Command::new("bwrap")
-        .args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"])
-        .args([
-            "--unshare-all",
-            "--new-session",
-            "--die-with-parent",
-            "--",
-            "true",
-        ])
-        .stdin(std::process::Stdio::null())
-        .output()
-        .map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => {
-                "bwrap is not installed (Debian: apt-get install bubblewrap)".to_string()
-            }
-            _ => format!("cannot run bwrap: {e}"),
-        })?;
-    if out.status.success() {
-        return Ok(());
-    }
-    let said = String::from_utf8_lossy(&out.stderr);
-    Err(format!(
-        "bwrap cannot make a sandbox here: {}",
-        said.lines().last().unwrap_or("no reason given").trim()
-    ))
-}
-
 /// Looks at the machine and settles what is in force for `isolation`
 /// (`bwrap`: whether bubblewrap works here, asked only when it matters).
-pub fn settle(
+pub(super) fn settle(
     isolation: &Isolation,
     cgroups: &Option<Cgroups>,
     cgroup_why: Option<String>,
-    bwrap: &dyn Fn() -> Result<(), String>,
+    bwrap: &dyn Fn() -> Result<(), ExecError>,
 ) -> Level {
     let mut level = Level::default();
     if !isolation.enabled {
@@ -273,28 +245,27 @@ pub fn settle(
     level.rlimits = true;
     let root = is_root();
     match isolation.sandbox {
-        Sandbox::Bwrap => level.bwrap = true,
-        Sandbox::Auto if !root => match bwrap() {
-            Ok(()) => level.bwrap = true,
+        SandboxChoice::Bwrap => level.sandbox = Some(Kind::Bwrap),
+        SandboxChoice::Auto if !root => match bwrap() {
+            Ok(()) => level.sandbox = Some(Kind::Bwrap),
             Err(why) => level.missing.push(format!(
                 "a sandbox ({why}): candidates can signal the harness and write what it can, and see /tmp, the suites and other cases' files"
             )),
         },
-        Sandbox::None if !root => level.missing.push(
+        SandboxChoice::None if !root => level.missing.push(
             "a sandbox (--sandbox none): candidates can signal the harness and write what it can, and see /tmp, the suites and other cases' files".into(),
         ),
-        Sandbox::None => level.missing.push(
+        SandboxChoice::None => level.missing.push(
             "a view of its own (--sandbox none): /tmp, /var/tmp and /dev/shm are shared, and the suites and other students' copies are in sight".into(),
         ),
-        Sandbox::Auto => {}
+        SandboxChoice::Auto => level.sandbox = Some(Kind::Native),
     }
-    level.private = level.bwrap || (root && isolation.sandbox == Sandbox::Auto);
     match isolation.run_as {
         // The range itself is claimed by the executor (super::uids).
         RunAs::Auto if root => {
             level.uid_base = Some(isolation.uid_base.unwrap_or(super::uids::FIRST))
         }
-        RunAs::Auto if level.bwrap => level.missing.push(
+        RunAs::Auto if level.sandbox == Some(Kind::Bwrap) => level.missing.push(
             "another user (the harness is not root): bubblewrap keeps candidates from the harness's processes and files".into(),
         ),
         RunAs::Auto => level
@@ -352,8 +323,9 @@ mod tests {
         std::fs::write(&open, "#!/bin/sh\n").unwrap();
         mode(&open, 0o711);
         let someone = (4_000_000, 4_000_000);
+        let said = |r: Result<(), ExecError>| r.map_err(|e| e.to_string());
         assert_eq!(
-            reachable(&hidden, someone, true),
+            said(reachable(&hidden, someone, true)),
             Err(format!(
                 "the folder {} is closed to it",
                 closed.canonicalize().unwrap().display()
@@ -361,20 +333,24 @@ mod tests {
         );
         let open_real = open.canonicalize().unwrap();
         assert_eq!(
-            reachable(&open, someone, true),
+            said(reachable(&open, someone, true)),
             Err(format!("it cannot read and run {}", open_real.display())),
             "a script must be readable"
         );
         mode(&open, 0o755);
-        assert_eq!(reachable(&open, someone, true), Ok(()));
-        assert_eq!(reachable(dir.path(), someone, false), Ok(()));
-        assert_eq!(reachable(&hidden, (0, 0), true), Ok(()), "root reaches all");
+        assert_eq!(said(reachable(&open, someone, true)), Ok(()));
+        assert_eq!(said(reachable(dir.path(), someone, false)), Ok(()));
+        assert_eq!(
+            said(reachable(&hidden, (0, 0), true)),
+            Ok(()),
+            "root reaches all"
+        );
         let owner = std::fs::metadata(&closed).map(|m| {
             use std::os::unix::fs::MetadataExt;
             (m.uid(), m.gid())
         });
         assert_eq!(
-            reachable(&hidden, owner.unwrap(), true),
+            said(reachable(&hidden, owner.unwrap(), true)),
             Ok(()),
             "its owner"
         );

@@ -12,17 +12,19 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use rustix::process::Resource;
+
 use super::cgroup::{CaseCgroup, Cgroups};
 use super::child::{Ends, relative_to, run};
 use super::guard::{self, Guard};
-use super::isolate::{self, Isolation, Level, Sandbox};
+use super::isolate::{self, Isolation, Level, SandboxChoice};
 use super::janitor::{Janitor, Leftover};
-use super::keeper::Program;
 use super::launch::Launch;
-use super::scratch::{self, RunDir};
+use super::sandbox::view::{self, View};
+use super::sandbox::{self, Sandbox};
+use super::scratch::{RunDir, Scratch, ScratchPlace};
 use super::spawn::Plan;
-use super::view::{self, View};
-use super::{Ending, LimitHit, Limits, RunResult, Spec};
+use super::{Ending, ExecError, LimitHit, Limits, RunResult, Spec};
 use crate::cancel::Cancel;
 
 /// What a view is planned from: the command (before its files), the
@@ -45,8 +47,8 @@ type Views = (
 
 /// Everything isolation needs for the whole run.
 pub(super) struct Isolated {
-    /// The keepers' program.
-    program: Program,
+    /// The sandbox that makes each case's view, where one does.
+    sandbox: Option<Box<dyn Sandbox>>,
     slots: Vec<Mutex<super::slot::Slot>>,
     /// Each view planned so far (a candidate's cases share one per slot),
     /// and each distinct view once: commands that name the same paths (a
@@ -76,8 +78,8 @@ pub(super) struct Isolated {
 
 impl Isolated {
     pub(super) fn new(exe: &Path, isolation: &Isolation, max_file: u64) -> anyhow::Result<Self> {
-        if isolation.sandbox == Sandbox::Bwrap
-            && let Err(why) = isolate::bwrap_here()
+        if isolation.sandbox == SandboxChoice::Bwrap
+            && let Err(why) = sandbox::bwrap_usable()
         {
             anyhow::bail!("--sandbox bwrap: {why}");
         }
@@ -93,7 +95,7 @@ impl Isolated {
             isolation,
             &cgroups,
             why.map(|e| e.to_string()),
-            &isolate::bwrap_here,
+            &sandbox::bwrap_usable,
         );
         // Uids of their own, held for the whole run: no other run on this
         // machine runs candidates as them meanwhile.
@@ -137,7 +139,7 @@ impl Isolated {
             }
         };
         let run_dir = Arc::new(
-            RunDir::new(&scratch::scratch_base(cgroups.is_some()))
+            RunDir::new(&scratch_place(&cgroups).base())
                 .or_else(|_| RunDir::new(&std::env::temp_dir()))?,
         );
         // Makes scratch folders ahead, off the cases' path.
@@ -159,9 +161,12 @@ impl Isolated {
         // beside it) stay in every case's sight, one by one, never the
         // rest of its folder (a build's caches).
         let own = view::programs_beside(exe, &mut roots);
+        let slots = isolation.slots.max(1);
         Ok(Self {
-            program: Program::beside(exe),
-            slots: (0..isolation.slots.max(1))
+            sandbox: level
+                .sandbox
+                .map(|kind| sandbox::make(kind, sandbox::Program::beside(exe), slots)),
+            slots: (0..slots)
                 .map(|_| Mutex::new(super::slot::Slot::default()))
                 .collect(),
             views: Mutex::new(Default::default()),
@@ -192,6 +197,10 @@ impl Isolated {
         }
     }
 
+    /// Runs `spec` isolated: its case readied ([`Isolated::prepare`]), run
+    /// in its sandbox ([`Isolated::run_case`]), then measured and cleared
+    /// away ([`Isolated::finish`]). Our failure on the way is
+    /// [`Ending::Failed`].
     pub(super) fn execute(
         &self,
         spec: &Spec,
@@ -200,7 +209,26 @@ impl Isolated {
         guard: Option<&Guard>,
     ) -> RunResult {
         let start = Instant::now();
-        let failed = |msg: String| RunResult::ended(Ending::Failed(msg), start.elapsed());
+        let failed =
+            |e: ExecError| RunResult::ended(Ending::Failed(e.to_string()), start.elapsed());
+        let case = match self.prepare(spec, guard) {
+            Ok(c) => c,
+            Err(e) => return failed(e),
+        };
+        match self.run_case(spec, limits, cancel, guard, &case) {
+            Ok(mut result) => {
+                self.finish(case, limits, Some(&mut result));
+                result
+            }
+            Err(e) => {
+                self.finish(case, limits, None);
+                failed(e)
+            }
+        }
+    }
+
+    /// A case's scratch folder with its copies, and its cgroup.
+    fn prepare(&self, spec: &Spec, guard: Option<&Guard>) -> Result<Prepared, ExecError> {
         let id = self.cases.fetch_add(1, Ordering::SeqCst);
         let owner = self.level.uid_base.map(|base| {
             let uid = base + u32::try_from(spec.slot).unwrap_or(0);
@@ -213,135 +241,76 @@ impl Isolated {
                 }
                 s
             }
-            Err(e) => return failed(format!("cannot make a scratch folder: {e}")),
+            Err(e) => return Err(ExecError::system("make a scratch folder", e)),
         };
-        let copies = match self.run_dir.copy_in(
+        let copies = self.run_dir.copy_in(
             &mut scratch,
             spec.slot,
             &spec.files,
             spec.contents.as_deref().map(Vec::as_slice),
             self.max_file,
-        ) {
-            Ok(c) => c,
-            Err(e) => return failed(e.to_string()),
-        };
+        )?;
         let cgroup = match &self.cgroups {
-            Some(c) => match c.case(&id.to_string(), spec.slot, &|| {
+            Some(c) => Some(c.case(&id.to_string(), spec.slot, &|| {
                 if let Some(g) = guard {
                     g.reap_orphans();
                 }
-            }) {
-                Ok(cg) => Some(cg),
-                Err(e) => return failed(e.to_string()),
-            },
+            })?),
             None => None,
         };
-        let mut rlimits = vec![
-            ("core".to_string(), 0),
-            ("fsize".to_string(), self.isolation.file_size_limit),
-        ];
-        if let Some(n) = self.nproc {
-            rlimits.push(("nproc".into(), n));
-        }
-        if let Some(cpu) = limits.cpu {
-            // Whole seconds, rounded up, as `ulimit -t`.
-            rlimits.push((
-                "cpu".into(),
-                cpu.as_secs() + u64::from(cpu.subsec_nanos() > 0),
-            ));
-        }
-        let bwrap = self.level.bwrap;
+        Ok(Prepared {
+            id,
+            owner,
+            scratch,
+            copies,
+            cgroup,
+        })
+    }
+
+    /// The case's process started in its sandbox, as its slot's user, and
+    /// watched to its end (see `child`): what it did, in the candidate's
+    /// terms.
+    fn run_case(
+        &self,
+        spec: &Spec,
+        limits: &Limits,
+        cancel: &Cancel,
+        guard: Option<&Guard>,
+        case: &Prepared,
+    ) -> Result<RunResult, ExecError> {
         let workdir = if spec.relative {
-            scratch.path()
+            case.scratch.path()
         } else {
             spec.workdir.as_path()
         };
         let mut slot = self.slots[spec.slot % self.slots.len()]
             .lock()
             .unwrap_or_else(|p| p.into_inner());
-        let view = self.level.private.then(|| {
-            // The slot's last case's, where this one is run alike (most
-            // are): looked up without a key made.
-            match &slot.last {
-                Some((argv, workdir, write, v))
-                    if *argv == spec.argv
-                        && *write == spec.write_workdir
-                        && workdir.as_deref()
-                            == (!spec.relative).then_some(spec.workdir.as_path()) =>
-                {
-                    Arc::clone(v)
-                }
-                _ => {
-                    let v = self.view(spec);
-                    let workdir = (!spec.relative).then(|| spec.workdir.clone());
-                    slot.last = Some((
-                        spec.argv.clone(),
-                        workdir,
-                        spec.write_workdir,
-                        Arc::clone(&v),
-                    ));
-                    v
-                }
-            }
+        let sandbox = self
+            .sandbox
+            .as_deref()
+            .map(|s| (s, self.slot_view(&mut slot, spec)));
+        let place = sandbox.as_ref().map(|(_, view)| sandbox::Case {
+            id: case.id,
+            slot: spec.slot,
+            view,
+            cwd: workdir,
+            run_dir: self.run_dir.path(),
         });
-        let report = match bwrap.then(|| self.run_dir.report_file(id)) {
-            Some(path) => match std::fs::File::create(&path) {
-                Ok(f) => Some((path, f)),
-                Err(e) => return failed(format!("cannot make the sandbox's report: {e}")),
-            },
-            None => None,
-        };
-        let slot_cpuset = self.cgroups.as_ref().and_then(|c| c.slot_join(spec.slot));
-        let join: Vec<(RawFd, bool)> = cgroup
-            .as_ref()
-            .map(|c| c.joins().iter().collect::<Vec<_>>())
-            .unwrap_or_default()
-            .into_iter()
-            .chain(slot_cpuset)
-            .map(|j| (j.file.as_raw_fd(), j.itself))
-            .collect();
-        let mut argv = spec.argv.clone();
-        if spec.relative {
-            argv.extend(copies.iter().map(|c| relative_to(c, scratch.path())));
-        } else {
-            argv.extend(copies.iter().map(|c| c.clone().into_os_string()));
-        }
         if let Some(cores) = self.cores.as_ref().and_then(|c| c.get(spec.slot)) {
             super::slot::keep_thread_to(spec.slot, cores);
         }
-        let namespace = match view.as_ref().filter(|_| !bwrap) {
-            Some(v) => match slot.enter(&self.program, v) {
-                Ok(fd) => Some(fd),
-                Err(e) => return failed(format!("cannot make the job slot's view: {e}")),
-            },
-            None => None,
+        let entered = match (&sandbox, &place) {
+            (Some((s, _)), Some(place)) => s.enter(place)?,
+            _ => sandbox::Entered::default(),
         };
-        let launch = Launch {
-            argv,
-            cwd: workdir.to_owned(),
-            env: isolate::environment(scratch.path(), &self.isolation.env),
-            join,
-            rlimits,
-            user: owner,
-            cpus: self
-                .cores
-                .as_ref()
-                .and_then(|c| c.get(spec.slot))
-                .cloned()
-                .unwrap_or_default(),
-            namespace,
-            bwrap: view.filter(|_| bwrap).map(|v| (*v).clone()),
-            report: report.as_ref().map(|(_, f)| f.as_raw_fd()),
-        };
-        let plan = match Plan::new(&launch) {
-            Ok(p) => p,
-            Err(e) => return failed(e),
-        };
+        let launch = self.launch(spec, limits, case, workdir, &entered);
+        let plan = Plan::new(&launch)?;
         if slot.failure.is_none() {
-            match super::slot::failure_pipe() {
-                Ok(p) => slot.failure = Some(p),
-                Err(e) => return failed(format!("cannot make the slot's failure pipe: {e}")),
-            }
+            slot.failure = Some(
+                super::slot::failure_pipe()
+                    .map_err(|e| ExecError::system("make the slot's failure pipe", e))?,
+            );
         }
         let (failure, failure_end) = slot.failure.as_ref().expect("made above");
         let mut start = |ends: Ends| {
@@ -359,7 +328,7 @@ impl Isolated {
             limits,
             cancel,
             guard,
-            cgroup.as_ref(),
+            case.cgroup.as_ref(),
         );
         // Only the case's process writes there, before its exec, and only
         // why it could not start the candidate, then exits with
@@ -372,21 +341,85 @@ impl Isolated {
         if may_have_said && let Some(why) = plan.failure(&super::slot::failure_said(failure)) {
             result.ending = Ending::Failed(why);
         }
-        if let Some((path, file)) = report {
-            drop(file);
-            if let Some(why) = super::launch::sandbox_failure(&path, &result) {
-                result.ending = Ending::Failed(why);
-            }
-        }
         // Nothing of the case left running: its view may be emptied for the
         // slot's next case.
-        let quiet = cgroup.as_ref().is_some_and(CaseCgroup::is_empty);
-        if namespace.is_some() {
-            slot.after_case(quiet);
+        let quiet = case.cgroup.as_ref().is_some_and(CaseCgroup::is_empty);
+        if let (Some((s, _)), Some(place)) = (&sandbox, &place) {
+            s.leave(place, entered, &mut result, quiet);
         }
-        drop(slot);
+        Ok(result)
+    }
+
+    /// What the case's process does before it becomes the candidate.
+    fn launch(
+        &self,
+        spec: &Spec,
+        limits: &Limits,
+        case: &Prepared,
+        workdir: &Path,
+        entered: &sandbox::Entered,
+    ) -> Launch {
+        let mut rlimits = vec![
+            (Resource::Core, 0),
+            (Resource::Fsize, self.isolation.file_size_limit),
+        ];
+        if let Some(n) = self.nproc {
+            rlimits.push((Resource::Nproc, n));
+        }
+        if let Some(cpu) = limits.cpu {
+            // Whole seconds, rounded up, as `ulimit -t`.
+            rlimits.push((
+                Resource::Cpu,
+                cpu.as_secs() + u64::from(cpu.subsec_nanos() > 0),
+            ));
+        }
+        let slot_cpuset = self.cgroups.as_ref().and_then(|c| c.slot_join(spec.slot));
+        let join: Vec<(RawFd, bool)> = case
+            .cgroup
+            .as_ref()
+            .map(|c| c.joins().iter().collect::<Vec<_>>())
+            .unwrap_or_default()
+            .into_iter()
+            .chain(slot_cpuset)
+            .map(|j| (j.file.as_raw_fd(), j.itself))
+            .collect();
+        let mut argv = spec.argv.clone();
+        if spec.relative {
+            argv.extend(
+                case.copies
+                    .iter()
+                    .map(|c| relative_to(c, case.scratch.path())),
+            );
+        } else {
+            argv.extend(case.copies.iter().map(|c| c.clone().into_os_string()));
+        }
+        Launch {
+            argv,
+            cwd: workdir.to_owned(),
+            env: isolate::environment(case.scratch.path(), &self.isolation.env),
+            join,
+            rlimits,
+            user: case.owner,
+            cpus: self
+                .cores
+                .as_ref()
+                .and_then(|c| c.get(spec.slot))
+                .cloned()
+                .unwrap_or_default(),
+            namespace: entered.namespace,
+            wrap: entered.wrap.clone(),
+            report: entered.report.as_ref().map(|(_, f)| f.as_raw_fd()),
+        }
+    }
+
+    /// After the case: the limit it went over where the kernel said so
+    /// (SIGXCPU, the OOM killer), what its cgroup measured (`result`:
+    /// `None` when it never ran), and its scratch folder and cgroup handed
+    /// to the janitor.
+    fn finish(&self, case: Prepared, limits: &Limits, mut result: Option<&mut RunResult>) {
         const SIGXCPU: i32 = 24;
-        if let Some(cpu) = limits.cpu
+        if let Some(result) = result.as_deref_mut()
+            && let Some(cpu) = limits.cpu
             && result.limit.is_none()
             && !result.cancelled
             && (result.ending == Ending::Signaled(SIGXCPU)
@@ -394,18 +427,17 @@ impl Isolated {
         {
             result.limit = Some(LimitHit::Cpu);
         }
-        if bwrap && let Ending::Exited(code @ 129..=192) = result.ending {
-            // bubblewrap reports a child killed by signal N as 128 + N.
-            result.ending = Ending::Signaled(code - 128);
-        }
         self.janitor
-            .clear(Leftover::Scratch(self.run_dir.retire(scratch)));
-        if let Some(cg) = cgroup {
-            let usage = cg.usage();
-            // (A slot's folders stay: nothing to clear.)
-            if !cg.is_shared() {
-                self.janitor.clear(Leftover::Cgroup(cg));
-            }
+            .clear(Leftover::Scratch(self.run_dir.retire(case.scratch)));
+        let Some(cg) = case.cgroup else {
+            return;
+        };
+        let usage = result.is_some().then(|| cg.usage());
+        // (A slot's folders stay: nothing to clear.)
+        if !cg.is_shared() {
+            self.janitor.clear(Leftover::Cgroup(cg));
+        }
+        if let (Some(result), Some(usage)) = (result, usage) {
             result.cpu = usage.cpu.or(result.cpu);
             result.max_rss_kb = usage.peak_bytes.map(|b| b / 1024).or(result.max_rss_kb);
             if usage.oom_killed
@@ -416,7 +448,32 @@ impl Isolated {
                 result.limit = Some(LimitHit::Memory);
             }
         }
-        result
+    }
+
+    /// The view of `spec`'s cases on its slot: the slot's last case's,
+    /// where this one is run alike (most are), looked up without a key
+    /// made; else planned ([`Isolated::view`]).
+    fn slot_view(&self, slot: &mut super::slot::Slot, spec: &Spec) -> Arc<View> {
+        match &slot.last {
+            Some((argv, workdir, write, v))
+                if *argv == spec.argv
+                    && *write == spec.write_workdir
+                    && workdir.as_deref() == (!spec.relative).then_some(spec.workdir.as_path()) =>
+            {
+                Arc::clone(v)
+            }
+            _ => {
+                let v = self.view(spec);
+                let workdir = (!spec.relative).then(|| spec.workdir.clone());
+                slot.last = Some((
+                    spec.argv.clone(),
+                    workdir,
+                    spec.write_workdir,
+                    Arc::clone(&v),
+                ));
+                v
+            }
+        }
     }
 
     /// The view of `spec`'s cases on its slot, planned once per command,
@@ -437,7 +494,7 @@ impl Isolated {
             return Arc::clone(v);
         }
         let slot_dir = self.run_dir.slot_dir(spec.slot);
-        let mut needs = super::needs::needs(
+        let mut needs = sandbox::needs::needs(
             &slot_dir,
             workdir.as_deref().unwrap_or(&slot_dir),
             spec.write_workdir,
@@ -464,12 +521,35 @@ impl Isolated {
         v
     }
 
-    /// Stops every slot's keeper.
-    pub(super) fn stop_keepers(&self) {
-        for slot in &self.slots {
-            slot.lock().unwrap_or_else(|p| p.into_inner()).stop();
+    /// Where its scratch folders live.
+    pub(super) fn scratch_place(&self) -> ScratchPlace {
+        scratch_place(&self.cgroups)
+    }
+
+    /// Stops what the sandbox keeps running (each slot's keeper).
+    pub(super) fn stop_sandbox(&self) {
+        if let Some(s) = &self.sandbox {
+            s.stop();
         }
     }
+}
+
+/// Where scratch folders live with `cgroups`.
+pub(super) fn scratch_place(cgroups: &Option<Cgroups>) -> ScratchPlace {
+    match cgroups {
+        Some(_) => ScratchPlace::Charged,
+        None => ScratchPlace::Temporary,
+    }
+}
+
+/// A case readied to run: its number, its slot's user, its scratch folder
+/// and the copies there, its cgroup.
+struct Prepared {
+    id: usize,
+    owner: Option<(u32, u32)>,
+    scratch: Scratch,
+    copies: Vec<PathBuf>,
+    cgroup: Option<CaseCgroup>,
 }
 
 /// How many processes this process's user has now (for RLIMIT_NPROC,

@@ -4,36 +4,39 @@
 //! resource usage from `wait4`) and a fake one (`fake`: scripted results,
 //! so the verdict logic and the scheduler are tested without spawning).
 
-pub mod cgfiles;
-pub mod cgroup;
+mod cgfiles;
+mod cgroup;
 mod child;
-pub mod cpus;
+mod cpus;
 mod error;
 pub mod fake;
-pub mod guard;
+mod guard;
 mod hierarchy;
-pub mod isolate;
+mod isolate;
 mod isolated;
 mod janitor;
-pub mod keeper;
-pub mod launch;
-pub mod mounts;
-pub mod needs;
+mod launch;
 mod process;
-pub mod scratch;
+mod sandbox;
+mod scratch;
 mod shelf;
 mod slot;
 mod spawn;
 mod stream;
-pub mod uids;
-pub mod view;
+mod uids;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
 pub use error::ExecError;
+pub use guard::{Cleanup, serve as serve_guard};
+pub use isolate::{Isolation, RunAs, SandboxChoice, reachable};
+pub use launch::FAILED;
 pub use process::ProcessExecutor;
+pub use sandbox::serve_keeper;
+pub use sandbox::view::SHARED;
+pub use scratch::ScratchPlace;
 
 use crate::cancel::Cancel;
 
@@ -52,6 +55,12 @@ pub trait Executor: Send + Sync {
     /// harness's own (a uid per slot, as root).
     fn owner(&self, _slot: usize) -> Option<(u32, u32)> {
         None
+    }
+
+    /// Where its scratch folders live (a mode's own scratch goes beside
+    /// them).
+    fn scratch_place(&self) -> ScratchPlace {
+        ScratchPlace::Temporary
     }
 
     /// The isolation in force, short (the scorecard's `isolation` column).

@@ -94,7 +94,7 @@ impl Executor for ProcessExecutor {
 
     fn finish(&self) {
         if let Some(iso) = &self.isolated {
-            iso.stop_keepers();
+            iso.stop_sandbox();
             iso.janitor.finish();
         }
         if let Some(g) = &self.guard {
@@ -107,6 +107,12 @@ impl Executor for ProcessExecutor {
         let base = self.isolated.as_ref()?.level.uid_base?;
         let uid = base + u32::try_from(slot).ok()?;
         Some((uid, uid))
+    }
+
+    fn scratch_place(&self) -> super::ScratchPlace {
+        self.isolated
+            .as_ref()
+            .map_or(super::ScratchPlace::Temporary, Isolated::scratch_place)
     }
 
     fn label(&self) -> String {

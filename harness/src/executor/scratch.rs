@@ -36,20 +36,30 @@ pub struct RunDir {
     me: (u32, u32),
 }
 
-/// Where scratch folders go: `$PUZZLEGRADE_SCRATCH` when set; else, when
-/// every case has a memory cgroup (`charged`), `/dev/shm` if it is a
-/// tmpfs folder (no disk inode churn per case, and what a
-/// candidate writes there is charged to its memory limit); else the
-/// system's temporary folder.
-pub fn scratch_base(charged: bool) -> PathBuf {
-    if let Some(dir) = std::env::var_os("PUZZLEGRADE_SCRATCH") {
-        return dir.into();
+/// Where a run's scratch folders live: the executor says, and a mode that
+/// wants its own scratch beside the cases' (a class's builds) asks it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScratchPlace {
+    /// Every case has a memory cgroup: `/dev/shm` if it is a folder (a
+    /// tmpfs: no disk inode churn per case, and what a candidate writes
+    /// there is charged to its memory limit).
+    Charged,
+    /// The system's temporary folder.
+    Temporary,
+}
+
+impl ScratchPlace {
+    /// The folder: `$PUZZLEGRADE_SCRATCH` when set, else the place's own.
+    pub fn base(self) -> PathBuf {
+        if let Some(dir) = std::env::var_os("PUZZLEGRADE_SCRATCH") {
+            return dir.into();
+        }
+        let shm = Path::new("/dev/shm");
+        if self == ScratchPlace::Charged && shm.is_dir() {
+            return shm.to_owned();
+        }
+        std::env::temp_dir()
     }
-    let shm = Path::new("/dev/shm");
-    if charged && shm.is_dir() {
-        return shm.to_owned();
-    }
-    std::env::temp_dir()
 }
 
 impl RunDir {
@@ -106,12 +116,6 @@ impl RunDir {
     /// The folder.
     pub fn path(&self) -> &Path {
         self.dir.path()
-    }
-
-    /// Where bubblewrap reports that case `id`'s candidate started (the
-    /// harness's file, not the candidate's).
-    pub fn report_file(&self, id: usize) -> PathBuf {
-        self.dir.path().join(format!("case-{id}.sandbox"))
     }
 
     /// The folder of job slot `slot`'s scratch folders: the harness's,

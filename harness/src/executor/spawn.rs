@@ -78,7 +78,7 @@ pub(super) struct Plan {
 impl Plan {
     /// `launch` made ready. `Err` says why it cannot be (a string with a
     /// NUL, an rlimit with no name).
-    pub(super) fn new(launch: &Launch) -> Result<Self, String> {
+    pub(super) fn new(launch: &Launch) -> Result<Self, super::ExecError> {
         let argv_os = launch.exec_argv();
         let given = argv_os.first().cloned().unwrap_or_default();
         let name = given.to_string_lossy().into_owned();
@@ -93,7 +93,8 @@ impl Plan {
             found.push(given.clone().into());
         }
         let c = |s: &std::ffi::OsStr| {
-            CString::new(s.as_bytes()).map_err(|_| format!("a NUL in {}", s.to_string_lossy()))
+            CString::new(s.as_bytes())
+                .map_err(|_| super::ExecError::Nul(s.to_string_lossy().into_owned()))
         };
         let mut strings: Vec<CString> = Vec::new();
         let mut pointers = |words: &mut dyn Iterator<Item = CString>| -> Vec<*const c_char> {
@@ -132,14 +133,7 @@ impl Plan {
         let argv = pointers(&mut argv_c.into_iter());
         let envp = pointers(&mut env_c.into_iter());
         let mut rlimits = Vec::new();
-        for (limit, value) in &launch.rlimits {
-            let resource = match limit.as_str() {
-                "core" => Resource::Core,
-                "fsize" => Resource::Fsize,
-                "nproc" => Resource::Nproc,
-                "cpu" => Resource::Cpu,
-                _ => return Err(format!("unknown rlimit {limit}")),
-            };
+        for &(resource, ref value) in &launch.rlimits {
             // Never above the limit the harness itself was given (raising
             // a hard limit needs a privilege it may not have).
             let hard = hard_limit(resource);

@@ -12,7 +12,7 @@ use reference::family::{Case as Puzzle, Check};
 use super::{append, millis, panic_text};
 use crate::executor::{Ending, LimitHit, Limits, RunResult, Spec, signal_name};
 use crate::job::{Candidate, Case, Prepared};
-use crate::outcome::{Row, Verdict};
+use crate::outcome::{Clock, Row, Verdict};
 use crate::settings::{Context, RunOptions};
 
 /// Grades `candidate` on `case` into `row`.
@@ -175,14 +175,9 @@ fn check_files(files: &[PathBuf], root: &Path, options: &RunOptions) -> Result<(
 /// Whether `row` is a case the wall-clock safety net stopped while its CPU
 /// time was under the limit: beside other cases, that may be the machine's
 /// doing, not the candidate's, so it is run again alone.
-pub fn stopped_by_the_wall_clock(row: &Row, limits: &Limits) -> bool {
-    row.verdict == Verdict::TimeLimit
-        && limits.cpu.is_some_and(|cpu| cpu < limits.time)
-        && row.detail.starts_with(SAFETY_NET)
+pub fn stopped_by_the_wall_clock(row: &Row) -> bool {
+    row.verdict == Verdict::TimeLimit && row.clock == Some(Clock::SafetyNet)
 }
-
-/// How a row stopped by the wall-clock safety net begins.
-const SAFETY_NET: &str = "stopped by the wall-clock safety net";
 
 /// Turns a run into the row's measurements and verdict: the whole verdict
 /// table. Order matters: our failure first, then a stopped run, then the
@@ -227,7 +222,7 @@ pub fn fill(row: &mut Row, case: &dyn Puzzle, run: &RunResult, limits: &Limits) 
             Verdict::TimeLimit,
             match limits.cpu.filter(|c| *c < limits.time) {
                 Some(cpu) => format!(
-                    "{SAFETY_NET} at {} with {:.2} s of CPU time (the limit is {})",
+                    "stopped by the wall-clock safety net at {} with {:.2} s of CPU time (the limit is {})",
                     humantime::format_duration(limits.time),
                     run.cpu.unwrap_or_default().as_secs_f64(),
                     humantime::format_duration(cpu)
@@ -265,6 +260,7 @@ pub fn fill(row: &mut Row, case: &dyn Puzzle, run: &RunResult, limits: &Limits) 
     };
     row.verdict = verdict;
     row.detail = detail;
+    row.clock = clock(verdict, run.limit, limits);
     // A crash or an odd exit explains itself on stderr (a traceback's last
     // line, valgrind's summary): its last line, bounded and escaped.
     if verdict == Verdict::RuntimeError
@@ -286,6 +282,18 @@ pub fn fill(row: &mut Row, case: &dyn Puzzle, run: &RunResult, limits: &Limits) 
             &mut row.detail,
             "output pipe held open by a process that left the group",
         );
+    }
+}
+
+/// Which clock stopped a `time-limit` case.
+fn clock(verdict: Verdict, limit: Option<LimitHit>, limits: &Limits) -> Option<Clock> {
+    match (verdict, limit) {
+        (Verdict::TimeLimit, Some(LimitHit::Cpu)) => Some(Clock::Cpu),
+        (Verdict::TimeLimit, Some(LimitHit::Time)) => Some(match limits.cpu {
+            Some(cpu) if cpu < limits.time => Clock::SafetyNet,
+            _ => Clock::Wall,
+        }),
+        _ => None,
     }
 }
 

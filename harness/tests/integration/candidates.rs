@@ -106,7 +106,7 @@ fn candidates_are_found_and_started_as_execvp_would() {
     // folders on the command line. (A checkout under /tmp has no such
     // folder to offer.)
     let base = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
-    if harness::executor::view::SHARED
+    if harness::executor::SHARED
         .iter()
         .any(|p| base.starts_with(p))
     {

@@ -13,7 +13,7 @@ use crate::support::{
 };
 
 /// The places every user may write.
-const PLACES: [&str; 4] = harness::executor::view::SHARED;
+const PLACES: [&str; 4] = harness::executor::SHARED;
 
 /// The markers left in `PLACES`.
 fn markers() -> Vec<String> {

@@ -19,7 +19,7 @@ use cli::{Cli, Command};
 fn main() -> ExitCode {
     // A job slot's view keeper (where `harness-exec` is not beside us).
     if std::env::args_os().nth(1).is_some_and(|a| a == "__keeper") {
-        return harness::executor::keeper::serve();
+        return harness::executor::serve_keeper();
     }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
@@ -58,8 +58,8 @@ fn main() -> ExitCode {
             cgroups,
             run_dir,
         } => {
-            let cleanup = harness::executor::guard::Cleanup { cgroups, run_dir };
-            harness::executor::guard::serve(std::io::stdin().lock(), &slots, &cleanup);
+            let cleanup = harness::executor::Cleanup { cgroups, run_dir };
+            harness::executor::serve_guard(std::io::stdin().lock(), &slots, &cleanup);
             Ok(ExitCode::SUCCESS)
         }
     };

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use harness::executor::Limits;
-use harness::executor::isolate::{Isolation, RunAs, Sandbox};
+use harness::executor::{Isolation, RunAs, SandboxChoice};
 use harness::job::Candidate;
 use harness::report::Mode;
 use harness::settings::{
@@ -255,9 +255,9 @@ pub fn isolation(args: &IsolationArgs, jobs: Option<NonZeroUsize>) -> anyhow::Re
         pids_limit: args.pids_limit,
         file_size_limit: args.file_size_limit.as_u64(),
         sandbox: match args.sandbox {
-            SandboxArg::Auto => Sandbox::Auto,
-            SandboxArg::None => Sandbox::None,
-            SandboxArg::Bwrap => Sandbox::Bwrap,
+            SandboxArg::Auto => SandboxChoice::Auto,
+            SandboxArg::None => SandboxChoice::None,
+            SandboxArg::Bwrap => SandboxChoice::Bwrap,
         },
         env,
         hide: Vec::new(),

@@ -18,7 +18,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use harness::cancel::{Cancel, StopReason};
 use harness::event::Summary;
-use harness::executor::isolate::Isolation;
+use harness::executor::Isolation;
 use harness::executor::{Executor, ProcessExecutor};
 use harness::job::Candidate;
 use harness::report::{JsonLines, Reporter, Sink, Terminal};

@@ -16,10 +16,12 @@
 //! namespace with the view ([`View::enter_kept`]) and the slot's cases
 //! enter it one after another, each with an IPC namespace of its own, the
 //! private folders emptied between them ([`View::clear`]); under
-//! bubblewrap, its arguments say the same ([`View::bwrap_args`]).
+//! bubblewrap, its arguments say the same (`bwrap`).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+
+use crate::executor::ExecError;
 
 /// The places every user may write, on any Linux machine.
 pub const SHARED: [&str; 4] = ["/tmp", "/var/tmp", "/dev/shm", "/run/lock"];
@@ -189,43 +191,27 @@ impl View {
     }
 
     /// The view [`View::words`] wrote.
-    pub fn from_words(words: impl IntoIterator<Item = OsString>) -> Result<View, String> {
+    pub fn from_words(words: impl IntoIterator<Item = OsString>) -> Result<View, ExecError> {
         let mut words = words.into_iter();
         let size = words
             .next()
             .and_then(|w| w.to_str()?.parse().ok())
-            .ok_or("a view without its size")?;
+            .ok_or(ExecError::BadView("a view without its size"))?;
         let mut steps = Vec::new();
         while let Some(kind) = words.next() {
-            let path = PathBuf::from(words.next().ok_or("a view step without its path")?);
+            let path = PathBuf::from(
+                words
+                    .next()
+                    .ok_or(ExecError::BadView("a view step without its path"))?,
+            );
             steps.push(match kind.to_str() {
                 Some("private") => Step::Private(path),
                 Some("keep") => Step::Keep(path, false),
                 Some("keep-rw") => Step::Keep(path, true),
-                _ => return Err(format!("an unknown view step {}", kind.to_string_lossy())),
+                _ => return Err(ExecError::BadView("an unknown view step")),
             });
         }
         Ok(View { steps, size })
-    }
-
-    /// bubblewrap's arguments for this view, after `--ro-bind / / --dev
-    /// /dev --proc /proc`.
-    pub fn bwrap_args(&self) -> Vec<OsString> {
-        let mut out: Vec<OsString> = Vec::new();
-        for step in &self.steps {
-            match step {
-                Step::Private(p) => {
-                    out.push("--tmpfs".into());
-                    out.push(p.into());
-                }
-                Step::Keep(p, writable) => {
-                    out.push(if *writable { "--bind" } else { "--ro-bind" }.into());
-                    out.push(p.into());
-                    out.push(p.into());
-                }
-            }
-        }
-        out
     }
 }
 
@@ -296,32 +282,11 @@ mod tests {
             "home/me is in sight anyway; what does not exist is skipped"
         );
         assert_eq!(
-            View::from_words(view.words()),
-            Ok(view.clone()),
+            View::from_words(view.words()).unwrap(),
+            view,
             "as the keeper reads it"
         );
         assert!(View::from_words(["1".into(), "odd".into(), "/x".into()]).is_err());
-        let args: Vec<String> = View {
-            steps: view.steps[..3].to_vec(),
-            size: 1,
-        }
-        .bwrap_args()
-        .into_iter()
-        .map(|a| a.into_string().unwrap())
-        .collect();
-        let s = |p: PathBuf| p.display().to_string();
-        assert_eq!(
-            args,
-            [
-                "--tmpfs".into(),
-                s(r.join("tmp")),
-                "--tmpfs".into(),
-                s(r.join("shm")),
-                "--ro-bind".into(),
-                s(r.join("tmp/fixture")),
-                s(r.join("tmp/fixture")),
-            ]
-        );
     }
 
     #[test]

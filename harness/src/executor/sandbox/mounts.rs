@@ -8,24 +8,25 @@
 use std::path::Path;
 
 use super::view::{Step, View};
+use crate::executor::ExecError;
 
 impl View {
     /// Builds the view in a new mount namespace of this process's own (a
     /// job slot's keeper's), for the slot's cases to enter one after
     /// another (each makes an IPC namespace of its own); the harness
     /// empties the private folders between them ([`View::clear`]).
-    pub fn enter_kept(&self) -> Result<(), String> {
+    pub fn enter_kept(&self) -> Result<(), ExecError> {
         use rustix::thread::UnshareFlags;
         // SAFETY: no FILES flag: the descriptor table stays shared.
         #[allow(unsafe_code)]
         unsafe { rustix::thread::unshare_unsafe(UnshareFlags::NEWNS) }
-            .map_err(|e| format!("cannot make the slot's mount namespace: {e}"))?;
+            .map_err(|e| ExecError::system("make the slot's mount namespace", e))?;
         self.build()
     }
 
     /// The mounts of the view, in this process's mount namespace (a new
     /// one, which they change).
-    fn build(&self) -> Result<(), String> {
+    fn build(&self) -> Result<(), ExecError> {
         use rustix::fs::CWD;
         use rustix::mount::{
             MountAttrFlags, MountFlags, MountPropagationFlags, MoveMountFlags, OpenTreeFlags,
@@ -34,7 +35,7 @@ impl View {
             "/",
             MountPropagationFlags::REC | MountPropagationFlags::PRIVATE,
         )
-        .map_err(|e| format!("cannot make the case's mounts private: {e}"))?;
+        .map_err(|e| ExecError::system("make the case's mounts private", e))?;
         // What is kept, taken before any root is replaced, as it is (the
         // slot's user may write there what its permissions allow: what
         // the command line names is the grader's choice).
@@ -48,12 +49,12 @@ impl View {
                         | OpenTreeFlags::OPEN_TREE_CLOEXEC
                         | OpenTreeFlags::AT_RECURSIVE,
                 )
-                .map_err(|e| format!("cannot take {}: {e}", p.display()))?;
+                .map_err(|e| ExecError::system(format!("take {}", p.display()), e))?;
                 // Reads leave no access time a later case could see (the
                 // first to read a shared file, a puzzle copy, could say
                 // something by when it read it).
                 set_attr(&tree, MountAttrFlags::MOUNT_ATTR_NOATIME).map_err(|e| {
-                    format!("cannot keep {} without access times: {e}", p.display())
+                    ExecError::system(format!("keep {} without access times", p.display()), e)
                 })?;
                 kept.push((tree, p.is_dir()));
             }
@@ -68,14 +69,14 @@ impl View {
             rustix::fs::OFlags::PATH | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
             rustix::fs::Mode::empty(),
         )
-        .map_err(|e| format!("cannot open /: {e}"))?;
+        .map_err(|e| ExecError::system("open /", e))?;
         set_attr(&root, MountAttrFlags::MOUNT_ATTR_RDONLY)
-            .map_err(|e| format!("cannot make the system read-only: {e}"))?;
+            .map_err(|e| ExecError::system("make the system read-only", e))?;
         let options = std::ffi::CString::new(format!(
             "size={},nr_inodes=65536,mode=1777",
             self.size.max(1 << 20)
         ))
-        .map_err(|e| e.to_string())?;
+        .map_err(|_| ExecError::BadView("a size with a NUL"))?;
         let mut trees = kept.into_iter();
         let privates = self
             .steps
@@ -90,7 +91,7 @@ impl View {
             match step {
                 Step::Private(p) => {
                     let failed = |e: rustix::io::Errno| {
-                        format!("cannot make a private {}: {e}", p.display())
+                        ExecError::system(format!("make a private {}", p.display()), e)
                     };
                     if tmpfs.is_none() {
                         rustix::mount::mount(
@@ -143,7 +144,9 @@ impl View {
                     place += 1;
                 }
                 Step::Keep(p, _) => {
-                    let (tree, dir) = trees.next().ok_or("a kept path went missing")?;
+                    let (tree, dir) = trees
+                        .next()
+                        .ok_or(ExecError::BadView("a kept path went missing"))?;
                     mount_point(p, dir)?;
                     rustix::mount::move_mount(
                         &tree,
@@ -152,7 +155,7 @@ impl View {
                         p,
                         MoveMountFlags::MOVE_MOUNT_F_EMPTY_PATH,
                     )
-                    .map_err(|e| format!("cannot keep {}: {e}", p.display()))?;
+                    .map_err(|e| ExecError::system(format!("keep {}", p.display()), e))?;
                 }
             }
         }
@@ -164,7 +167,7 @@ impl View {
     /// [`inodes`] (a path into another mount namespace costs a lookup
     /// through `/proc` each time; a descriptor, none): the first only, as
     /// they are all folders of one tmpfs.
-    pub fn places(&self, root: &Path) -> Result<Vec<std::os::fd::OwnedFd>, String> {
+    pub fn places(&self, root: &Path) -> Result<Vec<std::os::fd::OwnedFd>, ExecError> {
         use rustix::fs::{Mode, OFlags};
         self.steps
             .iter()
@@ -180,7 +183,7 @@ impl View {
                     OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
                     Mode::empty(),
                 )
-                .map_err(|e| format!("cannot open {}: {e}", at.display()))
+                .map_err(|e| ExecError::system(format!("open {}", at.display()), e))
             })
             .collect()
     }
@@ -191,7 +194,7 @@ impl View {
     /// keeps, root's and closed to the case). Nothing is followed out of a
     /// folder (a symlink is removed, not its target). Only once no process
     /// of the case is left: nothing then changes them meanwhile.
-    pub fn clear(&self, root: &Path) -> Result<(), String> {
+    pub fn clear(&self, root: &Path) -> Result<(), ExecError> {
         for step in &self.steps {
             let Step::Private(place) = step else {
                 continue;
@@ -199,9 +202,10 @@ impl View {
             let own = self.made_in(place);
             let dir = inside(root, place);
             let entries = std::fs::read_dir(&dir)
-                .map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
+                .map_err(|e| ExecError::system(format!("list {}", dir.display()), e))?;
             for entry in entries {
-                let entry = entry.map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
+                let entry =
+                    entry.map_err(|e| ExecError::system(format!("list {}", dir.display()), e))?;
                 if own.iter().any(|n| *n == entry.file_name()) {
                     continue;
                 }
@@ -210,7 +214,7 @@ impl View {
                     Ok(t) if t.is_dir() => std::fs::remove_dir_all(&path),
                     _ => std::fs::remove_file(&path),
                 };
-                gone.map_err(|e| format!("cannot remove {}: {e}", path.display()))?;
+                gone.map_err(|e| ExecError::system(format!("remove {}", path.display()), e))?;
             }
         }
         Ok(())
@@ -237,11 +241,12 @@ impl View {
 /// The inodes each of `places` (see [`View::places`]) holds now: its
 /// whole file system's. A case that left nothing there leaves these as
 /// they were when the view was made.
-pub fn inodes(places: &[std::os::fd::OwnedFd]) -> Result<Vec<u64>, String> {
+pub fn inodes(places: &[std::os::fd::OwnedFd]) -> Result<Vec<u64>, ExecError> {
     places
         .iter()
         .map(|fd| {
-            let st = rustix::fs::fstatfs(fd).map_err(|e| format!("cannot look at a place: {e}"))?;
+            let st =
+                rustix::fs::fstatfs(fd).map_err(|e| ExecError::system("look at a place", e))?;
             Ok(st.f_files.saturating_sub(st.f_ffree))
         })
         .collect()
@@ -303,7 +308,7 @@ fn set_attr(
 /// Makes `path` exist in a fresh tmpfs (a folder, or an empty file where
 /// a file is kept) for a mount on top: the folders on the way are root's,
 /// 0755. On a real file system it exists already.
-fn mount_point(path: &Path, dir: bool) -> Result<(), String> {
+fn mount_point(path: &Path, dir: bool) -> Result<(), ExecError> {
     use std::os::unix::fs::DirBuilderExt;
     if std::fs::symlink_metadata(path).is_ok() {
         return Ok(());
@@ -313,11 +318,11 @@ fn mount_point(path: &Path, dir: bool) -> Result<(), String> {
         .recursive(true)
         .mode(0o755)
         .create(parent)
-        .map_err(|e| format!("cannot make {}: {e}", parent.display()))?;
+        .map_err(|e| ExecError::system(format!("make {}", parent.display()), e))?;
     let made = if dir {
         std::fs::DirBuilder::new().mode(0o755).create(path)
     } else {
         std::fs::File::create(path).map(drop)
     };
-    made.map_err(|e| format!("cannot make {}: {e}", path.display()))
+    made.map_err(|e| ExecError::system(format!("make {}", path.display()), e))
 }

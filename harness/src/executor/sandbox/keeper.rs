@@ -22,8 +22,9 @@ use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitCode, Stdio};
 
-use super::launch::FAILED;
 use super::view::View;
+use crate::executor::ExecError;
+use crate::executor::launch::FAILED;
 
 /// A request: make this view (and stay in it).
 const BUILD: u8 = b'B';
@@ -204,6 +205,7 @@ pub fn serve() -> ExitCode {
         let reply = match done {
             Ok(()) => vec![DONE, 0, 0, 0, 0],
             Err(why) => {
+                let why = why.to_string();
                 let mut r = vec![REFUSED];
                 r.extend_from_slice(&(why.len() as u32).to_le_bytes());
                 r.extend_from_slice(why.as_bytes());
@@ -220,7 +222,7 @@ pub fn serve() -> ExitCode {
 /// Leaves the view the keeper is in, if any (back to `host`'s
 /// namespace), and makes `view` in a new one. A keeper that cannot get
 /// back exits: a half-made view is never entered.
-fn build(host: &std::fs::File, view: &View) -> Result<(), String> {
+fn build(host: &std::fs::File, view: &View) -> Result<(), ExecError> {
     let back = || {
         if rustix::thread::move_into_link_name_space(
             host.as_fd(),

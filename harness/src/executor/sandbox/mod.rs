@@ -1,0 +1,106 @@
+//! The sandboxes: what makes a case's view of the file system (see
+//! [`view`]) around its process, behind one trait. The isolation around a
+//! case (`isolated`: scratch, uids, cgroups, cores) plans the view; the
+//! sandbox in force makes it and puts the case in it:
+//!
+//! - `native`: as root, the job slot's keeper holds the view in a mount
+//!   namespace of its own and each case's process enters it (a `setns`);
+//! - `bwrap`: bubblewrap makes the view around each case, as any user.
+//!
+//! A new mechanism is one file here and one line in [`make`].
+
+mod bwrap;
+mod keeper;
+mod mounts;
+mod native;
+pub(super) mod needs;
+pub(super) mod view;
+
+use std::ffi::OsString;
+use std::fs::File;
+use std::os::fd::RawFd;
+use std::path::{Path, PathBuf};
+
+use std::sync::Arc;
+
+pub(super) use keeper::Program;
+pub use keeper::serve as serve_keeper;
+
+use super::{ExecError, RunResult};
+use view::View;
+
+/// The sandboxes there are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// The job slot's keeper makes the view (as root).
+    Native,
+    /// bubblewrap makes it (any user).
+    Bwrap,
+}
+
+impl Kind {
+    /// Its word in the isolation label, where it adds one (the view
+    /// itself is `private`).
+    pub fn label(self) -> Option<&'static str> {
+        match self {
+            Kind::Native => None,
+            Kind::Bwrap => Some("bwrap"),
+        }
+    }
+}
+
+/// The sandbox of `kind` for a run of `slots` job slots (`program`: what
+/// runs a slot's keeper).
+pub(super) fn make(kind: Kind, program: Program, slots: usize) -> Box<dyn Sandbox> {
+    match kind {
+        Kind::Native => Box::new(native::Native::new(program, slots)),
+        Kind::Bwrap => Box::new(bwrap::Bwrap),
+    }
+}
+
+/// Whether bubblewrap can make a sandbox here, as this user.
+pub(super) fn bwrap_usable() -> Result<(), ExecError> {
+    bwrap::usable()
+}
+
+/// One case about to enter its sandbox.
+pub(super) struct Case<'a> {
+    /// The case's number in the run.
+    pub id: usize,
+    /// Its job slot.
+    pub slot: usize,
+    /// The view it gets.
+    pub view: &'a Arc<View>,
+    /// Its working folder.
+    pub cwd: &'a Path,
+    /// The run's own folder (the harness's, out of every case's reach),
+    /// where a sandbox may put files about the case (its report).
+    pub run_dir: &'a Path,
+}
+
+/// What the case's process does to be in its sandbox, and what the sandbox
+/// keeps until the case has ended.
+#[derive(Default)]
+pub(super) struct Entered {
+    /// A mount namespace to enter.
+    pub namespace: Option<RawFd>,
+    /// A program to exec around the candidate: its words before the
+    /// candidate's.
+    pub wrap: Vec<OsString>,
+    /// An open file the case's process hands on, and where it is.
+    pub report: Option<(PathBuf, File)>,
+}
+
+/// What makes a case's view and puts the case in it.
+pub(super) trait Sandbox: Send + Sync {
+    /// Readies `case`: what its process must do to be in its view.
+    fn enter(&self, case: &Case) -> Result<Entered, ExecError>;
+
+    /// After `case` ended (`quiet`: nothing of it is left running):
+    /// `result` in the candidate's terms, not the sandbox's (a failure to
+    /// start is ours), and the slot ready for its next case.
+    fn leave(&self, case: &Case, entered: Entered, result: &mut RunResult, quiet: bool);
+
+    /// The run is over: whatever the sandbox keeps running stops.
+    fn stop(&self) {}
+}

@@ -1,0 +1,178 @@
+//! The native sandbox (as root): each job slot's keeper holds the slot's
+//! view in a mount namespace of its own (see `keeper`), the slot's cases
+//! enter it one after another (each with an IPC namespace of its own, see
+//! `spawn`), and between them its private places are emptied of what the
+//! last case left (or the view is dropped, and the next case gets a new
+//! one).
+
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::sync::{Arc, Mutex};
+
+use super::keeper::{Keeper, Program};
+use super::view::View;
+use super::{Case, Entered, Sandbox};
+use crate::executor::{ExecError, RunResult};
+
+/// The native sandbox: a keeper and its view per job slot.
+pub(super) struct Native {
+    program: Program,
+    slots: Vec<Mutex<Slot>>,
+}
+
+impl Native {
+    /// For `slots` job slots, keepers run by `program`.
+    pub(super) fn new(program: Program, slots: usize) -> Self {
+        Self {
+            program,
+            slots: (0..slots.max(1)).map(|_| Mutex::default()).collect(),
+        }
+    }
+
+    fn slot(&self, slot: usize) -> std::sync::MutexGuard<'_, Slot> {
+        self.slots[slot % self.slots.len()]
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl Sandbox for Native {
+    fn enter(&self, case: &Case) -> Result<Entered, ExecError> {
+        // The namespace's descriptor stays open while the slot holds the
+        // view: only this slot's worker changes it, after the case.
+        let fd = self
+            .slot(case.slot)
+            .enter(&self.program, case.view)
+            .map_err(|error| ExecError::System {
+                what: "make the job slot's view".into(),
+                error,
+            })?;
+        Ok(Entered {
+            namespace: Some(fd),
+            ..Entered::default()
+        })
+    }
+
+    fn leave(&self, case: &Case, _: Entered, _: &mut RunResult, quiet: bool) {
+        self.slot(case.slot).after_case(quiet);
+    }
+
+    fn stop(&self) {
+        for slot in &self.slots {
+            slot.lock().unwrap_or_else(|p| p.into_inner()).stop();
+        }
+    }
+}
+
+/// A job slot's view: its keeper (started on the slot's first case, and
+/// again after one that failed) and the view it holds, with its mount
+/// namespace, while that view may be entered.
+#[derive(Default)]
+struct Slot {
+    keeper: Option<Keeper>,
+    view: Option<Kept>,
+}
+
+/// The view a job slot's keeper holds: its mount namespace, and the
+/// inodes its private places held when it was made.
+struct Kept {
+    view: Arc<View>,
+    namespace: OwnedFd,
+    /// Its private places, open.
+    places: Vec<OwnedFd>,
+    inodes: Vec<u64>,
+}
+
+impl Slot {
+    /// After a case (`quiet`: nothing of it left running): its view emptied
+    /// for the next case, or dropped (the next case gets a new one).
+    fn after_case(&mut self, quiet: bool) {
+        if !self.empty_view(quiet) {
+            self.view = None;
+        }
+    }
+
+    /// Stops the keeper.
+    fn stop(&mut self) {
+        self.view = None;
+        if let Some(k) = self.keeper.take() {
+            k.stop();
+        }
+    }
+
+    /// The mount namespace of `view` for the slot's next case: the one its
+    /// keeper holds, made first where it holds another (or none).
+    fn enter(
+        &mut self,
+        program: &Program,
+        view: &Arc<View>,
+    ) -> std::io::Result<std::os::fd::RawFd> {
+        if !self
+            .view
+            .as_ref()
+            .is_some_and(|k| Arc::ptr_eq(&k.view, view))
+        {
+            self.view = None;
+            // A keeper that died (it cannot be a candidate's doing: it is
+            // root's) is started again, once, for this case.
+            let mut tries = 2;
+            let kept = loop {
+                tries -= 1;
+                match self.make_view(program, view) {
+                    Ok(kept) => break kept,
+                    Err(e) => {
+                        if e.kind() != std::io::ErrorKind::Other
+                            && let Some(k) = self.keeper.take()
+                        {
+                            k.stop();
+                        }
+                        if tries == 0 || e.kind() == std::io::ErrorKind::Other {
+                            return Err(e);
+                        }
+                    }
+                }
+            };
+            self.view = Some(kept);
+        }
+        Ok(self.view.as_ref().map_or(-1, |k| k.namespace.as_raw_fd()))
+    }
+
+    /// `view` made by the slot's keeper (started first where there is none).
+    fn make_view(&mut self, program: &Program, view: &Arc<View>) -> std::io::Result<Kept> {
+        if self.keeper.is_none() {
+            self.keeper = Some(Keeper::start(program)?);
+        }
+        let keeper = self.keeper.as_mut().expect("started above");
+        let namespace = keeper.build(view)?;
+        let places = view.places(&keeper.root()).map_err(std::io::Error::other)?;
+        let inodes = super::mounts::inodes(&places).map_err(std::io::Error::other)?;
+        Ok(Kept {
+            view: Arc::clone(view),
+            namespace,
+            places,
+            inodes,
+        })
+    }
+
+    /// Whether the slot's view, after a case, holds nothing of it: emptied
+    /// of what the case left in its private places (when their inodes
+    /// show that it left anything), which is safe only once nothing of
+    /// the case is left running (`quiet`: its cgroup shows that). `false`:
+    /// the view must not be entered again.
+    fn empty_view(&mut self, quiet: bool) -> bool {
+        let (Some(kept), Some(keeper)) = (&self.view, &self.keeper) else {
+            return false;
+        };
+        if !quiet {
+            return false;
+        }
+        let inodes = || super::mounts::inodes(&kept.places);
+        match inodes() {
+            Ok(now) if now == kept.inodes => true,
+            Ok(_) => {
+                kept.view.clear(&keeper.root()).is_ok()
+                    && inodes().is_ok_and(|now| now == kept.inodes)
+            }
+            Err(_) => false,
+        }
+    }
+}
