@@ -30,4 +30,5 @@ pub mod contest;
 pub mod course;
 pub mod html;
 pub mod merge;
+pub mod platform;
 pub mod slurm;

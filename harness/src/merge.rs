@@ -28,6 +28,20 @@ impl Merged {
     }
 }
 
+/// Every key one run of each candidate in `rows` on `cases` would have
+/// written (a run on suites, not a class).
+pub fn expected_of_suites(rows: &[Row], cases: &[crate::job::Case]) -> BTreeSet<Key> {
+    let candidates: BTreeSet<&str> = rows.iter().map(|r| r.candidate.as_str()).collect();
+    candidates
+        .iter()
+        .flat_map(|c| {
+            cases
+                .iter()
+                .map(move |j| (c.to_string(), j.suite.clone(), j.name.clone()))
+        })
+        .collect()
+}
+
 /// Merges `shards` (file name, rows); `expected`, when known, is every key
 /// one run would have written. A row found twice keeps its first copy
 /// (shards are named in the order given); the copies' files are named.

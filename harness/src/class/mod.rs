@@ -10,6 +10,7 @@
 //! be unpacked or built is one `compile-error` row and none of its cases
 //! run; nothing a submission does stops the class.
 
+pub mod outputs;
 mod plan;
 mod submissions;
 

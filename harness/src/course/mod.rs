@@ -504,6 +504,19 @@ impl Course {
         self.path.parent().unwrap_or(Path::new("/"))
     }
 
+    /// The course at `path`, its family's suites replaced by `suites` where
+    /// any are given (`--suite`), each of which must exist.
+    pub fn load_with(path: &Path, suites: &[PathBuf]) -> anyhow::Result<Self> {
+        let mut course = Self::load(path)?;
+        if !suites.is_empty() {
+            if let Some(s) = suites.iter().find(|s| !s.exists()) {
+                anyhow::bail!("suite {} does not exist", s.display());
+            }
+            course.override_suites(suites)?;
+        }
+        Ok(course)
+    }
+
     /// Replaces the suites of the parts judged by the family's contract
     /// (but those that keep their own).
     pub fn override_suites(&mut self, suites: &[PathBuf]) -> Result<(), CourseError> {

@@ -14,7 +14,6 @@ use harness::report::Mode;
 use harness::settings::{
     DEFAULT_TIME_LIMIT, MAX_DURATION, MAX_JOBS, Repeat, RunOptions, Selection, resolve_command,
 };
-use reference::families::family;
 use reference::family::{LoadOptions, Role};
 
 use crate::cli::{
@@ -76,16 +75,7 @@ pub fn grade(args: &GradeArgs) -> anyhow::Result<Grade> {
     let args = args.clone();
     let mut isolation = isolation(&args.sandbox, args.jobs)?;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let family = match &args.family {
-        None => None,
-        Some(name) => Some(family(name).with_context(|| {
-            let known: Vec<&str> = reference::families::FAMILIES
-                .iter()
-                .map(|f| f.name())
-                .collect();
-            format!("unknown family {name:?} (known: {})", known.join(", "))
-        })?),
-    };
+    let family = family(args.family.as_deref())?;
     // The verdict clock is CPU time of the case's whole process tree (80 s
     // unless told), the wall clock a generous safety net; without
     // isolation nothing can measure the tree: the wall clock judges.
@@ -105,11 +95,7 @@ pub fn grade(args: &GradeArgs) -> anyhow::Result<Grade> {
     if args.cpu_limit.is_some_and(|d| d.is_zero()) {
         bail!("--cpu-limit must be more than zero");
     }
-    if args.cpu_limit.is_some() && args.sandbox.isolation == IsolationArg::None {
-        bail!(
-            "--cpu-limit needs isolation (it is set as the candidate starts): drop --isolation none"
-        );
-    }
+    cpu_needs_isolation(&args.sandbox, args.cpu_limit, "--cpu-limit")?;
     for (flag, d) in [
         ("--time-limit", time_limit),
         ("--grace", args.grace),
@@ -278,4 +264,55 @@ pub fn metric(metric: MetricArg) -> harness::outcome::Metric {
         MetricArg::Wall => harness::outcome::Metric::Wall,
         MetricArg::Cpu => harness::outcome::Metric::Cpu,
     }
+}
+
+/// The one rule: a CPU-time limit is set as the candidate starts, so it
+/// needs isolation (`whose`: the flag or config that set it).
+pub fn cpu_needs_isolation(
+    sandbox: &IsolationArgs,
+    cpu: Option<std::time::Duration>,
+    whose: &str,
+) -> anyhow::Result<()> {
+    if cpu.is_some() && sandbox.isolation == IsolationArg::None {
+        bail!("{whose} needs isolation (it is set as the candidate starts): drop --isolation none");
+    }
+    Ok(())
+}
+
+/// The submissions a class run grades: a folder of them, or one (its id
+/// given, or its folder's name).
+pub fn submissions(args: &GradeArgs) -> anyhow::Result<harness::class::Source> {
+    Ok(match (&args.submissions, &args.submission) {
+        (Some(dir), _) => harness::class::Source::Folder(dir.clone()),
+        (None, Some(dir)) => harness::class::Source::One {
+            dir: dir.clone(),
+            id: match &args.id {
+                Some(id) => id.clone(),
+                None => dir
+                    .canonicalize()
+                    .unwrap_or_else(|_| dir.clone())
+                    .file_name()
+                    .map_or_else(|| "submission".into(), |n| n.to_string_lossy().into_owned()),
+            },
+        },
+        (None, None) => bail!("--course needs --submissions or --submission"),
+    })
+}
+
+/// The family called `name`, if one is named (the one lookup: an unknown
+/// name lists the known ones).
+pub fn family(
+    name: Option<&str>,
+) -> anyhow::Result<Option<&'static dyn reference::family::Grader>> {
+    let Some(name) = name else {
+        return Ok(None);
+    };
+    let found = reference::families::family(name).with_context(|| {
+        let known: Vec<&str> = reference::families::FAMILIES
+            .iter()
+            .map(|f| f.name())
+            .collect();
+        format!("unknown family {name:?} (known: {})", known.join(", "))
+    })?;
+    Ok(Some(found))
 }

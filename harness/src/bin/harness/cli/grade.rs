@@ -73,18 +73,20 @@ pub struct GradeArgs {
         requires = "submission"
     )]
     pub id: Option<String>,
-    /// With --submission: Gradescope's results.json for it, written at
-    /// exactly this path (/autograder/results/results.json).
+    /// With --submission: a platform's results for it, written at exactly
+    /// this path: PLATFORM:FILE (gradescope, autolab, prairielearn), or a
+    /// bare FILE for Gradescope's results.json
+    /// (/autograder/results/results.json). Repeatable.
     #[arg(
         help_heading = "One submission on a platform",
         long,
-        value_name = "FILE",
+        value_name = "[PLATFORM:]FILE",
         requires = "submission"
     )]
-    pub results: Option<PathBuf>,
+    pub results: Vec<String>,
     /// With --submission: Autolab's scores for it, the one line
     /// `{"scores": {...}}` keyed by rubric item, written to FILE (a kit's
-    /// autograder prints it last).
+    /// autograder prints it last); the same as --results autolab:FILE.
     #[arg(
         help_heading = "One submission on a platform",
         long,
@@ -93,7 +95,8 @@ pub struct GradeArgs {
     )]
     pub autolab: Option<PathBuf>,
     /// With --submission: PrairieLearn's external-grader results.json for
-    /// it, written at exactly this path (/grade/results/results.json).
+    /// it, written at exactly this path (/grade/results/results.json); the
+    /// same as --results prairielearn:FILE.
     #[arg(
         help_heading = "One submission on a platform",
         long,

@@ -169,9 +169,10 @@ pub struct ContestArgs {
 /// Options of `harness package`.
 #[derive(Args, Debug, Clone)]
 pub struct PackageArgs {
-    /// The platform.
-    #[arg(value_enum)]
-    pub platform: PlatformArg,
+    /// The platform (gradescope, autolab, prairielearn, gitlab: see
+    /// docs/platforms.md).
+    #[arg(value_parser = clap::builder::PossibleValuesParser::new(harness::platform::names()))]
+    pub platform: String,
     /// The course: a bundled one by name (`cis521`), or a config file whose
     /// folder holds everything it names (copied whole into the kit).
     #[arg(long, value_name = "NAME|FILE")]
@@ -184,21 +185,6 @@ pub struct PackageArgs {
     /// unpacked; any other file is the submission's one file).
     #[arg(long, value_name = "NAME", default_value = "handin.tar")]
     pub handin: String,
-}
-
-/// The platforms `harness package` writes kits for.
-#[derive(clap::ValueEnum, Clone, Copy, Debug)]
-pub enum PlatformArg {
-    /// Gradescope's autograder.zip.
-    Gradescope,
-    /// Autolab's (Tango's) autograde-Makefile and autograde.tar.
-    Autolab,
-    /// PrairieLearn's external grader: serverFilesCourse/puzzlegrade and
-    /// the question's externalGradingOptions.
-    Prairielearn,
-    /// A GitLab CI job (LabTS-style): .gitlab-ci.yml and the runner's
-    /// install script.
-    Gitlab,
 }
 
 /// Options of `harness report`.

@@ -14,8 +14,7 @@ use crate::cli::ConformArgs;
 
 /// Runs the family's battery for the role on the candidate.
 pub fn run(args: &ConformArgs) -> anyhow::Result<ExitCode> {
-    let family = reference::families::family(&args.family)
-        .with_context(|| format!("unknown family {:?}", args.family))?;
+    let family = crate::options::family(Some(&args.family))?.expect("named");
     let role = crate::options::role(args.role);
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let (argv, workdir) =

@@ -1,16 +1,18 @@
 //! `harness merge`: one scorecard from a sharded run's; 1 when rows are
 //! duplicated or missing.
 
+use std::collections::BTreeSet;
 use std::io::Write;
 use std::process::ExitCode;
 
-use anyhow::Context;
-use harness::course::{Course, points};
+use harness::class::outputs::{self, Outputs, Results};
+use harness::course::Course;
+use harness::merge::Key;
+use harness::outcome::Row;
 use harness::report::{Mode, Scorecard};
 
 /// Merges the shards' scorecards, naming rows duplicated or missing.
 pub fn run(args: &crate::cli::MergeArgs) -> anyhow::Result<ExitCode> {
-    use std::collections::BTreeSet;
     let gradescope = args
         .exports
         .iter()
@@ -23,44 +25,8 @@ pub fn run(args: &crate::cli::MergeArgs) -> anyhow::Result<ExitCode> {
             harness::report::read_scorecard(path)?,
         ));
     }
-    let all: Vec<harness::outcome::Row> = shards.iter().flat_map(|(_, r)| r.clone()).collect();
-    let mut class = None;
-    let expected: Option<BTreeSet<harness::merge::Key>> = if let Some(course_path) = &args.course {
-        let mut course = Course::load(course_path)?;
-        if !args.suites.is_empty() {
-            course.override_suites(&args.suites)?;
-        }
-        let dir = args.submissions.clone().unwrap_or_default();
-        let e = harness::class::expected_keys(
-            &course,
-            &harness::class::Source::Folder(dir),
-            args.filter.as_deref(),
-            &all,
-        )?;
-        class = Some((course, e.ids, e.keys, e.handins));
-        Some(e.rows.into_iter().collect())
-    } else if !args.suites.is_empty() {
-        let family = match &args.family {
-            None => None,
-            Some(n) => Some(
-                reference::families::family(n).with_context(|| format!("unknown family {n:?}"))?,
-            ),
-        };
-        let cases = harness::discover::discover(&args.suites, family, args.filter.as_deref())?;
-        let candidates: BTreeSet<String> = all.iter().map(|r| r.candidate.clone()).collect();
-        Some(
-            candidates
-                .iter()
-                .flat_map(|c| {
-                    cases
-                        .iter()
-                        .map(move |j| (c.clone(), j.suite.clone(), j.name.clone()))
-                })
-                .collect(),
-        )
-    } else {
-        None
-    };
+    let all: Vec<Row> = shards.iter().flat_map(|(_, r)| r.clone()).collect();
+    let (expected, class) = expected(args, &all)?;
     let merged = harness::merge::merge(&shards, expected.as_ref());
     let mode = if args.force {
         Mode::Force
@@ -74,20 +40,67 @@ pub fn run(args: &crate::cli::MergeArgs) -> anyhow::Result<ExitCode> {
         card.append(row)?;
         summary.add(row);
     }
-    if let Some((course, ids, keys, handins)) = &class {
-        let credits = args
-            .contest_credit
-            .as_deref()
-            .map(harness::course::contest::read_credits)
-            .transpose()?;
-        let points = points::points(course, ids, keys, &merged.rows, handins, credits.as_ref());
-        if let Some(path) = &args.summary {
-            points::write_summary(path, course, &points)?;
-        }
-        for dir in &gradescope {
-            points::write_gradescope(dir, course, &points, &merged.rows)?;
-        }
+    if let Some((course, e)) = class {
+        let result = harness::class::ClassResult {
+            summary: summary.clone(),
+            rows: merged.rows.clone(),
+            ids: e.ids,
+            keys: e.keys,
+            handins: e.handins,
+        };
+        let after = Outputs {
+            summary: args.summary.clone(),
+            results: gradescope
+                .iter()
+                .map(|dir| Results::export(dir, true))
+                .collect::<anyhow::Result<_>>()?,
+            credits: args
+                .contest_credit
+                .as_deref()
+                .map(harness::course::contest::read_credits)
+                .transpose()?,
+            ..Outputs::default()
+        };
+        outputs::write(&course, &result, &after)?;
     }
+    say(args, &summary, &merged);
+    Ok(if merged.complete() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// Every key one run would have written, when the run's class or suites
+/// are given (with the class's course and what it expects).
+type Expectation = (
+    Option<BTreeSet<Key>>,
+    Option<(Course, harness::class::Expected)>,
+);
+
+fn expected(args: &crate::cli::MergeArgs, all: &[Row]) -> anyhow::Result<Expectation> {
+    if let Some(course_path) = &args.course {
+        let course = Course::load_with(course_path, &args.suites)?;
+        let dir = args.submissions.clone().unwrap_or_default();
+        let source = harness::class::Source::Folder(dir);
+        let e = harness::class::expected_keys(&course, &source, args.filter.as_deref(), all)?;
+        let keys = e.rows.iter().cloned().collect();
+        return Ok((Some(keys), Some((course, e))));
+    }
+    if args.suites.is_empty() {
+        return Ok((None, None));
+    }
+    let family = crate::options::family(args.family.as_deref())?;
+    let cases = harness::discover::discover(&args.suites, family, args.filter.as_deref())?;
+    Ok((Some(harness::merge::expected_of_suites(all, &cases)), None))
+}
+
+/// The suites' tallies and what was merged, then what is wrong.
+fn say(
+    args: &crate::cli::MergeArgs,
+    summary: &harness::event::Summary,
+    merged: &harness::merge::Merged,
+) {
     let mut out = std::io::stdout().lock();
     for (suite, t) in &summary.suites {
         let _ = writeln!(out, "{suite}: {}/{} accepted", t.accepted(), t.total());
@@ -113,9 +126,4 @@ pub fn run(args: &crate::cli::MergeArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    Ok(if merged.complete() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
 }

@@ -4,12 +4,9 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
-
 /// Solves one puzzle, printing and exiting as a perfect candidate would.
 pub fn run(family: &str, files: &[PathBuf]) -> anyhow::Result<ExitCode> {
-    let grader = reference::families::family(family)
-        .with_context(|| format!("unknown family {family:?}"))?;
+    let grader = crate::options::family(Some(family))?.expect("named");
     let case = match grader.load(files) {
         Ok(c) => c,
         Err(e) => {

@@ -1,0 +1,122 @@
+//! Autolab (Tango): `autograde-Makefile` and `autograde.tar` in the output
+//! folder (and `scoreboard.json` for a course with a contest). Tango runs
+//! `make` beside the handin and the tar; the last line printed is
+//! Autolab's `{"scores": {...}}`, keyed by rubric item (name the
+//! assessment's problems so).
+
+use super::kit::{File, Form, Kit, Package, tar};
+use super::{Graded, Platform};
+
+/// Autolab.
+pub(super) struct Autolab;
+
+impl Platform for Autolab {
+    fn name(&self) -> &'static str {
+        "autolab"
+    }
+
+    fn about(&self) -> &'static str {
+        "Autolab's (Tango's) autograde-Makefile and autograde.tar"
+    }
+
+    fn kit(&self, kit: &Kit) -> anyhow::Result<Package> {
+        let mut inner = kit.payload()?;
+        inner.push(File::new("run", run(kit), 0o755));
+        let handin = shell_words::quote(&kit.handin).into_owned();
+        let makefile = format!(
+            "# Autolab (Tango) runs `make` here, beside the handin and autograde.tar\n\
+             # (puzzlegrade, course {}); the last line printed is the JSON\n\
+             # Autolab reads.\n\
+             all:\n\
+             \ttar xf autograde.tar\n\
+             \tsh autograde/run {handin}\n",
+            kit.course_arg
+        );
+        let mut files = vec![
+            File::new("autograde.tar", tar("autograde", &inner)?, 0o644),
+            File::new("autograde-Makefile", makefile, 0o644),
+        ];
+        let mut said = Vec::new();
+        if kit.course.file.contest.is_some() {
+            // The live contest's columns, for the assessment's Scoreboard
+            // setting.
+            let spec = format!("{}\n", crate::course::contest::AUTOLAB_SCOREBOARD);
+            files.push(File::new("scoreboard.json", spec, 0o644));
+            said.push(format!(
+                "wrote {}/scoreboard.json: paste it into the assessment's Scoreboard setting",
+                kit.out.display()
+            ));
+        }
+        said.push(format!(
+            "wrote {}/autograde-Makefile and autograde.tar (course {}; handin {}; packages the image needs: {})",
+            kit.out.display(),
+            kit.course_arg,
+            kit.handin,
+            kit.packages()
+        ));
+        Ok(Package {
+            files,
+            form: Form::Folder,
+            said,
+        })
+    }
+
+    /// The one line Autolab reads last, `{"scores": {"<item>": points,
+    /// ...}}`: every rubric item and policy item by name (the assessment's
+    /// problems are named the same), and the live contest's scoreboard
+    /// entry where the submission has one.
+    fn has_results(&self) -> bool {
+        true
+    }
+
+    fn results(&self, graded: &Graded) -> Option<anyhow::Result<Vec<u8>>> {
+        let p = graded.points;
+        let mut scores = serde_json::Map::new();
+        for (name, score) in &p.items {
+            scores.insert(name.clone(), serde_json::json!(score.points));
+        }
+        for (name, points, _) in &p.extra {
+            scores.insert(name.clone(), serde_json::json!(points));
+        }
+        let mut json = serde_json::json!({ "scores": scores });
+        if let Some(e) = &p.entry {
+            json["scoreboard"] = serde_json::json!([e.solved, e.cpu_seconds]);
+        }
+        Some(
+            serde_json::to_vec(&json)
+                .map_err(Into::into)
+                .map(|mut line| {
+                    line.push(b'\n');
+                    line
+                }),
+        )
+    }
+}
+
+/// The autograder's script: grades the handin in the current folder and
+/// prints Autolab's scores as the last line.
+fn run(kit: &Kit) -> String {
+    format!(
+        "#!/bin/sh\n\
+         # Autolab's autograder (puzzlegrade): grades the handin in the current\n\
+         # folder and prints Autolab's scores as the last line.\n\
+         here=$(cd \"$(dirname \"$0\")\" && pwd)\n\
+         work=$(pwd)\n\
+         rm -rf \"$work/submission\" \"$work/scores.json\"\n\
+         mkdir -p \"$work/submission\"\n\
+         case \"$1\" in\n\
+         \x20 *.tar|*.tar.gz|*.tgz) tar xf \"$1\" -C \"$work/submission\" ;;\n\
+         \x20 *) cp \"$1\" \"$work/submission/\" ;;\n\
+         esac\n\
+         # A handin of one folder is graded from inside it.\n\
+         set -- \"$work/submission\"/*\n\
+         if [ $# -eq 1 ] && [ -d \"$1\" ]; then sub=$1; else sub=$work/submission; fi\n\
+         PUZZLEGRADE_CACHE=\"$here/cache\" \"$here/harness\" grade --course {} --submission \"$sub\" \\\n\
+         \x20   --id handin --autolab \"$work/scores.json\" --scorecard \"$work/rows.csv\" --force >&2\n\
+         status=$?\n\
+         if [ -s \"$work/scores.json\" ]; then cat \"$work/scores.json\"; else\n\
+         \x20 echo \"{{\\\"scores\\\": {{}}, \\\"error\\\": \\\"harness exit $status: tell your course staff\\\"}}\"\n\
+         fi\n",
+        kit.course_in("$here")
+    )
+}

@@ -1,0 +1,104 @@
+//! The feedback every platform starts from: one test per rubric item (its
+//! points, its maximum, the cases behind it and the first failures, as
+//! the course words them), then the policy's and the contest's items, in
+//! Gradescope's `results.json` shape. Each platform keeps or hides parts of
+//! it by its own rules.
+
+use crate::course::Course;
+use crate::course::points::Points;
+use crate::course::rubric::Rule;
+use crate::export::gradescope::{Results, Test};
+use crate::job::BUILD;
+use crate::outcome::{Row, Verdict};
+
+/// Gradescope's `results.json` of one submission: one test per rubric
+/// item (its points, its maximum, the cases behind it and the first
+/// failures), then the policy's and the contest's items.
+pub(super) fn results(course: &Course, p: &Points, rows: &[Row]) -> Results {
+    let mine: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.candidate == p.submission)
+        .collect();
+    let mut tests = Vec::new();
+    for (i, ((name, score), item)) in p.items.iter().zip(&course.file.rubric).enumerate() {
+        // The first failures by suite and case, whatever order the rows
+        // finished in: the same feedback on every run.
+        let mut failing: Vec<&&Row> = mine
+            .iter()
+            .filter(|r| item.selects(&r.suite, &r.case) && !item.passes(r))
+            .collect();
+        failing.sort_by(|a, b| (&a.suite, &a.case).cmp(&(&b.suite, &b.case)));
+        let failures: Vec<String> = failing
+            .iter()
+            .take(10)
+            .map(|r| match (r.verdict, r.moves, r.best_moves) {
+                // Right, but not the fewest presses the item asks for.
+                (Verdict::Accepted, Some(m), Some(b)) => format!(
+                    "{}/{}: a solution of {m} moves; this item needs the fewest, {b}",
+                    r.suite, r.case
+                ),
+                _ => format!(
+                    "{}/{}: {} {}",
+                    r.suite,
+                    r.case,
+                    r.verdict,
+                    course.in_terms(&r.suite, &r.detail)
+                ),
+            })
+            .collect();
+        let output = if item.rule == Rule::CompilePenalty {
+            if p.built {
+                "it builds".into()
+            } else {
+                "it does not build".into()
+            }
+        } else {
+            let mut o = format!("{} of {} cases passed", score.passed, score.cases);
+            for f in failures {
+                o.push('\n');
+                o.push_str(&f);
+            }
+            o
+        };
+        tests.push(Test {
+            name: name.clone(),
+            number: None,
+            score: score.points,
+            max_score: p.item_max.get(i).copied().unwrap_or_else(|| item.max()),
+            status: None,
+            output,
+            visibility: course.visibility(item).as_str(),
+        });
+    }
+    for (name, points, why) in &p.extra {
+        tests.push(Test {
+            name: name.clone(),
+            number: None,
+            score: *points,
+            max_score: 0.0,
+            status: None,
+            output: why.clone(),
+            visibility: "visible",
+        });
+    }
+    let build = mine.iter().find(|r| r.suite == BUILD);
+    Results {
+        score: p.total,
+        max_score: p.max,
+        execution_time: None,
+        output: match build {
+            Some(r) if r.verdict != Verdict::Accepted => format!("{}: {}", r.verdict, r.detail),
+            _ => format!(
+                "{}: {} of {} cases accepted",
+                course.file.name, p.accepted, p.cases
+            ),
+        },
+        visibility: "visible",
+        stdout_visibility: Some(course.file.stdout_visibility.as_str()),
+        leaderboard: p
+            .entry
+            .as_ref()
+            .map(crate::course::contest::Live::leaderboard),
+        tests,
+    }
+}

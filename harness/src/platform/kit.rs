@@ -1,0 +1,199 @@
+//! What every kit is made of: the course it grades, the harness that
+//! grades it (and `harness-exec` beside it, and a course's own folder),
+//! the scripts' common lines, and the writer that puts a kit's files in a
+//! zip or a folder.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, bail};
+
+use crate::course::Course;
+
+/// What a kit is made for.
+pub struct Kit<'a> {
+    /// The course.
+    pub course: &'a Course,
+    /// The `--course` argument the kit's scripts pass: a bundled course's
+    /// name, or `course/<file>` in the kit's copy of the config's folder.
+    pub course_arg: String,
+    /// The config's folder, copied whole into the kit (a course that is
+    /// not bundled), if any.
+    pub folder: Option<PathBuf>,
+    /// The harness to ship (this one).
+    pub exe: PathBuf,
+    /// Autolab's handin file name.
+    pub handin: String,
+    /// Where the kit goes (for what is said to the staff).
+    pub out: PathBuf,
+}
+
+/// One file of a kit: its path in the kit, bytes and Unix mode.
+#[derive(Debug, Clone)]
+pub struct File {
+    /// Its path in the kit.
+    pub name: String,
+    /// Its bytes.
+    pub bytes: Vec<u8>,
+    /// Its mode.
+    pub mode: u32,
+}
+
+impl File {
+    /// A file `name` of `bytes` with `mode`.
+    pub fn new(name: impl Into<String>, bytes: impl Into<Vec<u8>>, mode: u32) -> Self {
+        Self {
+            name: name.into(),
+            bytes: bytes.into(),
+            mode,
+        }
+    }
+}
+
+/// How a kit is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// One zip at the output path.
+    Zip,
+    /// Files in the output folder.
+    Folder,
+}
+
+/// A kit: its files, how they are written, and what to tell the staff.
+pub struct Package {
+    /// The files.
+    pub files: Vec<File>,
+    /// How.
+    pub form: Form,
+    /// Lines for the staff (what was written, what the image must hold).
+    pub said: Vec<String>,
+}
+
+impl Kit<'_> {
+    /// This harness, `harness-exec` beside it, and a non-bundled course's
+    /// folder under `course/`.
+    pub fn payload(&self) -> anyhow::Result<Vec<File>> {
+        let exe = &self.exe;
+        let mut files = vec![File::new(
+            "harness",
+            std::fs::read(exe).with_context(|| format!("cannot read {}", exe.display()))?,
+            0o755,
+        )];
+        let small = exe.with_file_name("harness-exec");
+        if small.is_file() {
+            files.push(File::new("harness-exec", std::fs::read(&small)?, 0o755));
+        }
+        if let Some(dir) = &self.folder {
+            for e in walkdir::WalkDir::new(dir).sort_by_file_name() {
+                let e = e?;
+                if e.file_type().is_file() {
+                    let rel = e.path().strip_prefix(dir)?.to_string_lossy().into_owned();
+                    files.push(File::new(
+                        format!("course/{rel}"),
+                        std::fs::read(e.path())?,
+                        0o644,
+                    ));
+                }
+            }
+        }
+        Ok(files)
+    }
+
+    /// The `--course` argument for a kit's script whose folder is `here`
+    /// (a shell expression): a bundled course's name, or the config in the
+    /// kit's copy of its folder.
+    pub fn course_in(&self, here: &str) -> String {
+        let arg = shell_words::quote(&self.course_arg).into_owned();
+        if self.folder.is_some() {
+            format!("\"{here}\"/{arg}")
+        } else {
+            arg
+        }
+    }
+
+    /// The course's Debian packages, for people.
+    pub fn packages(&self) -> String {
+        if self.course.file.packages.is_empty() {
+            "none".into()
+        } else {
+            self.course.file.packages.join(" ")
+        }
+    }
+}
+
+/// The lines of a kit's script that install Debian `packages` with
+/// apt-get, only where one is missing (nothing from the network
+/// otherwise); POSIX sh, for bash too.
+pub fn apt_install<'a>(packages: impl Iterator<Item = &'a str>) -> String {
+    let list: Vec<&str> = packages.collect();
+    format!(
+        "packages={}\n\
+         if [ -n \"$packages\" ] && ! dpkg -s $packages >/dev/null 2>&1; then\n\
+         \x20 apt-get update -qq\n\
+         \x20 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $packages\n\
+         fi\n",
+        shell_words::quote(&list.join(" "))
+    )
+}
+
+/// A tar of `files`, each under `prefix/`.
+pub fn tar(prefix: &str, files: &[File]) -> anyhow::Result<Vec<u8>> {
+    let mut tar = tar::Builder::new(Vec::new());
+    for f in files {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(f.bytes.len() as u64);
+        header.set_mode(f.mode);
+        header.set_cksum();
+        tar.append_data(
+            &mut header,
+            format!("{prefix}/{}", f.name),
+            f.bytes.as_slice(),
+        )?;
+    }
+    Ok(tar.into_inner()?)
+}
+
+/// Writes `package` at `out`: a zip there, or its files in that folder.
+pub(super) fn write(package: &Package, out: &Path) -> anyhow::Result<()> {
+    if out.as_os_str().is_empty() {
+        bail!("no --out");
+    }
+    match package.form {
+        Form::Zip => crate::export::write_atomically(out, &zip(&package.files)?),
+        Form::Folder => folder(out, &package.files),
+    }
+}
+
+/// Writes `files` under `dir`, each with its mode.
+fn folder(dir: &Path, files: &[File]) -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    for f in files {
+        let path = dir.join(&f.name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create {}", parent.display()))?;
+        }
+        crate::export::write_atomically(&path, &f.bytes)?;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(f.mode))?;
+    }
+    Ok(())
+}
+
+/// A zip of `files`.
+fn zip(files: &[File]) -> anyhow::Result<Vec<u8>> {
+    let mut buf = std::io::Cursor::new(Vec::new());
+    {
+        let mut zip = zip::ZipWriter::new(&mut buf);
+        for f in files {
+            let opts = zip::write::SimpleFileOptions::default()
+                .compression_method(zip::CompressionMethod::Deflated)
+                .compression_level(Some(1))
+                .unix_permissions(f.mode);
+            zip.start_file(f.name.as_str(), opts)?;
+            zip.write_all(&f.bytes)?;
+        }
+        zip.finish()?;
+    }
+    Ok(buf.into_inner())
+}

@@ -1,0 +1,157 @@
+//! PrairieLearn's external grader: `serverFilesCourse/puzzlegrade/` (this
+//! harness and `run`, the entrypoint) and `question-info.json`, the
+//! question's `externalGradingOptions`. `run` grades `/grade/student` and
+//! writes `/grade/results/results.json`; a setup error is written as not
+//! gradable (the student keeps the attempt). Results: `gradable`, `score`
+//! (the points over the maximum, within 0..1), `message`, and a test per
+//! rubric item; PrairieLearn has no release dates, so an item that is not
+//! `visible` keeps its points and hides its cases.
+
+use super::kit::{File, Form, Kit, Package};
+use super::{Graded, Platform};
+use crate::course::rubric::show;
+
+/// PrairieLearn.
+pub(super) struct PrairieLearn;
+
+impl Platform for PrairieLearn {
+    fn name(&self) -> &'static str {
+        "prairielearn"
+    }
+
+    fn about(&self) -> &'static str {
+        "PrairieLearn's external grader: serverFilesCourse/puzzlegrade and the question's externalGradingOptions"
+    }
+
+    fn kit(&self, kit: &Kit) -> anyhow::Result<Package> {
+        let image = image_for(&kit.course.file.packages);
+        let info = serde_json::json!({
+            "gradingMethod": "External",
+            "singleVariant": true,
+            "externalGradingOptions": {
+                "enabled": true,
+                "image": image,
+                "serverFilesCourse": ["puzzlegrade/"],
+                "entrypoint": "/grade/serverFilesCourse/puzzlegrade/run",
+                "timeout": 600
+            }
+        });
+        let mut files: Vec<File> = kit
+            .payload()?
+            .into_iter()
+            .map(|f| {
+                File::new(
+                    format!("serverFilesCourse/puzzlegrade/{}", f.name),
+                    f.bytes,
+                    f.mode,
+                )
+            })
+            .collect();
+        files.push(File::new(
+            "serverFilesCourse/puzzlegrade/run",
+            run(kit),
+            0o755,
+        ));
+        let mut info = serde_json::to_vec_pretty(&info)?;
+        info.push(b'\n');
+        files.push(File::new("question-info.json", info, 0o644));
+        Ok(Package {
+            files,
+            form: Form::Folder,
+            said: vec![format!(
+                "wrote {}/serverFilesCourse/puzzlegrade and question-info.json (course {}; image {image}, which must hold: {})",
+                kit.out.display(),
+                kit.course_arg,
+                kit.packages()
+            )],
+        })
+    }
+
+    fn has_results(&self) -> bool {
+        true
+    }
+
+    fn results(&self, graded: &Graded) -> Option<anyhow::Result<Vec<u8>>> {
+        let r = super::feedback::results(graded.course, graded.points, graded.rows);
+        let tests: Vec<serde_json::Value> = r
+            .tests
+            .iter()
+            .map(|t| {
+                let output = if t.visibility == "visible" {
+                    t.output.clone()
+                } else {
+                    "(its cases are not shown)".to_string()
+                };
+                serde_json::json!({
+                    "name": t.name,
+                    "points": t.score,
+                    "max_points": t.max_score,
+                    "output": output,
+                })
+            })
+            .collect();
+        let score = if r.max_score > 0.0 {
+            (r.score / r.max_score).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        let json = serde_json::json!({
+            "gradable": true,
+            "score": (score * 10_000.0).round() / 10_000.0,
+            "message": format!("{} / {} points. {}", show(r.score), show(r.max_score), r.output),
+            "tests": tests,
+        });
+        Some(
+            serde_json::to_vec_pretty(&json)
+                .map_err(Into::into)
+                .map(|mut b| {
+                    b.push(b'\n');
+                    b
+                }),
+        )
+    }
+}
+
+/// The entrypoint: grades `/grade/student`, writes
+/// `/grade/results/results.json`.
+fn run(kit: &Kit) -> String {
+    format!(
+        "#!/bin/sh\n\
+         # PrairieLearn's external grader runs this (puzzlegrade, course {}):\n\
+         # grades /grade/student, writes /grade/results/results.json.\n\
+         here=$(cd \"$(dirname \"$0\")\" && pwd)\n\
+         bin=$here\n\
+         if [ ! -x \"$bin/harness\" ]; then\n\
+         \x20 # A course repository that lost the modes: run from a copy.\n\
+         \x20 bin=$(mktemp -d) && cp \"$here\"/harness* \"$bin\" && chmod 755 \"$bin\"/harness*\n\
+         fi\n\
+         mkdir -p /grade/results\n\
+         rm -f /grade/results/results.json\n\
+         export PUZZLEGRADE_CACHE=\"${{TMPDIR:-/tmp}}/puzzlegrade-cache\"\n\
+         \"$bin/harness\" grade --course {} --submission /grade/student --id student \\\n\
+         \x20   --prairielearn /grade/results/results.json --scorecard \"${{TMPDIR:-/tmp}}/puzzlegrade-rows.csv\" --force\n\
+         status=$?\n\
+         if [ ! -s /grade/results/results.json ]; then\n\
+         \x20 printf '{{\"gradable\": false, \"message\": \"The autograder could not grade this submission (harness exit %s): tell your course staff.\"}}\\n' \"$status\" \\\n\
+         \x20   > /grade/results/results.json\n\
+         fi\n\
+         exit 0\n",
+        kit.course_arg,
+        kit.course_in("$here")
+    )
+}
+
+/// A PrairieLearn grader image holding the course's packages, where one
+/// of PrairieLearn's own does (else Ubuntu's, to be built upon).
+fn image_for(packages: &[String]) -> &'static str {
+    let has = |p: &str| packages.iter().any(|x| x.starts_with(p));
+    if has("openjdk") {
+        "prairielearn/grader-java"
+    } else if has("gcc") || has("valgrind") {
+        "prairielearn/grader-c"
+    } else if packages.iter().all(|p| p == "python3") {
+        "prairielearn/grader-python"
+    } else {
+        "ubuntu:24.04"
+    }
+}
