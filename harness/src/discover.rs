@@ -14,7 +14,10 @@ use reference::families::{ListingMatch, family_for_listing};
 use reference::family::Grader;
 use reference::file::listing_dir;
 
-use crate::job::{Case, Loaded};
+use std::sync::Arc;
+
+use crate::job::{Candidate, Case, Job, Jobs, Loaded};
+use crate::settings::Selection;
 
 /// Finds every listing under `roots` and returns their cases, in listing
 /// order. `only` keeps one family; `filter` keeps cases whose `suite/case`
@@ -113,6 +116,41 @@ impl Suites {
     /// How many cases [`Suites::cases`] gives.
     pub fn count(&self) -> usize {
         self.count
+    }
+
+    /// The jobs of `candidate` (its scorecard name `label`) on these
+    /// suites, for the cases `todo` keeps (`resumed`: some may be left
+    /// out, the rows a resumed run kept): all of them, read as the run
+    /// goes, or a shard's share balanced by the cases' costs (every case
+    /// weighed first).
+    pub fn jobs<'a>(
+        &'a self,
+        label: &'a str,
+        candidate: &'a Arc<Candidate>,
+        selection: &Selection,
+        (todo, resumed): (impl Fn(&Case) -> bool + Send + Clone + 'a, bool),
+    ) -> Jobs<'a> {
+        let job = move |c: Case| Job::puzzle(label, candidate, &Arc::new(c));
+        match selection.shard {
+            Some(shard) => {
+                let costs = selection.shard_costs.as_deref();
+                let cases = crate::shard::select(self.cases().collect(), shard, |c| {
+                    let files = c.files.as_deref().unwrap_or_default();
+                    let cost = crate::shard::case_cost(costs, &c.suite, &c.name, files);
+                    (format!("{}/{}", c.suite, c.name), cost)
+                });
+                let jobs: Vec<Job> = cases.into_iter().filter(|c| todo(c)).map(job).collect();
+                Jobs::from(jobs)
+            }
+            None => {
+                let count = if resumed {
+                    self.cases().filter(|c| todo(c)).count()
+                } else {
+                    self.count()
+                };
+                Jobs::stream(count, self.cases().filter(move |c| todo(c)).map(job))
+            }
+        }
     }
 
     /// Every case, in listing order, read from the listings as they are

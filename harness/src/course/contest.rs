@@ -168,6 +168,81 @@ pub struct Credit {
     pub detail: String,
 }
 
+/// One entry's place in a contest, as its credit is figured from it.
+pub struct Placed {
+    /// The entry (a submission id).
+    pub entry: String,
+    /// Its rank (1 is best; ties share one).
+    pub rank: usize,
+    /// Cases solved.
+    pub solved: usize,
+    /// Cases in all.
+    pub cases: usize,
+    /// Its PAR-2 score, in seconds.
+    pub par2: f64,
+}
+
+/// Each submission's place and extra credit: an entry's from its rank
+/// (ties share a place and its credit), the others none, saying why.
+/// `entrants`: every submission's id and team (`None`: no entry file;
+/// `Err`: why the file names no team).
+pub fn credits(
+    contest: Option<&ContestFile>,
+    entrants: &[(String, Option<Result<String, String>>)],
+    placed: &[Placed],
+) -> Vec<Credit> {
+    entrants
+        .iter()
+        .map(|(id, team)| {
+            let standing = placed.iter().find(|s| &s.entry == id);
+            let (place, credit, detail) = match (team, standing) {
+                (Some(Err(why)), _) => (None, 0.0, format!("not an entry: {why}")),
+                (None, None) => (
+                    None,
+                    0.0,
+                    format!(
+                        "not an entry: no {}",
+                        contest.map_or("contest.txt", |c| c.entry_file.as_str())
+                    ),
+                ),
+                (_, Some(s)) => (
+                    Some(s.rank),
+                    contest.map_or(0.0, |c| c.credit_for(s.rank)),
+                    format!(
+                        "{} place of {} entries: {} of {} cases, PAR-2 {:.3} s",
+                        ordinal(s.rank),
+                        placed.len(),
+                        s.solved,
+                        s.cases,
+                        s.par2
+                    ),
+                ),
+                (_, None) => (None, 0.0, "not timed".into()),
+            };
+            Credit {
+                submission: id.clone(),
+                team: match team {
+                    Some(Ok(t)) => t.clone(),
+                    _ => String::new(),
+                },
+                place,
+                credit,
+                detail,
+            }
+        })
+        .collect()
+}
+
+/// `1st`, `2nd`, `3rd`, `11th`...
+fn ordinal(n: usize) -> String {
+    match (n % 10, n % 100) {
+        (1, x) if x != 11 => format!("{n}st"),
+        (2, x) if x != 12 => format!("{n}nd"),
+        (3, x) if x != 13 => format!("{n}rd"),
+        _ => format!("{n}th"),
+    }
+}
+
 /// Writes the credit file.
 pub fn write_credits(path: &Path, credits: &[Credit]) -> anyhow::Result<()> {
     let mut w = csv::Writer::from_writer(Vec::new());

@@ -8,6 +8,7 @@ mod bundled;
 mod cli;
 mod commands;
 mod options;
+mod runner;
 
 use std::process::ExitCode;
 

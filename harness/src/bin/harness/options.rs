@@ -76,59 +76,13 @@ pub fn grade(args: &GradeArgs) -> anyhow::Result<Grade> {
     let mut isolation = isolation(&args.sandbox, args.jobs)?;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let family = family(args.family.as_deref())?;
-    // The verdict clock is CPU time of the case's whole process tree (80 s
-    // unless told), the wall clock a generous safety net; without
-    // isolation nothing can measure the tree: the wall clock judges.
-    let cpu_limit = match args.cpu_limit {
-        Some(c) => Some(c),
-        None if args.sandbox.isolation == IsolationArg::Full => Some(DEFAULT_TIME_LIMIT),
-        None => None,
-    };
-    let time_limit = match (args.time_limit, cpu_limit) {
-        (Some(t), _) => t,
-        (None, Some(c)) => harness::settings::safety_net(c),
-        (None, None) => DEFAULT_TIME_LIMIT,
-    };
-    if time_limit.is_zero() {
-        bail!("--time-limit must be more than zero");
-    }
-    if args.cpu_limit.is_some_and(|d| d.is_zero()) {
-        bail!("--cpu-limit must be more than zero");
-    }
-    cpu_needs_isolation(&args.sandbox, args.cpu_limit, "--cpu-limit")?;
-    for (flag, d) in [
-        ("--time-limit", time_limit),
-        ("--grace", args.grace),
-        ("--cpu-limit", args.cpu_limit.unwrap_or_default()),
-    ] {
-        if d > MAX_DURATION {
-            bail!(
-                "{flag} {} is over the 24 h maximum",
-                humantime::format_duration(d)
-            );
-        }
-    }
+    let (time_limit, cpu_limit) = clocks(&args)?;
     if let Some(j) = args.jobs
         && usize::from(j) > MAX_JOBS
     {
         bail!("--jobs {j} is over the maximum of {MAX_JOBS}");
     }
-    let suites = if args.suites.is_empty() && args.course.is_none() {
-        let default = cwd.join("suites");
-        if default.is_dir() {
-            vec![default]
-        } else {
-            // Not in a checkout: the suites built into the binary.
-            vec![crate::bundled::suites()?]
-        }
-    } else {
-        args.suites
-    };
-    for s in &suites {
-        if !s.exists() {
-            bail!("suite {} does not exist", s.display());
-        }
-    }
+    let suites = suites(&args, &cwd)?;
     // Out of every case's sight: the suites (a case sees its own copies)
     // and the class's submissions.
     isolation.hide = suites
@@ -137,39 +91,19 @@ pub fn grade(args: &GradeArgs) -> anyhow::Result<Grade> {
         .chain(&args.submission)
         .cloned()
         .collect();
-    let candidate = match &args.candidate {
-        None if args.course.is_some() => None,
-        None => {
-            let exe = std::env::current_exe().context("cannot locate the harness executable")?;
-            let workdir = args.workdir.clone().unwrap_or_else(|| cwd.clone());
-            Some((
-                Candidate::Reference { exe, workdir },
-                "reference".to_string(),
-            ))
-        }
-        Some(cmd) => {
-            let (argv, workdir) = resolve_command(cmd, args.workdir.as_deref(), &cwd)?;
-            Some((
-                Candidate::Command {
-                    argv,
-                    workdir,
-                    relative: false,
-                },
-                cmd.clone(),
-            ))
-        }
-    };
-    let candidate = candidate.map(|(c, label)| (c, args.name.clone().unwrap_or(label)));
+    let candidate = candidate(&args, &cwd)?;
     let jobs = args
         .jobs
         .map(usize::from)
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
-    let shard_costs = match &args.shard_costs {
-        None => None,
-        Some(p) => Some(std::sync::Arc::new(harness::shard::Costs::from_rows(
-            &harness::report::read_rows(p)
-                .with_context(|| format!("--shard-costs {}", p.display()))?,
-        ))),
+    let shard_costs = args.shard_costs.as_deref().map(shard_costs).transpose()?;
+    let limits = Limits {
+        time: time_limit,
+        grace: args.grace.max(Duration::from_millis(10)),
+        stdout: args.stdout_limit.as_u64(),
+        stderr: args.stderr_limit.as_u64(),
+        memory: args.sandbox.memory_limit.as_u64(),
+        cpu: cpu_limit,
     };
     Ok(Grade {
         selection: Selection {
@@ -181,14 +115,7 @@ pub fn grade(args: &GradeArgs) -> anyhow::Result<Grade> {
         },
         options: RunOptions {
             jobs,
-            limits: Limits {
-                time: time_limit,
-                grace: args.grace.max(Duration::from_millis(10)),
-                stdout: args.stdout_limit.as_u64(),
-                stderr: args.stderr_limit.as_u64(),
-                memory: args.sandbox.memory_limit.as_u64(),
-                cpu: cpu_limit,
-            },
+            limits,
             allow_outside_suite: args.allow_outside_suite,
             max_puzzle_size: args.max_puzzle_size.as_u64(),
             keep_output: args.keep_output.as_ref().map(|d| cwd.join(d)),
@@ -200,6 +127,107 @@ pub fn grade(args: &GradeArgs) -> anyhow::Result<Grade> {
         },
         candidate,
     })
+}
+
+/// The cases' costs a sharded run balances by (`--shard-costs`).
+fn shard_costs(path: &std::path::Path) -> anyhow::Result<std::sync::Arc<harness::shard::Costs>> {
+    let rows = harness::report::read_rows(path)
+        .with_context(|| format!("--shard-costs {}", path.display()))?;
+    Ok(std::sync::Arc::new(harness::shard::Costs::from_rows(&rows)))
+}
+
+/// The wall-clock limit and the CPU-time limit, checked. The verdict clock
+/// is CPU time of the case's whole process tree (80 s unless told), the
+/// wall clock a generous safety net; without isolation nothing can measure
+/// the tree: the wall clock judges.
+fn clocks(args: &GradeArgs) -> anyhow::Result<(Duration, Option<Duration>)> {
+    let cpu_limit = match args.cpu_limit {
+        Some(c) => Some(c),
+        None if args.sandbox.isolation == IsolationArg::Full => Some(DEFAULT_TIME_LIMIT),
+        None => None,
+    };
+    let time_limit = match (args.time_limit, cpu_limit) {
+        (Some(t), _) => t,
+        (None, Some(c)) => harness::settings::safety_net(c),
+        (None, None) => DEFAULT_TIME_LIMIT,
+    };
+    duration("--time-limit", time_limit)?;
+    if let Some(cpu) = args.cpu_limit {
+        duration("--cpu-limit", cpu)?;
+    }
+    cpu_needs_isolation(&args.sandbox, args.cpu_limit, "--cpu-limit")?;
+    if args.grace > MAX_DURATION {
+        duration("--grace", args.grace)?;
+    }
+    Ok((time_limit, cpu_limit))
+}
+
+/// The one rule for a limit's length: more than zero, at most 24 h.
+pub fn duration(flag: &str, d: Duration) -> anyhow::Result<()> {
+    if d.is_zero() {
+        bail!("{flag} must be more than zero");
+    }
+    if d > MAX_DURATION {
+        bail!(
+            "{flag} {} is over the 24 h maximum",
+            humantime::format_duration(d)
+        );
+    }
+    Ok(())
+}
+
+/// The suites graded: those given, else `suites/` here, else the ones
+/// built into the binary; each must exist.
+fn suites(args: &GradeArgs, cwd: &std::path::Path) -> anyhow::Result<Vec<PathBuf>> {
+    let suites = if args.suites.is_empty() && args.course.is_none() {
+        let default = cwd.join("suites");
+        if default.is_dir() {
+            vec![default]
+        } else {
+            // Not in a checkout: the suites built into the binary.
+            vec![crate::bundled::suites()?]
+        }
+    } else {
+        args.suites.clone()
+    };
+    for s in &suites {
+        if !s.exists() {
+            bail!("suite {} does not exist", s.display());
+        }
+    }
+    Ok(suites)
+}
+
+/// The candidate and its name: the command given, or the reference (none
+/// for a class).
+fn candidate(
+    args: &GradeArgs,
+    cwd: &std::path::Path,
+) -> anyhow::Result<Option<(Candidate, String)>> {
+    let candidate = match &args.candidate {
+        None if args.course.is_some() => None,
+        None => {
+            let exe = std::env::current_exe().context("cannot locate the harness executable")?;
+            let workdir = args.workdir.clone().unwrap_or_else(|| cwd.to_owned());
+            Some((
+                Candidate::Reference { exe, workdir },
+                "reference".to_string(),
+            ))
+        }
+        Some(cmd) => {
+            let (argv, workdir) = resolve_command(cmd, args.workdir.as_deref(), cwd)?;
+            let relative = false;
+            Some((
+                Candidate::Command {
+                    argv,
+                    workdir,
+                    relative,
+                },
+                cmd.clone(),
+            ))
+        }
+    };
+    Ok(candidate.map(|(c, label)| (c, args.name.clone().unwrap_or(label))))
 }
 
 /// The isolation options, checked (`jobs` slots need a uid each).

@@ -2,9 +2,11 @@
 //! executor, reporter, signals) and returns the exit status; the work
 //! itself is the library's.
 
+pub mod class;
 pub mod compare;
 pub mod conform;
 pub mod contest;
+pub mod entries;
 pub mod grade;
 pub mod merge;
 pub mod package;
@@ -13,129 +15,10 @@ pub mod slurm;
 pub mod solve;
 
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use anyhow::Context as _;
-use harness::cancel::{Cancel, StopReason};
-use harness::event::Summary;
-use harness::executor::Isolation;
-use harness::executor::{Executor, ProcessExecutor};
-use harness::job::Candidate;
-use harness::report::{JsonLines, Reporter, Sink, Terminal};
-use harness::settings::{Context, RunOptions};
-use signal_hook::consts::{SIGINT, SIGTERM};
 
-use crate::cli::Format;
-
-/// What the terminal shows: progress and summaries, or JSON lines.
-pub fn screen(format: Format, label: &str) -> Box<dyn Sink> {
-    match format {
-        Format::Human => Box::new(Terminal::new(label)),
-        Format::Json => Box::new(JsonLines),
-    }
-}
-
-/// What a run needs from the binary: a stop token that SIGINT and SIGTERM
-/// set, and the process executor (with its guard) for the run's options.
-pub struct Runner {
-    /// The stop token.
-    pub cancel: Arc<Cancel>,
-    /// The executor.
-    pub executor: ProcessExecutor,
-}
-
-impl Runner {
-    /// Watches the signals and sets up the executor for `options`.
-    pub fn new(options: &RunOptions) -> anyhow::Result<Self> {
-        let cancel = watch_signals()?;
-        let executor = executor(&options.isolation, options.max_puzzle_size)?;
-        Ok(Self { cancel, executor })
-    }
-
-    /// Stops (exit 2) when the user a job slot runs as cannot run
-    /// `candidate` (`name` for people), saying what to do.
-    pub fn check(&self, candidate: &Candidate, name: &str) -> anyhow::Result<()> {
-        let Some(owner) = self.executor.owner(0) else {
-            return Ok(());
-        };
-        candidate.reachable_by(owner).map_err(|why| {
-            anyhow::anyhow!(
-                "the candidate {name} cannot be run by uid {} (the user its job slot runs as): {why}; \
-                 let every user reach it (chmod o+x on its folders, o+rx on a script), \
-                 or run candidates as the harness's user (--run-as harness)",
-                owner.0
-            )
-        })
-    }
-
-    /// The run context over `options`.
-    pub fn context<'a>(&'a self, options: &'a RunOptions) -> Context<'a> {
-        Context {
-            options,
-            executor: &self.executor,
-            cancel: &self.cancel,
-        }
-    }
-}
-
-/// The process executor with the guard and `isolation`.
-fn executor(isolation: &Isolation, max_file: u64) -> anyhow::Result<ProcessExecutor> {
-    let exe = std::env::current_exe().context("cannot locate the harness executable")?;
-    ProcessExecutor::supervised(&exe, isolation, max_file)
-        .context("cannot set up the candidates' isolation")
-}
-
-/// 0 all accepted, 1 not, 2 a report failed, 130 / 143 after a signal.
-pub fn exit_status(summary: &Summary, reporter: Reporter) -> ExitCode {
-    if let Some(e) = reporter.into_error() {
-        eprintln!("harness: {e:#}");
-        return ExitCode::from(2);
-    }
-    match summary.stopped {
-        Some(reason) => stopped(reason),
-        None if summary.all_accepted() => ExitCode::SUCCESS,
-        None => ExitCode::from(1),
-    }
-}
-
-/// The exit status of a run stopped for `reason`.
-pub fn stopped(reason: StopReason) -> ExitCode {
-    ExitCode::from(match reason {
-        StopReason::Interrupted => 130,
-        StopReason::Terminated => 143,
-        StopReason::ReportFailed => 2,
-    })
-}
-
-/// A stop token that SIGINT and SIGTERM set (a second signal: at once).
-fn watch_signals() -> anyhow::Result<Arc<Cancel>> {
-    let cancel = Arc::new(Cancel::new());
-    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])
-        .context("cannot watch SIGINT and SIGTERM")?;
-    let token = Arc::clone(&cancel);
-    std::thread::spawn(move || {
-        for signal in signals.forever() {
-            token.request(if signal == SIGTERM {
-                StopReason::Terminated
-            } else {
-                StopReason::Interrupted
-            });
-        }
-    });
-    Ok(cancel)
-}
-
-/// Hands each event to `reporter`; a sink that fails stops the run at once.
-pub fn report_to<'a>(
-    reporter: &'a mut Reporter,
-    cancel: &'a Cancel,
-) -> impl FnMut(harness::event::Event) + 'a {
-    move |event| {
-        if !reporter.event(&event) {
-            cancel.request_now(StopReason::ReportFailed);
-        }
-    }
-}
+pub use crate::runner::{Runner, exit_status, report_to, screen, stopped};
 
 /// `harness courses`: each bundled course's name, config, title, family
 /// and most points.

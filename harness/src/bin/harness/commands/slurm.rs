@@ -65,7 +65,12 @@ pub fn run(args: &crate::cli::SlurmArgs) -> anyhow::Result<ExitCode> {
         out.display(),
         spec.shards
     );
-    if !args.submit {
+    submit(args.submit, &out)
+}
+
+/// Submits the scripts in `out` (`submit`), or says how.
+fn submit(submit: bool, out: &std::path::Path) -> anyhow::Result<ExitCode> {
+    if !submit {
         println!("submit with: {}/submit.sh", out.display());
         return Ok(ExitCode::SUCCESS);
     }
