@@ -1,13 +1,13 @@
-//! `harness-exec`: a job slot's spawner (see
-//! `harness::executor::keeper`), as a small program of its own. The
-//! harness starts one per job slot and asks it for each case's process;
-//! `harness __spawner` is the same, where this program is not beside the
+//! `harness-exec`: a job slot's view keeper (see the executor's
+//! `sandbox/keeper.rs`), as a small program of its own. The harness starts
+//! one per job slot, which holds the slot's view for its cases to enter;
+//! `harness __keeper` is the same, where this program is not beside the
 //! harness.
 //!
 //! It has no Rust `main`: the runtime's start-up (a guard for stack
 //! overflows, found by reading `/proc/self/maps`; an alternate signal
-//! stack; SIGPIPE ignored) is nothing a spawner needs, and every case's
-//! process is a copy of it, so the C `main` is entered directly.
+//! stack; SIGPIPE ignored) is nothing a keeper needs, so the C `main` is
+//! entered directly.
 
 // (A test build keeps the test harness's own `main`.)
 #![cfg_attr(not(test), no_main)]

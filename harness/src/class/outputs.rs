@@ -134,3 +134,44 @@ pub fn write(course: &Course, result: &ClassResult, out: &Outputs) -> anyhow::Re
     }
     Ok(points)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_name_their_platform_or_are_gradescope_s() {
+        let r = Results::parse("autolab:out/scores.json").unwrap();
+        assert_eq!(
+            (r.platform.name(), r.path.as_path()),
+            ("autolab", Path::new("out/scores.json"))
+        );
+        let r = Results::parse("odd:name/results.json").unwrap();
+        assert_eq!(
+            (r.platform.name(), r.path.as_path()),
+            ("gradescope", Path::new("odd:name/results.json")),
+            "no platform before the colon: the whole is Gradescope's file"
+        );
+        assert_eq!(
+            Results::parse("gitlab:x.txt").err().unwrap().to_string(),
+            "gitlab has no results file (see docs/platforms.md)"
+        );
+        assert!(
+            !Results::export(Path::new("out"), true)
+                .unwrap()
+                .path
+                .as_os_str()
+                .is_empty()
+        );
+        assert!(Results::export(Path::new("out"), true).unwrap().folder);
+        assert!(
+            !Results::export(Path::new("one.json"), false)
+                .unwrap()
+                .folder
+        );
+        assert!(
+            Results::export(Path::new("one.json"), true).is_err(),
+            "a class's results are a folder"
+        );
+    }
+}

@@ -1,8 +1,9 @@
 //! A run's isolation, case by case: the scratch folder and its copies, the
-//! case's cgroup, its slot's user and cores, its view of the file system,
-//! and the request to the slot's spawner; then what the kernel measured.
-//! See `isolate` for what each protection is, `spawner` and `launch` for
-//! who does it.
+//! case's cgroup, its slot's user and cores, the view of the file system
+//! its sandbox makes (see `sandbox`), and the case's process started by
+//! `spawn` (doing what `launch` says); then what the kernel measured. See
+//! `isolate` for what each protection is, and `README.md` beside this
+//! file for one case's path.
 
 use std::collections::HashMap;
 use std::ffi::OsString;

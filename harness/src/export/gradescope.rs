@@ -1,8 +1,8 @@
 //! `gradescope`: Gradescope's autograder `results.json`, written here
 //! alone: as an export of a run (the score, its maximum, the execution
 //! time, one test per case, one point each) and, for a class, one per
-//! submission with a test per rubric item ([`crate::course::points`]
-//! builds those [`Results`]).
+//! submission with a test per rubric item (the Gradescope platform,
+//! `platform/gradescope.rs`, builds those [`Results`]).
 
 use serde::Serialize;
 

@@ -1,6 +1,7 @@
 //! Arguments to settings: the second stage of parsing (ripgrep's
 //! split), where flags are checked against each other and turned into
-//! the library's validated [`Settings`], [`Isolation`] and roles.
+//! the library's validated settings (`Selection`, `RunOptions`),
+//! [`Isolation`] and roles.
 
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
