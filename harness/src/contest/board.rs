@@ -3,7 +3,7 @@
 //! scorecard of medians.
 
 use super::Plan;
-use super::stats::Standing;
+use super::stats::{CaseResult, Standing};
 use crate::outcome::{Metric, Row};
 
 /// What the leaderboard says about the machine.
@@ -214,24 +214,18 @@ pub fn details_path(path: &std::path::Path) -> std::path::PathBuf {
     }
 }
 
-/// One scorecard row per entry and case: the majority verdict and the
+/// The scorecard row of `entry` on one case: the majority verdict and the
 /// median times (for `compare` and `report`).
-pub fn median_rows(standings: &[Standing], family: &str) -> Vec<Row> {
-    let mut rows = Vec::new();
-    for s in standings {
-        for c in &s.cases {
-            let (suite, case) = c.case.rsplit_once('/').unwrap_or(("", &c.case));
-            let mut row = Row::new(&s.entry, family, suite, case);
-            row.verdict = c.verdict;
-            row.detail = c.detail.clone();
-            (row.wall_ms, row.cpu_ms) = c.medians_ms;
-            row.max_rss_kb = c.max_rss_kb;
-            row.moves = c.moves;
-            row.best_moves = c.best_moves;
-            rows.push(row);
-        }
-    }
-    rows
+pub fn median_row(entry: &str, family: &str, c: &CaseResult) -> Row {
+    let (suite, case) = c.case.rsplit_once('/').unwrap_or(("", &c.case));
+    let mut row = Row::new(entry, family, suite, case);
+    row.verdict = c.verdict;
+    row.detail = c.detail.clone();
+    (row.wall_ms, row.cpu_ms) = c.medians_ms;
+    row.max_rss_kb = c.max_rss_kb;
+    row.moves = c.moves;
+    row.best_moves = c.best_moves;
+    row
 }
 
 /// The terminal table.

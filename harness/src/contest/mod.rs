@@ -21,12 +21,10 @@ use anyhow::{Context as _, bail};
 use reference::battery::Output;
 use reference::family::Role;
 
-pub use board::{
-    Environment, details, details_path, leaderboard, load_average, median_rows, table,
-};
-pub use stats::{CaseResult, Standing, Stats, rank, shown_names, standing};
+pub use board::{Environment, details, details_path, leaderboard, load_average, median_row, table};
+pub use stats::{CaseResult, Standing, Stats, case_result, rank, shown_names, standing};
 
-use crate::event::Event;
+use crate::event::{Event, Summary};
 use crate::job::{Candidate, Case, Job, Probe, Task};
 use crate::outcome::{Metric, Row, Verdict};
 use crate::settings::Context;
@@ -199,18 +197,33 @@ fn job(label: &str, candidate: &Arc<Candidate>, timed: &Timed) -> Job {
     }
 }
 
+/// What timing the entries gave: every counted run's row per entry (in
+/// entry order), and the run's summary (one row per entry and case).
+pub struct Timings {
+    /// The counted runs' rows, per entry.
+    pub rows: Vec<Vec<Row>>,
+    /// How the run ended, tallied over the median rows.
+    pub summary: Summary,
+}
+
 /// Runs every entry on every case (`ctx.options.repeat` gives the warm-up
-/// and counted runs, back to back on one slot); `on_event` sees every
-/// event. Returns the counted runs' rows per entry, in entry order; an
-/// entry that cannot run gets rows saying why, without running.
+/// and counted runs, back to back on one slot). The events are those of
+/// any run (`RunStarted`, each case's start, `RunFinished`), with one row
+/// per entry and case, its median over the counted runs ([`median_row`]),
+/// sent as soon as its last run is in: the reporter's sinks (terminal, JSON
+/// lines, a scorecard) see a contest as they see `grade`. An entry that
+/// cannot run gets rows saying why, without running.
 pub fn time(
     ctx: &Context,
     entries: &[Entry],
     cases: &[Timed],
-    on_event: &mut dyn FnMut(&Event),
-) -> Vec<Vec<Row>> {
+    plan: &Plan,
+    on_event: &mut dyn FnMut(Event),
+) -> Timings {
+    let start = std::time::Instant::now();
     let mut jobs = Vec::new();
     let mut rows: Vec<Vec<Row>> = vec![Vec::new(); entries.len()];
+    let mut unable = Vec::new();
     for (e, entry) in entries.iter().enumerate() {
         let solver = entry.candidate.clone().map(Arc::new);
         let checker = entry.checker.clone().map(|c| c.map(Arc::new));
@@ -230,26 +243,91 @@ pub fn time(
                     );
                     row.verdict = Verdict::RuntimeError;
                     row.detail = why.clone();
-                    rows[e].extend(std::iter::repeat_n(row, ctx.options.repeat.runs));
+                    rows[e].extend(std::iter::repeat_n(row.clone(), plan.runs));
+                    unable.push(row);
                 }
             }
         }
+    }
+    let mut summary = Summary::default();
+    let mut send = |event: Event| {
+        crate::schedule::count(&mut summary, &event);
+        on_event(event);
+    };
+    send(Event::RunStarted {
+        candidate: "contest".into(),
+        cases: jobs.len() + unable.len(),
+        kept: 0,
+        isolation: ctx.executor.describe(),
+    });
+    for row in unable {
+        let runs = vec![&row; plan.runs];
+        let median = median_row(
+            &row.candidate,
+            &row.family,
+            &case_result(&key(&row).1, &runs, plan),
+        );
+        send(Event::CaseFinished {
+            row: Box::new(median),
+        });
     }
     let index: HashMap<&str, usize> = entries
         .iter()
         .enumerate()
         .map(|(i, e)| (e.name.as_str(), i))
         .collect();
-    crate::schedule::pool(ctx, &jobs, &mut |event| {
-        if let Event::CaseFinished { row } = &event
-            && let Some(&e) = index.get(row.candidate.as_str())
-        {
-            rows[e].push((**row).clone());
+    // The counted runs of cases still running, by entry and case.
+    let mut open: HashMap<(String, String), Vec<Row>> = HashMap::new();
+    crate::schedule::pool(ctx, &jobs, &mut |event| match event {
+        Event::CaseFinished { row } => {
+            if let Some(&e) = index.get(row.candidate.as_str()) {
+                rows[e].push((*row).clone());
+            }
+            let key = key(&row);
+            let runs = open.entry(key.clone()).or_default();
+            runs.push(*row);
+            if runs.len() >= plan.runs.max(1)
+                && let Some(runs) = open.remove(&key)
+            {
+                send(Event::CaseFinished {
+                    row: Box::new(median_of(&runs, plan)),
+                });
+            }
         }
-        on_event(&event);
+        Event::CaseCancelled { row } => {
+            // Its runs so far go with it: one row per entry and case.
+            open.remove(&key(&row));
+            send(Event::CaseCancelled { row });
+        }
+        other => send(other),
     });
-    ctx.executor.finish();
-    rows
+    // Cases whose runs a stop cut short: what ran, marked cancelled.
+    let mut short: Vec<_> = open.into_values().collect();
+    short.sort_by_key(|runs| key(&runs[0]));
+    for runs in short {
+        let mut row = median_of(&runs, plan);
+        row.detail = format!(
+            "{} of {} runs before the contest was stopped",
+            runs.len(),
+            plan.runs
+        );
+        row.verdict = Verdict::Cancelled;
+        send(Event::CaseCancelled { row: Box::new(row) });
+    }
+    let summary = crate::schedule::end_run(ctx, summary, start, &mut |event| on_event(event));
+    Timings { rows, summary }
+}
+
+/// A row's entry and `suite/case`.
+fn key(row: &Row) -> (String, String) {
+    (row.candidate.clone(), format!("{}/{}", row.suite, row.case))
+}
+
+/// The median row of one entry's counted runs of one case.
+fn median_of(runs: &[Row], plan: &Plan) -> Row {
+    let (entry, name) = key(&runs[0]);
+    let refs: Vec<&Row> = runs.iter().collect();
+    median_row(&entry, &runs[0].family, &case_result(&name, &refs, plan))
 }
 
 /// Every entry's standing from its counted runs (`rows`, per entry, in

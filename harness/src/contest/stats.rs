@@ -111,79 +111,33 @@ pub struct Standing {
     pub cases: Vec<CaseResult>,
 }
 
+impl Standing {
+    /// This standing as a course figures its extra credit from it.
+    pub fn placed(&self) -> crate::course::contest::Placed {
+        crate::course::contest::Placed {
+            entry: self.entry.clone(),
+            rank: self.rank,
+            solved: self.solved,
+            cases: self.cases.len(),
+            par2: self.par2,
+        }
+    }
+}
+
 /// An entry's standing from its counted runs (`rows`, in any order;
 /// `cases` the `suite/case` of every case, in order).
 pub fn standing(entry: &str, rows: &[Row], cases: &[String], plan: &Plan) -> Standing {
     let limit = plan.time_limit.as_secs_f64();
-    let mut results = Vec::new();
-    for name in cases {
-        let runs: Vec<&Row> = rows
-            .iter()
-            .filter(|r| &format!("{}/{}", r.suite, r.case) == name)
-            .collect();
-        let times: Vec<f64> = runs
-            .iter()
-            .map(|r| {
-                let ms = match plan.metric {
-                    Metric::Cpu => r.cpu_ms.or(r.wall_ms),
-                    Metric::Wall => r.wall_ms,
-                };
-                ms.unwrap_or(limit * 1000.0) / 1000.0
-            })
-            .collect();
-        let accepted = runs
-            .iter()
-            .filter(|r| r.verdict == Verdict::Accepted)
-            .count();
-        let solved = !runs.is_empty() && accepted * 2 > runs.len();
-        let stats = if times.is_empty() {
-            Stats {
-                median: limit,
-                min: limit,
-                max: limit,
-                mad: 0.0,
-            }
-        } else {
-            Stats::of(&times)
-        };
-        // The most common verdict, the first seen on a tie.
-        let mut verdict = runs.first().map_or(Verdict::Cancelled, |r| r.verdict);
-        let mut best = 0;
-        for r in &runs {
-            let n = runs.iter().filter(|s| s.verdict == r.verdict).count();
-            if n > best {
-                best = n;
-                verdict = r.verdict;
-            }
-        }
-        if solved {
-            verdict = Verdict::Accepted;
-        }
-        let mut rss: Vec<u64> = runs.iter().filter_map(|r| r.max_rss_kb).collect();
-        rss.sort_unstable();
-        results.push(CaseResult {
-            case: name.clone(),
-            solved,
-            noisy: solved && stats.noisy(&times),
-            stats,
-            runs: times.clone(),
-            verdict,
-            detail: runs
+    let results: Vec<CaseResult> = cases
+        .iter()
+        .map(|name| {
+            let runs: Vec<&Row> = rows
                 .iter()
-                .find(|r| r.verdict == verdict)
-                .map_or_else(String::new, |r| r.detail.clone()),
-            max_rss_kb: rss.get(rss.len() / 2).copied(),
-            moves: runs
-                .iter()
-                .find(|r| r.verdict == Verdict::Accepted)
-                .and_then(|r| r.moves),
-            best_moves: runs.iter().find_map(|r| r.best_moves),
-            medians_ms: (
-                median_of(runs.iter().filter_map(|r| r.wall_ms)),
-                median_of(runs.iter().filter_map(|r| r.cpu_ms)),
-            ),
-        });
-    }
+                .filter(|r| &format!("{}/{}", r.suite, r.case) == name)
+                .collect();
+            case_result(name, &runs, plan)
+        })
+        .collect();
     let solved = results.iter().filter(|c| c.solved).count();
     let par2 = results
         .iter()
@@ -207,6 +161,74 @@ pub fn standing(entry: &str, rows: &[Row], cases: &[String], plan: &Plan) -> Sta
         par2,
         noise,
         cases: results,
+    }
+}
+
+/// One entry on case `name` (`suite/case`) over its counted `runs`: solved
+/// when most runs are accepted, the majority verdict, the medians.
+pub fn case_result(name: &str, runs: &[&Row], plan: &Plan) -> CaseResult {
+    let limit = plan.time_limit.as_secs_f64();
+    let times: Vec<f64> = runs
+        .iter()
+        .map(|r| {
+            let ms = match plan.metric {
+                Metric::Cpu => r.cpu_ms.or(r.wall_ms),
+                Metric::Wall => r.wall_ms,
+            };
+            ms.unwrap_or(limit * 1000.0) / 1000.0
+        })
+        .collect();
+    let accepted = runs
+        .iter()
+        .filter(|r| r.verdict == Verdict::Accepted)
+        .count();
+    let solved = !runs.is_empty() && accepted * 2 > runs.len();
+    let stats = if times.is_empty() {
+        Stats {
+            median: limit,
+            min: limit,
+            max: limit,
+            mad: 0.0,
+        }
+    } else {
+        Stats::of(&times)
+    };
+    // The most common verdict, the first seen on a tie.
+    let mut verdict = runs.first().map_or(Verdict::Cancelled, |r| r.verdict);
+    let mut best = 0;
+    for r in runs {
+        let n = runs.iter().filter(|s| s.verdict == r.verdict).count();
+        if n > best {
+            best = n;
+            verdict = r.verdict;
+        }
+    }
+    if solved {
+        verdict = Verdict::Accepted;
+    }
+    let mut rss: Vec<u64> = runs.iter().filter_map(|r| r.max_rss_kb).collect();
+    rss.sort_unstable();
+    CaseResult {
+        case: name.to_string(),
+        solved,
+        noisy: solved && stats.noisy(&times),
+        stats,
+        runs: times.clone(),
+        verdict,
+        detail: runs
+            .iter()
+            .find(|r| r.verdict == verdict)
+            .map_or_else(String::new, |r| r.detail.clone()),
+        max_rss_kb: rss.get(rss.len() / 2).copied(),
+        moves: runs
+            .iter()
+            .find(|r| r.verdict == Verdict::Accepted)
+            .and_then(|r| r.moves),
+        best_moves: runs.iter().find_map(|r| r.best_moves),
+        medians_ms: (
+            median_of(runs.iter().filter_map(|r| r.wall_ms)),
+            median_of(runs.iter().filter_map(|r| r.cpu_ms)),
+        ),
     }
 }
 

@@ -25,6 +25,9 @@ pub struct Terminal {
     label: String,
     cancelled: usize,
     running: Running,
+    /// Lines per case and the summary (off where the run's own table is
+    /// its summary: a contest's leaderboard).
+    lines: bool,
 }
 
 /// How often the bar redraws when nothing finishes.
@@ -59,6 +62,17 @@ impl Terminal {
             label: label.into(),
             cancelled: 0,
             running,
+            lines: true,
+        }
+    }
+
+    /// Progress only: the bar and the isolation line, no line per case and
+    /// no summary (a contest, whose leaderboard table is its summary and
+    /// may hide the entries' names).
+    pub fn progress(label: &str) -> Self {
+        Self {
+            lines: false,
+            ..Self::new(label)
         }
     }
 
@@ -75,7 +89,7 @@ impl Terminal {
             self.cancelled += 1;
             return;
         }
-        if row.verdict != Verdict::Accepted {
+        if self.lines && row.verdict != Verdict::Accepted {
             let line = format!(
                 "{:>17}  {}/{}: {}",
                 row.verdict, row.suite, row.case, row.detail
@@ -123,7 +137,9 @@ impl Sink for Terminal {
             Event::CaseFinished { row } | Event::CaseCancelled { row } => self.row(row),
             Event::RunFinished { summary } => {
                 self.bar.finish_and_clear();
-                let _ = self.print_summary(summary);
+                if self.lines {
+                    let _ = self.print_summary(summary);
+                }
             }
         }
         Ok(())

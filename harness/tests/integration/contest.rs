@@ -247,3 +247,119 @@ fn course_submissions_are_built_and_timed_as_entries() {
         broken["detail"]
     );
 }
+
+/// The contest reports as `grade` does: `--format json` gives every event
+/// as a JSON line (one row per entry and case, its median), and the
+/// scorecard of medians is written as each case's runs are in, so a
+/// stopped contest keeps what finished.
+#[test]
+fn a_contest_streams_its_events_and_its_scorecard() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("entries");
+    let scripts = [
+        (
+            "fast",
+            format!("#!/bin/sh\nexec {} \"$@\"\n", replica("sbp-solver")),
+        ),
+        ("sleeper", "#!/bin/sh\nexec sleep 60\n".to_string()),
+    ];
+    for (name, text) in scripts {
+        std::fs::create_dir_all(root.join(name)).unwrap();
+        let run = root.join(name).join("run");
+        std::fs::write(&run, text).unwrap();
+        std::fs::set_permissions(&run, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let card = dir.path().join("medians.csv");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_harness"))
+        .current_dir(dir.path())
+        .args(["contest", "--format", "json", "--entries"])
+        .arg(&root)
+        .arg("--suite")
+        .arg(workspace().join("suites/slidingblock/easy"))
+        .args(["--filter", "random.3x", "--runs", "2", "--warmup", "0"])
+        .args(["--time-limit", "60s", "--scorecard"])
+        .arg(&card)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // fast's two cases (two runs each) are in the scorecard while the
+    // sleeper's first run is still going.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let rows = || std::fs::read_to_string(&card).map_or(0, |t| t.lines().count());
+    while rows() < 3 {
+        assert!(Instant::now() < deadline, "no streamed rows");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let ok = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the contest did not stop");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    let events: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let names: Vec<&str> = events
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.first(), Some(&"run-started"), "{names:?}");
+    assert_eq!(events[0]["cases"], 4, "two entries, two cases");
+    assert_eq!(names.last(), Some(&"run-finished"), "{names:?}");
+    assert_eq!(events.last().unwrap()["summary"]["stopped"], "interrupted");
+    let rows: Vec<(String, String)> = events
+        .iter()
+        .filter(|e| e["event"] == "case-finished" || e["event"] == "case-cancelled")
+        .map(|e| {
+            let row = &e["row"];
+            (
+                row["candidate"].as_str().unwrap().to_string(),
+                row["verdict"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let expected: Vec<(String, String)> = [
+        ("fast", "accepted"),
+        ("fast", "accepted"),
+        ("sleeper", "cancelled"),
+        ("sleeper", "cancelled"),
+    ]
+    .iter()
+    .map(|(a, b)| (a.to_string(), b.to_string()))
+    .collect();
+    assert_eq!(rows, expected, "one row per entry and case");
+    // The scorecard holds the same rows; no leaderboard for a stopped one.
+    let card = super::support::read_scorecard(&card);
+    let verdicts: Vec<(&str, &str)> = card
+        .iter()
+        .map(|r| (r["candidate"].as_str(), r["verdict"].as_str()))
+        .collect();
+    assert_eq!(
+        verdicts,
+        [
+            ("fast", "accepted"),
+            ("fast", "accepted"),
+            ("sleeper", "cancelled"),
+            ("sleeper", "cancelled")
+        ]
+    );
+    assert!(!dir.path().join("leaderboard.csv").exists());
+}

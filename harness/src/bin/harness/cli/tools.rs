@@ -152,9 +152,14 @@ pub struct ContestArgs {
     /// extra credit (entries and the rest), for `grade --contest-credit`.
     #[arg(long, value_name = "FILE", requires = "course")]
     pub credit: Option<PathBuf>,
-    /// Also a scorecard: one row per entry and case, median times.
+    /// Also a scorecard: one row per entry and case, median times, each
+    /// written as soon as its runs are in.
     #[arg(long)]
     pub scorecard: Option<PathBuf>,
+    /// What the terminal shows: progress then the table, or every event
+    /// as a JSON line (no table: the leaderboard files hold it).
+    #[arg(long, value_enum, default_value = "human")]
+    pub format: Format,
     /// Show entries as entry-1..N (by rank), all but --me.
     #[arg(long)]
     pub anonymize: bool,

@@ -5,35 +5,25 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use harness::course::Course;
-use harness::course::contest::{Placed, credits};
-use harness::event::Event;
+use harness::course::contest::credits;
 use harness::executor::Limits;
-use harness::report::{Mode, Scorecard};
+use harness::report::{JsonLines, Mode, Reporter, Scorecard, Sink, Terminal};
 use harness::settings::{Repeat, RunOptions};
 
-use super::Runner;
+use super::{Runner, report_to};
+use crate::cli::Format;
 
 /// Times every entry on every case, ranks them, writes the leaderboard.
 pub fn run(args: &crate::cli::ContestArgs) -> anyhow::Result<ExitCode> {
     use harness::contest;
     crate::options::duration("--time-limit", args.time_limit)?;
-    let family = crate::options::family(args.family.as_deref())?;
-    let found = harness::discover::discover(&args.suites, family, args.filter.as_deref())?;
     let moves = tempfile::tempdir().context("cannot make a folder for the move lists")?;
     {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(moves.path(), std::fs::Permissions::from_mode(0o755))?;
     }
     let course = args.course.as_deref().map(Course::load).transpose()?;
-    let mut cases = contest::cases(found.clone(), crate::options::role(args.role), moves.path())?;
-    // A course's Checker is timed beside its Solver, on the reference's
-    // move lists for the same puzzles (`checker/...` cases).
-    if let Some(c) = course.as_ref().and_then(|c| c.file.contest.as_ref())
-        && c.checker.is_some()
-    {
-        let role = reference::family::Role::Checker;
-        cases.extend(contest::cases(found, role, moves.path())?);
-    }
+    let cases = cases(args, course.as_ref(), moves.path())?;
     let options = options(args)?;
     let plan = contest::Plan {
         runs: args.runs as usize,
@@ -47,41 +37,78 @@ pub fn run(args: &crate::cli::ContestArgs) -> anyhow::Result<ExitCode> {
     // Entries with a `run`, or submissions built as the course does (the
     // builds' folder lives until the contest is over).
     let (entries, built) = super::entries::entries(args, course.as_ref(), &runner, &ctx)?;
-    let bar = indicatif::ProgressBar::new((entries.len() * cases.len()) as u64);
-    let rows = contest::time(&ctx, &entries, &cases, &mut |event| {
-        if matches!(event, Event::CaseStarted { .. }) {
-            bar.inc(1);
-        }
-    });
-    bar.finish_and_clear();
+    let mut reporter = Reporter::new(sinks(args)?);
+    let timed = contest::time(
+        &ctx,
+        &entries,
+        &cases,
+        &plan,
+        &mut report_to(&mut reporter, cancel),
+    );
     env.load.1 = contest::load_average();
-    if let Some(reason) = cancel.reason().filter(|_| cancel.is_requested()) {
+    if let Some(e) = reporter.into_error() {
+        eprintln!("harness: {e:#}");
+        return Ok(ExitCode::from(2));
+    }
+    if let Some(reason) = timed.summary.stopped {
         eprintln!("harness: the contest was stopped; no leaderboard written");
         return Ok(super::stopped(reason));
     }
+    let rows = timed.rows;
     let standings = contest::standings(&entries, &rows, &cases, &plan);
     if let (Some(path), Some(course), Some((_, built))) = (&args.credit, &course, &built) {
         let entrants: Vec<_> = built
             .iter()
             .map(|b| (b.id.clone(), b.team.clone()))
             .collect();
-        let placed: Vec<_> = standings.iter().map(placed).collect();
+        let placed: Vec<_> = standings.iter().map(contest::Standing::placed).collect();
         let credits = credits(course.file.contest.as_ref(), &entrants, &placed);
         harness::course::contest::write_credits(path, &credits)?;
     }
-    let family = cases.first().map_or("", |c| c.case.family.name());
-    write(args, &standings, &env, &plan, family, options.jobs)?;
+    write(args, &standings, &env, &plan, options.jobs)?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// The leaderboard, its details, the scorecard of medians, the warnings
-/// and the table.
+/// The contest's cases: the suites' for the role, and where a course's
+/// contest times its Checker beside its Solver, the same puzzles with the
+/// reference's move lists (written into `moves`) as `checker/...` cases.
+fn cases(
+    args: &crate::cli::ContestArgs,
+    course: Option<&Course>,
+    moves: &std::path::Path,
+) -> anyhow::Result<Vec<harness::contest::Timed>> {
+    use harness::contest;
+    let family = crate::options::family(args.family.as_deref())?;
+    let found = harness::discover::discover(&args.suites, family, args.filter.as_deref())?;
+    let mut cases = contest::cases(found.clone(), crate::options::role(args.role), moves)?;
+    if let Some(c) = course.and_then(|c| c.file.contest.as_ref())
+        && c.checker.is_some()
+    {
+        let role = reference::family::Role::Checker;
+        cases.extend(contest::cases(found, role, moves)?);
+    }
+    Ok(cases)
+}
+
+/// Where the events go: the terminal (progress, or JSON lines) and the
+/// scorecard of medians, streamed.
+fn sinks(args: &crate::cli::ContestArgs) -> anyhow::Result<Vec<Box<dyn Sink>>> {
+    let mut sinks: Vec<Box<dyn Sink>> = vec![match args.format {
+        Format::Human => Box::new(Terminal::progress("contest")),
+        Format::Json => Box::new(JsonLines),
+    }];
+    if let Some(path) = &args.scorecard {
+        sinks.push(Box::new(Scorecard::open(path, Mode::Force, None)?.0));
+    }
+    Ok(sinks)
+}
+
+/// The leaderboard, its details, the warnings and (for people) the table.
 fn write(
     args: &crate::cli::ContestArgs,
     standings: &[harness::contest::Standing],
     env: &harness::contest::Environment,
     plan: &harness::contest::Plan,
-    family: &str,
     jobs: usize,
 ) -> anyhow::Result<()> {
     use harness::contest;
@@ -90,16 +117,12 @@ fn write(
     harness::export::write_atomically(&args.leaderboard, &board)?;
     let details = contest::details(standings, &shown, env, plan, jobs)?;
     harness::export::write_atomically(&contest::details_path(&args.leaderboard), &details)?;
-    if let Some(path) = &args.scorecard {
-        let (mut card, _) = Scorecard::open(path, Mode::Force, None)?;
-        for row in contest::median_rows(standings, family) {
-            card.append(&row)?;
-        }
-    }
     for w in env.warnings(jobs) {
         eprintln!("warning: {w}");
     }
-    let _ = std::io::stdout().write_all(contest::table(standings, &shown).as_bytes());
+    if args.format == Format::Human {
+        let _ = std::io::stdout().write_all(contest::table(standings, &shown).as_bytes());
+    }
     Ok(())
 }
 
@@ -116,15 +139,4 @@ fn options(args: &crate::cli::ContestArgs) -> anyhow::Result<RunOptions> {
         },
         ..RunOptions::new(args.jobs.get(), limits, isolation)
     })
-}
-
-/// A standing as its credit is figured.
-fn placed(s: &harness::contest::Standing) -> Placed {
-    Placed {
-        entry: s.entry.clone(),
-        rank: s.rank,
-        solved: s.solved,
-        cases: s.cases.len(),
-        par2: s.par2,
-    }
 }
