@@ -196,9 +196,7 @@ pub fn details(
         "warnings": env.warnings(jobs),
         "entries": entries,
     });
-    let mut bytes = serde_json::to_vec_pretty(&json)?;
-    bytes.push(b'\n');
-    Ok(bytes)
+    crate::export::pretty_json(&json)
 }
 
 /// Where the sidecar of the leaderboard at `path` goes: beside it, as

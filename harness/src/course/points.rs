@@ -249,7 +249,5 @@ pub fn add_to_json_export(path: &Path, points: &[Points]) -> anyhow::Result<()> 
     let mut doc: serde_json::Value = serde_json::from_slice(&bytes)
         .with_context(|| format!("{} is not the run's JSON", path.display()))?;
     doc["points"] = to_json(points);
-    let mut bytes = serde_json::to_vec_pretty(&doc)?;
-    bytes.push(b'\n');
-    crate::export::write_atomically(path, &bytes)
+    crate::export::write_atomically(path, &crate::export::pretty_json(&doc)?)
 }

@@ -61,9 +61,7 @@ pub struct Test {
 impl Results {
     /// The file's bytes: pretty JSON and a final newline.
     pub fn to_bytes(&self) -> anyhow::Result<Vec<u8>> {
-        let mut bytes = serde_json::to_vec_pretty(self)?;
-        bytes.push(b'\n');
-        Ok(bytes)
+        super::pretty_json(self)
     }
 }
 

@@ -19,14 +19,12 @@ struct Document<'a> {
 
 impl Export for Json {
     fn render(&self, r: &Record) -> anyhow::Result<Vec<u8>> {
-        let mut bytes = serde_json::to_vec_pretty(&Document {
+        super::pretty_json(&Document {
             candidate: &r.candidate,
             finished: r.finished,
             summary: &r.summary,
             rows: &r.rows,
-        })?;
-        bytes.push(b'\n');
-        Ok(bytes)
+        })
     }
 }
 

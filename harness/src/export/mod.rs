@@ -167,6 +167,14 @@ pub fn safe_name(s: &str) -> String {
         .collect()
 }
 
+/// `value` as pretty JSON with a final newline: every JSON file the
+/// harness writes for people and platforms.
+pub fn pretty_json(value: &impl serde::Serialize) -> anyhow::Result<Vec<u8>> {
+    let mut bytes = serde_json::to_vec_pretty(value)?;
+    bytes.push(b'\n');
+    Ok(bytes)
+}
+
 /// Writes `bytes` to `path` through a temporary file in the same folder.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     use std::io::Write;

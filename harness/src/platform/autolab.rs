@@ -65,32 +65,28 @@ impl Platform for Autolab {
     /// ...}}`: every rubric item and policy item by name (the assessment's
     /// problems are named the same), and the live contest's scoreboard
     /// entry where the submission has one.
-    fn has_results(&self) -> bool {
-        true
+    fn results(&self) -> Option<super::Results> {
+        Some(results)
     }
+}
 
-    fn results(&self, graded: &Graded) -> Option<anyhow::Result<Vec<u8>>> {
-        let p = graded.points;
-        let mut scores = serde_json::Map::new();
-        for (name, score) in &p.items {
-            scores.insert(name.clone(), serde_json::json!(score.points));
-        }
-        for (name, points, _) in &p.extra {
-            scores.insert(name.clone(), serde_json::json!(points));
-        }
-        let mut json = serde_json::json!({ "scores": scores });
-        if let Some(e) = &p.entry {
-            json["scoreboard"] = serde_json::json!([e.solved, e.cpu_seconds]);
-        }
-        Some(
-            serde_json::to_vec(&json)
-                .map_err(Into::into)
-                .map(|mut line| {
-                    line.push(b'\n');
-                    line
-                }),
-        )
+/// One submission's results file.
+fn results(graded: &Graded) -> anyhow::Result<Vec<u8>> {
+    let p = graded.points;
+    let mut scores = serde_json::Map::new();
+    for (name, score) in &p.items {
+        scores.insert(name.clone(), serde_json::json!(score.points));
     }
+    for (name, points, _) in &p.extra {
+        scores.insert(name.clone(), serde_json::json!(points));
+    }
+    let mut json = serde_json::json!({ "scores": scores });
+    if let Some(e) = &p.entry {
+        json["scoreboard"] = serde_json::json!([e.solved, e.cpu_seconds]);
+    }
+    let mut line = serde_json::to_vec(&json)?;
+    line.push(b'\n');
+    Ok(line)
 }
 
 /// The autograder's script: grades the handin in the current folder and

@@ -46,17 +46,15 @@ pub trait Platform: Sync {
     /// The kit for `kit`'s course: its files and what to tell the staff.
     fn kit(&self, kit: &Kit) -> anyhow::Result<Package>;
 
-    /// Whether it reads a results file (else the run's own outputs).
-    fn has_results(&self) -> bool {
-        false
-    }
-
-    /// One submission's results file as the platform reads it (`None`: it
-    /// has none, and reads the run's own outputs).
-    fn results(&self, _graded: &Graded) -> Option<anyhow::Result<Vec<u8>>> {
+    /// How it wants one submission's results file written (`None`: it
+    /// reads none, only the run's own outputs).
+    fn results(&self) -> Option<Results> {
         None
     }
 }
+
+/// Writes one submission's results file as a platform reads it.
+pub type Results = fn(&Graded) -> anyhow::Result<Vec<u8>>;
 
 /// One submission graded: what a platform's results are made from.
 pub struct Graded<'a> {
@@ -88,9 +86,10 @@ pub fn package(platform: &dyn Platform, kit: &Kit, out: &Path) -> anyhow::Result
 /// One submission's results for `platform`, written at exactly `path`
 /// (its folder made where missing).
 pub fn write_results(platform: &dyn Platform, path: &Path, graded: &Graded) -> anyhow::Result<()> {
-    let bytes = platform
-        .results(graded)
-        .with_context(|| format!("{} has no results file", platform.name()))??;
+    let results = platform
+        .results()
+        .with_context(|| format!("{} has no results file", platform.name()))?;
+    let bytes = results(graded)?;
     if let Some(parent) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("cannot create {}", parent.display()))?;

@@ -52,8 +52,7 @@ impl Platform for PrairieLearn {
             run(kit),
             0o755,
         ));
-        let mut info = serde_json::to_vec_pretty(&info)?;
-        info.push(b'\n');
+        let info = crate::export::pretty_json(&info)?;
         files.push(File::new("question-info.json", info, 0o644));
         Ok(Package {
             files,
@@ -67,49 +66,43 @@ impl Platform for PrairieLearn {
         })
     }
 
-    fn has_results(&self) -> bool {
-        true
+    fn results(&self) -> Option<super::Results> {
+        Some(results)
     }
+}
 
-    fn results(&self, graded: &Graded) -> Option<anyhow::Result<Vec<u8>>> {
-        let r = super::feedback::results(graded.course, graded.points, graded.rows);
-        let tests: Vec<serde_json::Value> = r
-            .tests
-            .iter()
-            .map(|t| {
-                let output = if t.visibility == "visible" {
-                    t.output.clone()
-                } else {
-                    "(its cases are not shown)".to_string()
-                };
-                serde_json::json!({
-                    "name": t.name,
-                    "points": t.score,
-                    "max_points": t.max_score,
-                    "output": output,
-                })
+/// One submission's results file.
+fn results(graded: &Graded) -> anyhow::Result<Vec<u8>> {
+    let r = super::feedback::results(graded.course, graded.points, graded.rows);
+    let tests: Vec<serde_json::Value> = r
+        .tests
+        .iter()
+        .map(|t| {
+            let output = if t.visibility == "visible" {
+                t.output.clone()
+            } else {
+                "(its cases are not shown)".to_string()
+            };
+            serde_json::json!({
+                "name": t.name,
+                "points": t.score,
+                "max_points": t.max_score,
+                "output": output,
             })
-            .collect();
-        let score = if r.max_score > 0.0 {
-            (r.score / r.max_score).clamp(0.0, 1.0)
-        } else {
-            0.0
-        };
-        let json = serde_json::json!({
-            "gradable": true,
-            "score": (score * 10_000.0).round() / 10_000.0,
-            "message": format!("{} / {} points. {}", show(r.score), show(r.max_score), r.output),
-            "tests": tests,
-        });
-        Some(
-            serde_json::to_vec_pretty(&json)
-                .map_err(Into::into)
-                .map(|mut b| {
-                    b.push(b'\n');
-                    b
-                }),
-        )
-    }
+        })
+        .collect();
+    let score = if r.max_score > 0.0 {
+        (r.score / r.max_score).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let json = serde_json::json!({
+        "gradable": true,
+        "score": (score * 10_000.0).round() / 10_000.0,
+        "message": format!("{} / {} points. {}", show(r.score), show(r.max_score), r.output),
+        "tests": tests,
+    });
+    crate::export::pretty_json(&json)
 }
 
 /// The entrypoint: grades `/grade/student`, writes

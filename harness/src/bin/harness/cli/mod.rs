@@ -58,9 +58,8 @@ pub enum Command {
     /// List the course configs built into this binary (`--course NAME`
     /// grades with one from any folder).
     Courses,
-    /// Write a platform's autograder kit for a course (Gradescope: an
-    /// autograder.zip with setup.sh, run_autograder and this harness;
-    /// Autolab: autograde-Makefile and autograde.tar).
+    /// Write a platform's autograder kit for a course (Gradescope,
+    /// Autolab, PrairieLearn, GitLab CI: `package --help` says each).
     #[command(after_long_help = include_str!("../../../../help/package.txt"))]
     Package(PackageArgs),
     /// Print a shell's completion script for harness

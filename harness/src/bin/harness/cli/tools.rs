@@ -174,16 +174,15 @@ pub struct ContestArgs {
 /// Options of `harness package`.
 #[derive(Args, Debug, Clone)]
 pub struct PackageArgs {
-    /// The platform (gradescope, autolab, prairielearn, gitlab: see
-    /// docs/platforms.md).
-    #[arg(value_parser = clap::builder::PossibleValuesParser::new(harness::platform::names()))]
+    /// The platform (docs/platforms.md).
+    #[arg(value_parser = platforms())]
     pub platform: String,
     /// The course: a bundled one by name (`cis521`), or a config file whose
     /// folder holds everything it names (copied whole into the kit).
     #[arg(long, value_name = "NAME|FILE")]
     pub course: PathBuf,
-    /// The kit to write: Gradescope's zip, or the folder for Autolab's
-    /// two files.
+    /// The kit to write: Gradescope's zip, or the folder of the others'
+    /// files.
     #[arg(long, short, value_name = "PATH", default_value = "autograder.zip")]
     pub out: PathBuf,
     /// Autolab: the assessment's handin file name (a .tar or .tgz is
@@ -289,4 +288,13 @@ pub struct SlurmArgs {
     /// --filter, --cpu-limit, ...).
     #[arg(last = true)]
     pub grade_options: Vec<String>,
+}
+
+/// The platforms of the table, each with what its kit is (`--help`).
+fn platforms() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(
+        harness::platform::PLATFORMS
+            .iter()
+            .map(|p| clap::builder::PossibleValue::new(p.name()).help(p.about())),
+    )
 }

@@ -22,7 +22,7 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     };
     let c = harness::compare::compare(&base, &new, &thresholds);
     for path in &exports {
-        harness::export::write_atomically(path, &serde_json::to_vec_pretty(&c)?)?;
+        harness::export::write_atomically(path, &harness::export::pretty_json(&c)?)?;
     }
     let _ = std::io::stdout().write_all(harness::compare::table(&c).as_bytes());
     Ok(if c.regressed {
