@@ -4,39 +4,26 @@
 //! resource usage from `wait4`) and a fake one (`fake`: scripted results,
 //! so the verdict logic and the scheduler are tested without spawning).
 
-mod cgfiles;
 mod cgroup;
-mod child;
-mod cpus;
 mod error;
 pub mod fake;
-mod guard;
-mod hierarchy;
-mod isolate;
-mod isolated;
-mod janitor;
-mod launch;
+mod isolation;
 mod process;
+mod run;
 mod sandbox;
-mod scratch;
-mod shelf;
-mod slot;
-mod spawn;
-mod stream;
-mod uids;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
 pub use error::ExecError;
-pub use guard::{Cleanup, serve as serve_guard};
-pub use isolate::{Isolation, RunAs, SandboxChoice, reachable};
-pub use launch::FAILED;
+pub use isolation::isolate::{Isolation, RunAs, SandboxChoice, reachable};
+pub use isolation::scratch::ScratchPlace;
 pub use process::ProcessExecutor;
+pub use run::guard::{Cleanup, serve as serve_guard};
+pub use run::launch::FAILED;
 pub use sandbox::serve_keeper;
 pub use sandbox::view::SHARED;
-pub use scratch::ScratchPlace;
 
 use crate::cancel::Cancel;
 

@@ -3,7 +3,7 @@
 //! the run's isolation (`isolated`) around it unless turned off. CPU time
 //! and peak RSS come from the case's cgroup, else from `wait4` (the
 //! candidate and the descendants it waited for). Descendants that leave
-//! the group (setsid) escape the group kill; [`super::guard`] kills them
+//! the group (setsid) escape the group kill; [`super::run::guard`] kills them
 //! when the run ends.
 
 use std::os::unix::process::CommandExt;
@@ -11,10 +11,10 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use super::child::{Ends, relative_to, run};
-use super::guard::{self, Guard};
-use super::isolate::Isolation;
-use super::isolated::Isolated;
+use super::isolation::isolate::Isolation;
+use super::isolation::isolated::Isolated;
+use super::run::child::{Ends, relative_to, run};
+use super::run::guard::{self, Guard};
 use super::{Ending, Executor, Limits, RunResult, Spec};
 use crate::cancel::Cancel;
 

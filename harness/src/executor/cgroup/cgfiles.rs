@@ -34,9 +34,9 @@ pub struct Usage {
 /// writing; and, for a job slot's folders, what they are known to hold
 /// between its cases.
 #[derive(Debug, Default)]
-pub(super) struct OpenFiles(
+pub(in crate::executor) struct OpenFiles(
     std::sync::Mutex<Vec<(PathBuf, bool, std::fs::File)>>,
-    pub(super) Between,
+    pub(in crate::executor) Between,
 );
 
 /// What a job slot's folders are known to hold between two of its cases,
@@ -45,7 +45,7 @@ pub(super) struct OpenFiles(
 /// (only a case's process joins them); their OOM kills and CPU time, as
 /// read after that case, cannot change with no process in them.
 #[derive(Debug)]
-pub(super) struct Between {
+pub(in crate::executor) struct Between {
     empty: std::sync::atomic::AtomicBool,
     /// `u64::MAX`: not known.
     oom: std::sync::atomic::AtomicU64,
@@ -64,17 +64,17 @@ impl Default for Between {
 
 impl Between {
     /// A look found no process in the folders.
-    pub(super) fn seen_empty(&self) {
+    pub(in crate::executor) fn seen_empty(&self) {
         self.empty.store(true, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// Whether they are known to hold no process.
-    pub(super) fn is_empty(&self) -> bool {
+    pub(in crate::executor) fn is_empty(&self) -> bool {
         self.empty.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// The OOM kills and CPU time (ns) read after a case.
-    pub(super) fn note(&self, oom: u64, cpu_ns: Option<u64>) {
+    pub(in crate::executor) fn note(&self, oom: u64, cpu_ns: Option<u64>) {
         use std::sync::atomic::Ordering::SeqCst;
         self.oom.store(oom, SeqCst);
         self.cpu_ns.store(cpu_ns.unwrap_or(u64::MAX), SeqCst);
@@ -83,7 +83,7 @@ impl Between {
     /// For the next case, which is about to join: `None` unless the
     /// folders are known to be empty; then the OOM kills and CPU time
     /// noted, where they were. Known no more after this.
-    pub(super) fn take(&self) -> Option<(Option<u64>, Option<u64>)> {
+    pub(in crate::executor) fn take(&self) -> Option<(Option<u64>, Option<u64>)> {
         use std::sync::atomic::Ordering::SeqCst;
         let known = |v: u64| (v != u64::MAX).then_some(v);
         let (oom, cpu) = (
@@ -100,7 +100,7 @@ impl OpenFiles {
     /// its start. Not a list of processes: v1 keeps the list an open file
     /// read first for a while, so a second read from the start could show
     /// processes gone and miss new ones; those are opened anew each time.
-    pub(super) fn read(&self, path: &Path) -> Option<String> {
+    pub(in crate::executor) fn read(&self, path: &Path) -> Option<String> {
         use std::os::unix::fs::FileExt;
         if path.ends_with("cgroup.procs") || path.ends_with("tasks") {
             return std::fs::read_to_string(path).ok();
@@ -128,7 +128,7 @@ impl OpenFiles {
     }
 
     /// Writes `value` to a cgroup file through its kept descriptor.
-    pub(super) fn write(&self, path: &Path, value: &str) -> std::io::Result<()> {
+    pub(in crate::executor) fn write(&self, path: &Path, value: &str) -> std::io::Result<()> {
         use std::os::unix::fs::FileExt;
         let mut open = self.0.lock().unwrap_or_else(|p| p.into_inner());
         let at = match open.iter().position(|(p, w, _)| *w && p == path) {
@@ -144,7 +144,7 @@ impl OpenFiles {
 }
 
 /// The OOM kills a v1 `memory.oom_control` counts.
-pub(super) fn oom_kills(text: Option<&str>) -> u64 {
+pub(in crate::executor) fn oom_kills(text: Option<&str>) -> u64 {
     text.and_then(|t| {
         t.lines()
             .find_map(|l| l.strip_prefix("oom_kill ")?.trim().parse().ok())

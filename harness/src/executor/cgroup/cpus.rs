@@ -6,7 +6,7 @@
 //! one (as root), and by the candidate's CPU affinity everywhere (which a
 //! candidate could widen where no cpuset holds it).
 
-use super::ExecError;
+use crate::executor::ExecError;
 
 use std::fmt::Write as _;
 

@@ -6,11 +6,13 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::ExecError;
+use crate::executor::ExecError;
 
 /// The v1 mounts (controller, mount point) and the v2 mount, from
 /// `/proc/self/mountinfo`.
-pub(super) fn parse_mounts(mountinfo: &str) -> (Vec<(String, PathBuf)>, Option<PathBuf>) {
+pub(in crate::executor) fn parse_mounts(
+    mountinfo: &str,
+) -> (Vec<(String, PathBuf)>, Option<PathBuf>) {
     let mut v1 = Vec::new();
     let mut v2 = None;
     for line in mountinfo.lines() {
@@ -39,7 +41,10 @@ pub(super) fn parse_mounts(mountinfo: &str) -> (Vec<(String, PathBuf)>, Option<P
 }
 
 /// This process's cgroup path for a v1 controller, or in v2 (`None`).
-pub(super) fn own_cgroup(proc_cgroup: &str, controller: Option<&str>) -> Option<String> {
+pub(in crate::executor) fn own_cgroup(
+    proc_cgroup: &str,
+    controller: Option<&str>,
+) -> Option<String> {
     proc_cgroup.lines().find_map(|line| {
         let mut parts = line.splitn(3, ':');
         let (_, ctls, path) = (parts.next()?, parts.next()?, parts.next()?);
@@ -51,11 +56,11 @@ pub(super) fn own_cgroup(proc_cgroup: &str, controller: Option<&str>) -> Option<
     })
 }
 
-pub(super) fn join(mount: &Path, own: &str) -> PathBuf {
+pub(in crate::executor) fn join(mount: &Path, own: &str) -> PathBuf {
     mount.join(own.trim_start_matches('/'))
 }
 
-pub(super) fn make(dir: &Path) -> Result<PathBuf, ExecError> {
+pub(in crate::executor) fn make(dir: &Path) -> Result<PathBuf, ExecError> {
     match std::fs::create_dir(dir) {
         Ok(()) => Ok(dir.to_owned()),
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(dir.to_owned()),
@@ -67,7 +72,7 @@ pub(super) fn make(dir: &Path) -> Result<PathBuf, ExecError> {
 /// enabled for its cases. v2 lets a cgroup hand controllers to children
 /// only while it has no processes itself, so when `own` holds this
 /// process, the process first moves into a leaf of the run folder.
-pub(super) fn delegate(own: &Path, name: &str) -> Result<PathBuf, ExecError> {
+pub(in crate::executor) fn delegate(own: &Path, name: &str) -> Result<PathBuf, ExecError> {
     let want = "+memory +pids";
     let controllers = std::fs::read_to_string(own.join("cgroup.controllers")).unwrap_or_default();
     for c in ["memory", "pids"] {
@@ -92,7 +97,7 @@ pub(super) fn delegate(own: &Path, name: &str) -> Result<PathBuf, ExecError> {
 
 /// Removes cgroup folders, which the kernel allows once they hold no
 /// process: tried again every 5 ms for 2 s at most, `between` tries.
-pub(super) fn remove_when_empty<'a>(
+pub(in crate::executor) fn remove_when_empty<'a>(
     dirs: impl Iterator<Item = &'a PathBuf> + Clone,
     between: impl Fn(),
 ) {

@@ -20,15 +20,19 @@
 //! both layouts with `cgroup.kill` (cgroups-rs does v1 or v2, not a v2
 //! kill beside v1 controllers), so this is plain file I/O.
 
+pub(super) mod cgfiles;
+pub(super) mod cpus;
+mod hierarchy;
+mod settle;
+
 use std::path::{Path, PathBuf};
 
-use super::ExecError;
-pub use super::cgfiles::Join;
-pub use super::cgfiles::Usage;
-use super::cgfiles::{OpenFiles, oom_kills};
-use super::hierarchy::{delegate, join, make, own_cgroup, parse_mounts, remove_when_empty};
+use crate::executor::ExecError;
+pub use cgfiles::Join;
+pub use cgfiles::Usage;
+use cgfiles::{OpenFiles, oom_kills};
+use hierarchy::{delegate, join, make, own_cgroup, parse_mounts, remove_when_empty};
 
-mod settle;
 use std::time::Duration;
 
 /// One hierarchy's role.
@@ -208,7 +212,7 @@ impl Cgroups {
             // A v1 cpuset takes no process until it has cores and memory
             // nodes of its own.
             for (file, value) in [
-                ("cpuset.cpus", super::cpus::list(cores)),
+                ("cpuset.cpus", cpus::list(cores)),
                 ("cpuset.mems", mems.trim().to_string()),
             ] {
                 std::fs::write(dir.join(file), value)

@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use super::super::cgfiles::oom_kills;
+use super::cgfiles::oom_kills;
 use super::{CaseCgroup, ExecError, Role};
 
 impl CaseCgroup {

@@ -15,9 +15,9 @@ use std::ffi::OsString;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use super::ExecError;
-use super::cgroup::Cgroups;
-use super::sandbox::Kind;
+use crate::executor::ExecError;
+use crate::executor::cgroup::Cgroups;
+use crate::executor::sandbox::Kind;
 
 /// Who candidates run as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -228,7 +228,7 @@ pub fn reachable(path: &Path, (uid, gid): (u32, u32), exec: bool) -> Result<(), 
 
 /// Looks at the machine and settles what is in force for `isolation`
 /// (`bwrap`: whether bubblewrap works here, asked only when it matters).
-pub(super) fn settle(
+pub(in crate::executor) fn settle(
     isolation: &Isolation,
     cgroups: &Option<Cgroups>,
     cgroup_why: Option<String>,

@@ -15,18 +15,18 @@ use std::time::Instant;
 
 use rustix::process::Resource;
 
-use super::cgroup::{CaseCgroup, Cgroups};
-use super::child::{Ends, relative_to, run};
-use super::guard::{self, Guard};
 use super::isolate::{self, Isolation, Level, SandboxChoice};
 use super::janitor::{Janitor, Leftover};
-use super::launch::Launch;
-use super::sandbox::view::{self, View};
-use super::sandbox::{self, Sandbox};
 use super::scratch::{RunDir, Scratch, ScratchPlace};
-use super::spawn::Plan;
-use super::{Ending, ExecError, LimitHit, Limits, RunResult, Spec};
 use crate::cancel::Cancel;
+use crate::executor::cgroup::{CaseCgroup, Cgroups};
+use crate::executor::run::child::{Ends, relative_to, run};
+use crate::executor::run::guard::{self, Guard};
+use crate::executor::run::launch::Launch;
+use crate::executor::run::spawn::Plan;
+use crate::executor::sandbox::view::{self, View};
+use crate::executor::sandbox::{self, Sandbox};
+use crate::executor::{Ending, ExecError, LimitHit, Limits, RunResult, Spec};
 
 /// What a view is planned from: the command (before its files), the
 /// working folder (`None`: the scratch folder), whether it is written to,
@@ -47,7 +47,7 @@ type Views = (
 );
 
 /// Everything isolation needs for the whole run.
-pub(super) struct Isolated {
+pub(in crate::executor) struct Isolated {
     /// The sandbox that makes each case's view, where one does.
     sandbox: Option<Box<dyn Sandbox>>,
     slots: Vec<Mutex<super::slot::Slot>>,
@@ -56,7 +56,7 @@ pub(super) struct Isolated {
     /// class's parts, one program with another argument) share it.
     views: Mutex<Views>,
     isolation: Isolation,
-    pub(super) level: Level,
+    pub(in crate::executor) level: Level,
     /// The programs beside the harness, where a view would hide them:
     /// kept in every case's view.
     own: Vec<PathBuf>,
@@ -72,13 +72,17 @@ pub(super) struct Isolated {
     cases: AtomicUsize,
     /// Removes finished cases' cgroups and scratch folders off the cases'
     /// critical path.
-    pub(super) janitor: Janitor,
+    pub(in crate::executor) janitor: Janitor,
     /// The job slots' uid range, held while the run lasts.
     _uids: Option<super::uids::Claim>,
 }
 
 impl Isolated {
-    pub(super) fn new(exe: &Path, isolation: &Isolation, max_file: u64) -> anyhow::Result<Self> {
+    pub(in crate::executor) fn new(
+        exe: &Path,
+        isolation: &Isolation,
+        max_file: u64,
+    ) -> anyhow::Result<Self> {
         if isolation.sandbox == SandboxChoice::Bwrap
             && let Err(why) = sandbox::bwrap_usable()
         {
@@ -117,7 +121,10 @@ impl Isolated {
             // Counted per user: this user's processes now, plus the limit.
             (None, None) => Some(own_processes() + isolation.pids_limit),
         };
-        let cores = match super::cpus::share(&super::cpus::allowed(), isolation.slots) {
+        let cores = match crate::executor::cgroup::cpus::share(
+            &crate::executor::cgroup::cpus::allowed(),
+            isolation.slots,
+        ) {
             Ok(shares) => {
                 level.cores = Some("cpus");
                 if let Some(c) = &mut cgroups {
@@ -187,7 +194,7 @@ impl Isolated {
     }
 
     /// What the guard clears away if the harness dies.
-    pub(super) fn cleanup(&self) -> guard::Cleanup {
+    pub(in crate::executor) fn cleanup(&self) -> guard::Cleanup {
         guard::Cleanup {
             cgroups: self
                 .cgroups
@@ -202,7 +209,7 @@ impl Isolated {
     /// in its sandbox ([`Isolated::run_case`]), then measured and cleared
     /// away ([`Isolated::finish`]). Our failure on the way is
     /// [`Ending::Failed`].
-    pub(super) fn execute(
+    pub(in crate::executor) fn execute(
         &self,
         spec: &Spec,
         limits: &Limits,
@@ -315,7 +322,7 @@ impl Isolated {
         }
         let (failure, failure_end) = slot.failure.as_ref().expect("made above");
         let mut start = |ends: Ends| {
-            super::spawn::spawn(
+            crate::executor::run::spawn::spawn(
                 &plan,
                 [ends.stdin.as_fd(), ends.stdout.as_fd(), ends.stderr.as_fd()],
                 failure_end.as_fd(),
@@ -337,7 +344,7 @@ impl Isolated {
         // written (a signal may have come between its write and its exit).
         let may_have_said = matches!(
             result.ending,
-            Ending::Exited(super::launch::FAILED) | Ending::Signaled(_) | Ending::Failed(_)
+            Ending::Exited(crate::executor::FAILED) | Ending::Signaled(_) | Ending::Failed(_)
         );
         if may_have_said && let Some(why) = plan.failure(&super::slot::failure_said(failure)) {
             result.ending = Ending::Failed(why);
@@ -523,12 +530,12 @@ impl Isolated {
     }
 
     /// Where its scratch folders live.
-    pub(super) fn scratch_place(&self) -> ScratchPlace {
+    pub(in crate::executor) fn scratch_place(&self) -> ScratchPlace {
         scratch_place(&self.cgroups)
     }
 
     /// Stops what the sandbox keeps running (each slot's keeper).
-    pub(super) fn stop_sandbox(&self) {
+    pub(in crate::executor) fn stop_sandbox(&self) {
         if let Some(s) = &self.sandbox {
             s.stop();
         }
@@ -536,7 +543,7 @@ impl Isolated {
 }
 
 /// Where scratch folders live with `cgroups`.
-pub(super) fn scratch_place(cgroups: &Option<Cgroups>) -> ScratchPlace {
+pub(in crate::executor) fn scratch_place(cgroups: &Option<Cgroups>) -> ScratchPlace {
     match cgroups {
         Some(_) => ScratchPlace::Charged,
         None => ScratchPlace::Temporary,

@@ -7,8 +7,8 @@
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
-use super::cgroup::CaseCgroup;
 use super::scratch::Scratch;
+use crate::executor::cgroup::CaseCgroup;
 
 /// What is left of a finished case to clear away.
 pub enum Leftover {

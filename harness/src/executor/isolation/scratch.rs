@@ -9,8 +9,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::ExecError;
 use super::shelf::Shelf;
+use crate::executor::ExecError;
 
 /// The folder, inside a run's folder, that finished scratch folders are
 /// moved to before they are removed.

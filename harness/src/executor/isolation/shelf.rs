@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 /// in its own folder, and nothing else: not write the file, nor change its
 /// mode, so the next case gets the same bytes. (A case running as the
 /// harness's own user could, so it gets a copy of its own.)
-pub(super) struct Shelf {
+pub(in crate::executor) struct Shelf {
     dir: PathBuf,
     /// By the puzzle file's path: the bytes shelved and the shelved file.
     copies: std::collections::HashMap<PathBuf, (Vec<u8>, PathBuf)>,
@@ -22,7 +22,7 @@ pub(super) struct Shelf {
 
 impl Shelf {
     /// An empty shelf in folder `dir` (made with its first file).
-    pub(super) fn new(dir: PathBuf) -> Self {
+    pub(in crate::executor) fn new(dir: PathBuf) -> Self {
         Self {
             dir,
             copies: Default::default(),
@@ -38,7 +38,11 @@ impl Shelf {
 
     /// The shelved file holding `bytes` for puzzle file `file`, written now
     /// if the shelf has none (or other bytes) for it.
-    pub(super) fn get(&mut self, file: &Path, bytes: &[u8]) -> std::io::Result<PathBuf> {
+    pub(in crate::executor) fn get(
+        &mut self,
+        file: &Path,
+        bytes: &[u8],
+    ) -> std::io::Result<PathBuf> {
         if let Some((held, path)) = self.copies.get(file)
             && held.as_slice() == bytes
         {

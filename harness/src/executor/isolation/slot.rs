@@ -6,39 +6,40 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::sandbox::view::View;
+use crate::executor::sandbox::view::View;
 
 /// A job slot's state.
 #[derive(Default)]
-pub(super) struct Slot {
+pub(in crate::executor) struct Slot {
     /// The pipe the slot's cases say on why they could not start (read
     /// without waiting: the harness holds its write end).
-    pub(super) failure: Option<(std::io::PipeReader, std::io::PipeWriter)>,
+    pub(in crate::executor) failure: Option<(std::io::PipeReader, std::io::PipeWriter)>,
     /// The view of the slot's last case, and what it was planned from.
-    pub(super) last: Option<LastView>,
+    pub(in crate::executor) last: Option<LastView>,
 }
 
 /// A view and the command, working folder (`None`: the scratch folder)
 /// and writability it was planned from.
-pub(super) type LastView = (Vec<OsString>, Option<PathBuf>, bool, Arc<View>);
+pub(in crate::executor) type LastView = (Vec<OsString>, Option<PathBuf>, bool, Arc<View>);
 
 /// Keeps the calling thread (a job slot's worker) on the slot's `cores`,
 /// once per thread: the case's process it starts is then there from its
 /// fork on, never moved onto them across cores (a move costs more than a
 /// small case's whole exec).
-pub(super) fn keep_thread_to(slot: usize, cores: &[usize]) {
+pub(in crate::executor) fn keep_thread_to(slot: usize, cores: &[usize]) {
     thread_local! {
         static KEPT: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
     }
     KEPT.with(|kept| {
-        if kept.get() != Some(slot) && super::cpus::pin(cores).is_ok() {
+        if kept.get() != Some(slot) && crate::executor::cgroup::cpus::pin(cores).is_ok() {
             kept.set(Some(slot));
         }
     });
 }
 
 /// A failure pipe whose read end never waits.
-pub(super) fn failure_pipe() -> std::io::Result<(std::io::PipeReader, std::io::PipeWriter)> {
+pub(in crate::executor) fn failure_pipe()
+-> std::io::Result<(std::io::PipeReader, std::io::PipeWriter)> {
     let (r, w) = std::io::pipe()?;
     rustix::io::ioctl_fionbio(&r, true)?;
     Ok((r, w))
@@ -46,7 +47,7 @@ pub(super) fn failure_pipe() -> std::io::Result<(std::io::PipeReader, std::io::P
 
 /// What the last case's process wrote on its failure pipe (nothing, where
 /// it started the candidate).
-pub(super) fn failure_said(reader: &std::io::PipeReader) -> Vec<u8> {
+pub(in crate::executor) fn failure_said(reader: &std::io::PipeReader) -> Vec<u8> {
     use std::io::Read;
     let mut said = Vec::new();
     let mut buf = [0u8; 64];

@@ -8,7 +8,7 @@
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use super::ExecError;
+use crate::executor::ExecError;
 
 /// The first uid of the first range handed out.
 pub const FIRST: u32 = 60_000;

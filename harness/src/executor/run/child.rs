@@ -16,11 +16,11 @@ use std::time::{Duration, Instant};
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
 use rustix::process::{Pid, PidfdFlags, Signal, kill_process_group, pidfd_open};
 
-use super::cgroup::CaseCgroup;
 use super::guard::Guard;
 use super::stream::Stream;
-use super::{Ending, LimitHit, Limits, RunResult, Spec};
 use crate::cancel::{Cancel, Urgency};
+use crate::executor::cgroup::CaseCgroup;
+use crate::executor::{Ending, LimitHit, Limits, RunResult, Spec};
 
 /// How long to wait for the pipes to close once the group is dead.
 const DRAIN_WAIT: Duration = Duration::from_secs(2);
@@ -36,7 +36,7 @@ const CHUNK: usize = 64 * 1024;
 
 /// What a case's process is given: its stdin, and the write ends of the
 /// pipes the harness reads its stdout and stderr from.
-pub(super) struct Ends {
+pub(in crate::executor) struct Ends {
     /// Its stdin (a file, or `/dev/null`).
     pub stdin: OwnedFd,
     /// Its stdout.
@@ -47,11 +47,11 @@ pub(super) struct Ends {
 
 /// Starts a case's process with its [`Ends`], as the leader of a process
 /// group of its own and a child of this process; returns its pid.
-pub(super) type Start<'a> = &'a mut dyn FnMut(Ends) -> std::io::Result<u32>;
+pub(in crate::executor) type Start<'a> = &'a mut dyn FnMut(Ends) -> std::io::Result<u32>;
 
 /// Runs one case: `start` starts its process (`program` names it in a
 /// failure), and the case is watched to its end.
-pub(super) fn run(
+pub(in crate::executor) fn run(
     program: &OsStr,
     start: Start<'_>,
     spec: &Spec,
@@ -274,7 +274,7 @@ impl Case {
 }
 
 /// `file` as a path relative to `dir` when it is inside it, else whole.
-pub(super) fn relative_to(file: &Path, dir: &Path) -> OsString {
+pub(in crate::executor) fn relative_to(file: &Path, dir: &Path) -> OsString {
     file.strip_prefix(dir).map_or_else(
         |_| file.as_os_str().to_owned(),
         |p| p.as_os_str().to_owned(),

@@ -55,7 +55,7 @@ impl Step {
 
 /// A launch made ready for the child: every string NUL-ended, every array
 /// of pointers NULL-ended, every limit and core set in its kernel form.
-pub(super) struct Plan {
+pub(in crate::executor) struct Plan {
     /// Where the program may be, each with `/bin/sh`, that path and the
     /// arguments: a file without `#!` that the kernel refuses (ENOEXEC)
     /// is run by the shell, as `execvp` does.
@@ -78,7 +78,7 @@ pub(super) struct Plan {
 impl Plan {
     /// `launch` made ready. `Err` says why it cannot be (a string with a
     /// NUL, an rlimit with no name).
-    pub(super) fn new(launch: &Launch) -> Result<Self, super::ExecError> {
+    pub(in crate::executor) fn new(launch: &Launch) -> Result<Self, crate::executor::ExecError> {
         let argv_os = launch.exec_argv();
         let given = argv_os.first().cloned().unwrap_or_default();
         let name = given.to_string_lossy().into_owned();
@@ -94,7 +94,7 @@ impl Plan {
         }
         let c = |s: &std::ffi::OsStr| {
             CString::new(s.as_bytes())
-                .map_err(|_| super::ExecError::Nul(s.to_string_lossy().into_owned()))
+                .map_err(|_| crate::executor::ExecError::Nul(s.to_string_lossy().into_owned()))
         };
         let mut strings: Vec<CString> = Vec::new();
         let mut pointers = |words: &mut dyn Iterator<Item = CString>| -> Vec<*const c_char> {
@@ -179,7 +179,7 @@ impl Plan {
 
     /// Why the child could not start the candidate, from what it wrote on
     /// its failure pipe (`None`: nothing, it started).
-    pub(super) fn failure(&self, said: &[u8]) -> Option<String> {
+    pub(in crate::executor) fn failure(&self, said: &[u8]) -> Option<String> {
         let (code, errno) = match said {
             [a, b, c, d, e, f, g, h, ..] => (
                 u32::from_le_bytes([*a, *b, *c, *d]),
@@ -291,7 +291,7 @@ thread_local! {
 /// write end of its failure pipe; returns its pid once it has exec'd (or
 /// failed). It is this process's child, and the leader of a process group
 /// of its own.
-pub(super) fn spawn(
+pub(in crate::executor) fn spawn(
     plan: &Plan,
     stdio: [BorrowedFd<'_>; 3],
     failure: BorrowedFd<'_>,

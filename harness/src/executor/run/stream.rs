@@ -5,7 +5,7 @@
 use std::io::Read;
 use std::os::fd::AsFd;
 
-use super::Capture;
+use crate::executor::Capture;
 
 /// How much of a stream is kept in memory; the rest, up to the cap, goes
 /// to an unnamed temporary file, read back only if the answer is judged.
@@ -14,8 +14,8 @@ const IN_MEMORY: u64 = 1 << 20;
 
 /// One output pipe: read into a capture of at most `cap` bytes, the rest
 /// counted and dropped.
-pub(super) struct Stream<R> {
-    pub(super) source: Option<R>,
+pub(in crate::executor) struct Stream<R> {
+    pub(in crate::executor) source: Option<R>,
     cap: u64,
     capture: Capture,
     spill: Option<std::fs::File>,
@@ -23,7 +23,7 @@ pub(super) struct Stream<R> {
 }
 
 impl<R: Read + AsFd> Stream<R> {
-    pub(super) fn new(source: Option<R>, cap: u64) -> Self {
+    pub(in crate::executor) fn new(source: Option<R>, cap: u64) -> Self {
         Self {
             source,
             cap,
@@ -33,16 +33,16 @@ impl<R: Read + AsFd> Stream<R> {
         }
     }
 
-    pub(super) fn open(&self) -> bool {
+    pub(in crate::executor) fn open(&self) -> bool {
         self.source.is_some()
     }
 
-    pub(super) fn over(&self) -> bool {
+    pub(in crate::executor) fn over(&self) -> bool {
         self.capture.total > self.cap
     }
 
     /// One read (the pipe said it is ready); end of file closes it.
-    pub(super) fn read(&mut self, buf: &mut [u8]) {
+    pub(in crate::executor) fn read(&mut self, buf: &mut [u8]) {
         use std::io::Write;
         let Some(source) = self.source.as_mut() else {
             return;
@@ -81,7 +81,7 @@ impl<R: Read + AsFd> Stream<R> {
     /// The capture (read back from the spill file unless over the cap); a
     /// pipe still open (held by a process that left the group) is
     /// abandoned: closed on our side, noted.
-    pub(super) fn finish(self) -> Capture {
+    pub(in crate::executor) fn finish(self) -> Capture {
         use std::io::Seek;
         let mut c = self.capture;
         c.abandoned = self.source.is_some();

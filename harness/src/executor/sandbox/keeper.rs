@@ -24,7 +24,7 @@ use std::process::{Child, Command, ExitCode, Stdio};
 
 use super::view::View;
 use crate::executor::ExecError;
-use crate::executor::launch::FAILED;
+use crate::executor::run::launch::FAILED;
 
 /// A request: make this view (and stay in it).
 const BUILD: u8 = b'B';

@@ -1,0 +1,13 @@
+//! The process runner: a candidate's process started (`spawn`, by the plan
+//! `launch` makes: every step of the child a bare system call), its pipes
+//! drained into capped buffers (`stream`), its clocks watched and its
+//! group killed at a limit, then waited for (`child`); nothing it starts
+//! outlives the run (`guard`). The isolation around it (`super::isolation`)
+//! and the sandbox that makes its view (`super::sandbox`) are parts of
+//! their own.
+
+pub(super) mod child;
+pub(super) mod guard;
+pub(super) mod launch;
+pub(super) mod spawn;
+mod stream;
