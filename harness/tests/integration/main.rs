@@ -6,6 +6,7 @@ mod class;
 mod clock;
 mod compare;
 mod conform;
+mod container;
 mod contest;
 mod gallery;
 mod gogen;

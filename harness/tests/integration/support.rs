@@ -25,6 +25,14 @@ pub fn misbehave() -> &'static str {
     PATH.get_or_init(|| workspace_bin("test-helpers", "misbehave"))
 }
 
+/// The replica of a container engine's default privileges (test-helpers'
+/// `container`: no CAP_SYS_ADMIN, the engines' seccomp profile, cgroups
+/// read-only) around a command; it needs root.
+pub fn container() -> &'static str {
+    static PATH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PATH.get_or_init(|| workspace_bin("test-helpers", "container"))
+}
+
 /// Binary `name` of workspace package `package`, beside the harness
 /// binary; built there first if this test run did not build it.
 fn workspace_bin(package: &str, name: &str) -> String {

@@ -226,13 +226,24 @@ pub fn reachable(path: &Path, (uid, gid): (u32, u32), exec: bool) -> Result<(), 
     Ok(())
 }
 
+/// Whether each sandbox can work here, asked only when it matters.
+pub(in crate::executor) struct Probes<'a> {
+    /// The native one (mount namespaces, as root).
+    pub native: &'a dyn Fn() -> Result<(), ExecError>,
+    /// bubblewrap.
+    pub bwrap: &'a dyn Fn() -> Result<(), ExecError>,
+}
+
 /// Looks at the machine and settles what is in force for `isolation`
-/// (`bwrap`: whether bubblewrap works here, asked only when it matters).
+/// (`probes`: whether each sandbox works here). As root the native
+/// sandbox, else bubblewrap, else none, saying why: root in a container
+/// with its engine's default privileges gets a user per slot, rlimits and
+/// copies, and the line says what it lacks.
 pub(in crate::executor) fn settle(
     isolation: &Isolation,
     cgroups: &Option<Cgroups>,
     cgroup_why: Option<String>,
-    bwrap: &dyn Fn() -> Result<(), ExecError>,
+    probes: &Probes,
 ) -> Level {
     let mut level = Level::default();
     if !isolation.enabled {
@@ -246,7 +257,7 @@ pub(in crate::executor) fn settle(
     let root = is_root();
     match isolation.sandbox {
         SandboxChoice::Bwrap => level.sandbox = Some(Kind::Bwrap),
-        SandboxChoice::Auto if !root => match bwrap() {
+        SandboxChoice::Auto if !root => match (probes.bwrap)() {
             Ok(()) => level.sandbox = Some(Kind::Bwrap),
             Err(why) => level.missing.push(format!(
                 "a sandbox ({why}): candidates can signal the harness and write what it can, and see /tmp, the suites and other cases' files"
@@ -258,7 +269,15 @@ pub(in crate::executor) fn settle(
         SandboxChoice::None => level.missing.push(
             "a view of its own (--sandbox none): /tmp, /var/tmp and /dev/shm are shared, and the suites and other students' copies are in sight".into(),
         ),
-        SandboxChoice::Auto => level.sandbox = Some(Kind::Native),
+        SandboxChoice::Auto => match (probes.native)() {
+            Ok(()) => level.sandbox = Some(Kind::Native),
+            Err(native) => match (probes.bwrap)() {
+                Ok(()) => level.sandbox = Some(Kind::Bwrap),
+                Err(bwrap) => level.missing.push(format!(
+                    "a view of its own ({native}; {bwrap}): /tmp, /var/tmp and /dev/shm are shared, and the suites and other students' copies are in sight"
+                )),
+            },
+        },
     }
     match isolation.run_as {
         // The range itself is claimed by the executor (super::uids).

@@ -96,12 +96,11 @@ impl Isolated {
         } else {
             (None, None)
         };
-        let mut level = isolate::settle(
-            isolation,
-            &cgroups,
-            why.map(|e| e.to_string()),
-            &sandbox::bwrap_usable,
-        );
+        let probes = isolate::Probes {
+            native: &sandbox::native_usable,
+            bwrap: &sandbox::bwrap_usable,
+        };
+        let mut level = isolate::settle(isolation, &cgroups, why.map(|e| e.to_string()), &probes);
         // Uids of their own, held for the whole run: no other run on this
         // machine runs candidates as them meanwhile.
         let uids = match level.uid_base {
@@ -417,6 +416,7 @@ impl Isolated {
             namespace: entered.namespace,
             wrap: entered.wrap.clone(),
             report: entered.report.as_ref().map(|(_, f)| f.as_raw_fd()),
+            no_new_privs: entered.wrap.is_empty(),
         }
     }
 
@@ -434,6 +434,15 @@ impl Isolated {
                 || (result.ending == Ending::Signaled(9) && result.cpu.is_some_and(|c| c >= cpu)))
         {
             result.limit = Some(LimitHit::Cpu);
+        }
+        // Without a cgroup, what the case left running (a daemon in a
+        // session of its own) dies now, by its user: the slot's uid runs
+        // nothing else meanwhile.
+        if case.cgroup.is_none()
+            && let Some(owner) = case.owner
+            && let Err(e) = super::uids::kill_all(owner)
+        {
+            eprintln!("harness: {e}");
         }
         self.janitor
             .clear(Leftover::Scratch(self.run_dir.retire(case.scratch)));

@@ -87,6 +87,45 @@ fn lock_range(dir: &Path, base: u32, slots: u32) -> Result<Option<Claim>, ExecEr
     }))
 }
 
+/// Kills every process of a job slot's user (`owner`: its uid and gid),
+/// as that user (`kill(-1)` reaches exactly the processes it may signal:
+/// its own), from a child that then runs `true`. Where a case has no
+/// cgroup, this is what ends what it left running in a session of its
+/// own; the slot's uid runs nothing else between two cases.
+pub fn kill_all((uid, gid): (u32, u32)) -> Result<(), ExecError> {
+    use std::os::unix::process::CommandExt;
+    let mut killer = std::process::Command::new("true");
+    killer
+        .uid(uid)
+        .gid(gid)
+        .current_dir("/")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    // SAFETY: the closure runs in the child after its ids are the slot's
+    // user's, and makes one system call.
+    #[allow(unsafe_code)]
+    unsafe {
+        killer.pre_exec(|| {
+            // ESRCH: nothing of the user's was left.
+            if libc::kill(-1, libc::SIGKILL) != 0 {
+                let e = std::io::Error::last_os_error();
+                if e.raw_os_error() != Some(libc::ESRCH) {
+                    return Err(e);
+                }
+            }
+            Ok(())
+        });
+    }
+    match killer.status() {
+        Ok(_) => Ok(()),
+        Err(e) => Err(ExecError::System {
+            what: format!("kill what uid {uid} left running"),
+            error: e,
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -43,6 +43,10 @@ pub struct Launch {
     /// An open file the case's process hands on to the sandbox's program
     /// (bubblewrap's report).
     pub report: Option<RawFd>,
+    /// No privilege gained by exec (`no_new_privs`: a set-user-ID program
+    /// runs as the case's user), where no sandbox program around the case
+    /// needs its own.
+    pub no_new_privs: bool,
 }
 
 impl Launch {

@@ -40,6 +40,7 @@ enum Step {
     User,
     Exec,
     Report,
+    Privileges,
 }
 
 impl Step {
@@ -47,6 +48,7 @@ impl Step {
         use Step::*;
         [
             Pipes, Group, Join, Limit, Cores, Terminal, View, Ipc, Folder, User, Exec, Report,
+            Privileges,
         ]
         .into_iter()
         .find(|s| *s as u32 == code)
@@ -70,6 +72,7 @@ pub(in crate::executor) struct Plan {
     cpus: Option<rustix::thread::CpuSet>,
     namespace: Option<RawFd>,
     user: Option<(u32, u32)>,
+    no_new_privs: bool,
     report: Option<RawFd>,
     /// What the program is called in a failure.
     name: String,
@@ -172,6 +175,7 @@ impl Plan {
             cpus,
             namespace: launch.namespace,
             user: launch.user,
+            no_new_privs: launch.no_new_privs,
             report: launch.report,
             name,
         })
@@ -202,6 +206,7 @@ impl Plan {
             Some(Step::User) => "cannot become the job slot's user".into(),
             Some(Step::Exec) => format!("cannot start {}", self.name),
             Some(Step::Report) => "cannot hand the sandbox its report".into(),
+            Some(Step::Privileges) => "cannot give up gaining privileges (no_new_privs)".into(),
             None => "the case's process failed".into(),
         };
         Some(format!("{what}: {error}"))
@@ -477,6 +482,11 @@ fn run(child: &Child<'_>) -> (Step, i32) {
                 return (Step::User, errno(e));
             }
             forget_keys();
+        }
+        if plan.no_new_privs
+            && let Err(e) = rustix::thread::set_no_new_privs(true)
+        {
+            return (Step::Privileges, errno(e));
         }
         // As `execvp`: on past a place it is not (or may not be run from),
         // saying "permission denied" if that was met and nothing ran.

@@ -58,6 +58,12 @@ pub(super) fn make(kind: Kind, program: Program, slots: usize) -> Box<dyn Sandbo
     }
 }
 
+/// Whether the native sandbox can work here (mount namespaces allowed),
+/// or why not.
+pub(super) fn native_usable() -> Result<(), ExecError> {
+    native::usable()
+}
+
 /// Whether bubblewrap can make a sandbox here, as this user.
 pub(super) fn bwrap_usable() -> Result<(), ExecError> {
     bwrap::usable()

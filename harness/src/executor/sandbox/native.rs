@@ -63,6 +63,48 @@ impl Sandbox for Native {
     }
 }
 
+/// Whether the native sandbox can work here: a process may make a mount
+/// namespace and an IPC namespace of its own and change its mounts. Root
+/// in a container with the engine's default privileges may not (no
+/// CAP_SYS_ADMIN, and the engine's seccomp or AppArmor profile), nor may
+/// another user; asked once, in a child process (`true` run in them), so
+/// the harness's own namespaces stay as they are.
+pub(super) fn usable() -> Result<(), ExecError> {
+    use std::os::unix::process::CommandExt;
+    let mut probe = std::process::Command::new("true");
+    probe
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    // SAFETY: between fork and exec the closure makes bare system calls on
+    // nothing but constants: no allocation, no lock.
+    #[allow(unsafe_code)]
+    unsafe {
+        probe.pre_exec(|| {
+            use rustix::mount::MountPropagationFlags;
+            use rustix::thread::UnshareFlags;
+            rustix::thread::unshare_unsafe(UnshareFlags::NEWNS | UnshareFlags::NEWIPC)?;
+            rustix::mount::mount_change(
+                "/",
+                MountPropagationFlags::REC | MountPropagationFlags::PRIVATE,
+            )?;
+            Ok(())
+        });
+    }
+    let unusable = |why: String| ExecError::Unusable {
+        sandbox: "mount namespaces",
+        why,
+    };
+    match probe.status() {
+        Ok(status) if status.success() => Ok(()),
+        Ok(status) => Err(unusable(format!("fail (`true` in one: {status})"))),
+        Err(e) if e.raw_os_error() == Some(rustix::io::Errno::PERM.raw_os_error()) => Err(
+            unusable("are refused here (no CAP_SYS_ADMIN, or a seccomp or AppArmor profile: a container with its engine's default privileges)".into()),
+        ),
+        Err(e) => Err(unusable(format!("cannot be made: {e}"))),
+    }
+}
+
 /// A job slot's view: its keeper (started on the slot's first case, and
 /// again after one that failed) and the view it holds, with its mount
 /// namespace, while that view may be entered.

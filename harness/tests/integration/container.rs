@@ -1,0 +1,107 @@
+//! The harness where platforms run it: in a container with its engine's
+//! default privileges (the `container` replica of test-helpers: no
+//! CAP_SYS_ADMIN, the engines' seccomp profile, /sys/fs/cgroup read-only).
+//! It takes the strongest tier such a container allows by itself (a user
+//! per job slot, rlimits, private copies, `no_new_privs`, and what a case
+//! leaves running killed by its user after it), says what is missing, and
+//! grades as anywhere else.
+
+use super::support::{container, replica, require, workspace};
+
+fn root() -> bool {
+    require(
+        rustix::process::geteuid().is_root(),
+        "the container replica needs root (it drops to a container's privileges)",
+    )
+}
+
+#[test]
+fn grades_in_a_container_with_default_privileges() {
+    if !root() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let card = dir.path().join("card.csv");
+    let out = std::process::Command::new(container())
+        .arg(env!("CARGO_BIN_EXE_harness"))
+        .args(["grade", "--jobs", "2", "--suite"])
+        .arg(workspace().join("suites/lightsout/easy"))
+        .arg("--candidate")
+        .arg(replica("lightsout"))
+        .arg("--scorecard")
+        .arg(&card)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stderr.starts_with("isolation: copies+uid+rlimits+cpus; not available: a view of its own (mount namespaces are refused here"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("not available: cgroups ("), "{stderr}");
+    assert!(
+        stdout.contains("lightsout/easy: 19/19 accepted"),
+        "{stdout}"
+    );
+    let rows = super::support::read_scorecard(&card);
+    assert!(
+        rows.iter()
+            .all(|r| r["isolation"] == "copies+uid+rlimits+cpus")
+    );
+}
+
+/// Without cgroups, what a case leaves running in a session of its own
+/// is killed by the slot's user after the case (each case, one job slot,
+/// finds no daemon of the last one), and set-user-ID programs gain
+/// nothing (`no_new_privs`).
+#[test]
+fn escapees_and_privileges_in_a_container() {
+    if !root() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let card = dir.path().join("card.csv");
+    // Each case counts the daemons of its user still running (a killed
+    // one is the harness's zombie until it reaps it: the harness is a
+    // subreaper), says whether it may gain
+    // privileges, leaves a daemon and fails.
+    let candidate = "sh -c 'n=$(pgrep -c -r R,S,D,T -u $(id -u) -x sleep); \
+         p=$(grep NoNewPrivs /proc/self/status | tr -d \"\\t\"); \
+         setsid sleep 300 </dev/null >/dev/null 2>&1 & sleep 0.2; echo \"$n $p\" >&2; exit 3'";
+    let out = std::process::Command::new(container())
+        .arg(env!("CARGO_BIN_EXE_harness"))
+        .args(["grade", "--jobs", "1", "--filter", "x2-0", "--suite"])
+        .arg(workspace().join("suites/lightsout/easy"))
+        .args(["--candidate", candidate, "--scorecard"])
+        .arg(&card)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows = super::support::read_scorecard(&card);
+    assert_eq!(rows.len(), 5, "{rows:?}");
+    for r in &rows {
+        assert!(
+            r["detail"].ends_with("stderr: 0 NoNewPrivs:1"),
+            "no daemon of the last case, no privilege to gain: {:?}",
+            r["detail"]
+        );
+    }
+    // And none is left when the run is over.
+    let uid = rows[0]["isolation"].clone();
+    assert!(uid.contains("uid"));
+    let left = std::process::Command::new("pgrep")
+        .args(["-f", "^sleep 300$"])
+        .output()
+        .unwrap();
+    assert!(
+        left.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&left.stdout)
+    );
+}
