@@ -293,6 +293,23 @@ impl Course {
             .fold(item.visibility, |v, p| v.stricter(p.file.visibility))
     }
 
+    /// Which cases students may not see where a platform shows them the
+    /// run's log or test report (Autolab's feedback, a GitLab job): those
+    /// any rubric item selects that is not `visible` (those platforms have
+    /// no release dates: an item shown later is not shown there).
+    pub fn hidden_from_students(&self) -> crate::report::Hidden {
+        let hidden: Vec<rubric::Item> = self
+            .file
+            .rubric
+            .iter()
+            .filter(|i| self.visibility(i) != rubric::Visibility::Visible)
+            .cloned()
+            .collect();
+        std::sync::Arc::new(move |suite: &str, case: &str| {
+            hidden.iter().any(|i| i.selects(suite, case))
+        })
+    }
+
     /// A row's detail in its part's terms (the part's `says`); the part
     /// is the one whose name starts the row's suite.
     pub fn in_terms(&self, suite: &str, detail: &str) -> String {

@@ -41,6 +41,36 @@ pub struct Points {
     /// course has a contest and the submission enters: set by the caller,
     /// which reads the submission's entry file.
     pub entry: Option<super::contest::Live>,
+    /// Why no score can be given, where one cannot: a case the harness
+    /// could not grade (`harness-error`) or that never ran (`cancelled`).
+    /// Its points would be a 0 the student did not earn: platforms give
+    /// none ([`crate::platform`]).
+    pub ungraded: Option<String>,
+}
+
+/// Why `rows` (one submission's) give no score: the first case the
+/// harness could not grade, or that a stop left unrun.
+pub fn ungraded(rows: &[&Row]) -> Option<String> {
+    let mut bad: Vec<&&Row> = rows
+        .iter()
+        .filter(|r| matches!(r.verdict, Verdict::HarnessError | Verdict::Cancelled))
+        .collect();
+    bad.sort_by(|a, b| (&a.suite, &a.case).cmp(&(&b.suite, &b.case)));
+    let first = bad.first()?;
+    let others = match bad.len() - 1 {
+        0 => String::new(),
+        n => format!(" (and {n} more)"),
+    };
+    Some(match first.verdict {
+        Verdict::Cancelled => format!(
+            "{}/{} was not graded: the run was stopped{others}",
+            first.suite, first.case
+        ),
+        _ => format!(
+            "the grader failed on {}/{}: {}{others}",
+            first.suite, first.case, first.detail
+        ),
+    })
 }
 
 /// Every submission's points from the scorecard's rows, and its handins
@@ -106,6 +136,7 @@ pub fn points(
                     .count(),
                 cases: cases.len(),
                 entry: None,
+                ungraded: ungraded(&mine),
             }
         })
         .collect()
@@ -141,7 +172,9 @@ pub fn table(points: &[Points]) -> String {
             p.submission,
             show(p.total),
             show(p.max),
-            if p.built {
+            if let Some(why) = &p.ungraded {
+                format!("not graded: {why}")
+            } else if p.built {
                 format!("{} of {} cases accepted", p.accepted, p.cases)
             } else {
                 "did not build".to_string()

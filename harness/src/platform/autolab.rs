@@ -108,10 +108,12 @@ fn run(kit: &Kit) -> String {
          set -- \"$work/submission\"/*\n\
          if [ $# -eq 1 ] && [ -d \"$1\" ]; then sub=$1; else sub=$work/submission; fi\n\
          PUZZLEGRADE_CACHE=\"$here/cache\" \"$here/harness\" grade --course {} --submission \"$sub\" \\\n\
-         \x20   --id handin --autolab \"$work/scores.json\" --scorecard \"$work/rows.csv\" --force >&2\n\
+         \x20   --id handin --autolab \"$work/scores.json\" --scorecard \"$work/rows.csv\" --force --student-view >&2\n\
          status=$?\n\
          if [ -s \"$work/scores.json\" ]; then cat \"$work/scores.json\"; else\n\
-         \x20 echo \"{{\\\"scores\\\": {{}}, \\\"error\\\": \\\"harness exit $status: tell your course staff\\\"}}\"\n\
+         \x20 # No scores line: Autolab records the job as failed, gives no score.\n\
+         \x20 echo \"puzzlegrade could not grade this handin (harness exit $status): no score given\"\n\
+         \x20 exit 1\n\
          fi\n",
         kit.course_in("$here")
     )

@@ -43,7 +43,7 @@ impl Platform for GitLab {
 /// The job.
 fn yaml(kit: &Kit) -> String {
     let grade = format!(
-        "\"$PUZZLEGRADE_HOME/harness\" grade --course {} --submission .puzzlegrade/submission --id \"$CI_PROJECT_NAME\" --scorecard .puzzlegrade/rows.csv --summary .puzzlegrade/summary.csv --export junit:.puzzlegrade/junit.xml --sandbox \"$sandbox\" --force || test $? -eq 1",
+        "\"$PUZZLEGRADE_HOME/harness\" grade --course {} --submission .puzzlegrade/submission --id \"$CI_PROJECT_NAME\" --scorecard .puzzlegrade/rows.csv --summary .puzzlegrade/summary.csv --export junit:.puzzlegrade/junit.xml --sandbox \"$sandbox\" --force --student-view || test $? -eq 1",
         kit.course_in("$PUZZLEGRADE_HOME")
     );
     format!(
@@ -66,7 +66,7 @@ fn yaml(kit: &Kit) -> String {
          \x20 coverage: '/^score: \\S+ \\/ \\S+ points \\((\\d+(?:\\.\\d+)?)%\\)$/'\n\
          \x20 artifacts:\n\
          \x20   when: always\n\
-         \x20   paths: [.puzzlegrade/summary.csv, .puzzlegrade/rows.csv]\n\
+         \x20   paths: [.puzzlegrade/summary.csv]\n\
          \x20   reports:\n\
          \x20     junit: .puzzlegrade/junit.xml\n",
         kit.course_arg,

@@ -66,9 +66,11 @@ fn setup(packages: &[String]) -> String {
 }
 
 /// Gradescope's `run_autograder`, run as `/autograder/run_autograder` for
-/// each submission: `results.json` always written (a setup error is said
-/// to the student as such, at 0 points, rather than Gradescope's bare
-/// failure).
+/// each submission. Where the harness could not grade it (a case the
+/// grader failed on, a setup error) there is no `results.json` and the
+/// script fails: Gradescope then gives no score and shows the staff the
+/// log ("The autograder failed to execute correctly"), never a 0 the
+/// student did not earn.
 fn run_autograder(course: &str) -> String {
     let course = shell_words::quote(course);
     format!(
@@ -81,11 +83,11 @@ fn run_autograder(course: &str) -> String {
          mkdir -p /autograder/results\n\
          rm -f /autograder/results/results.json\n\
          \"$src/harness\" grade --course {course} --submission /autograder/submission --id submission \\\n\
-         \x20   --results /autograder/results/results.json --scorecard /autograder/results/rows.csv --force\n\
+         \x20   --results /autograder/results/results.json --scorecard /autograder/results/rows.csv --force --student-view\n\
          status=$?\n\
          if [ ! -s /autograder/results/results.json ]; then\n\
-         \x20 printf '{{\"score\": 0, \"output\": \"The autograder could not grade this submission (harness exit %s): tell your course staff.\"}}\\n' \"$status\" \\\n\
-         \x20   > /autograder/results/results.json\n\
+         \x20 echo \"puzzlegrade could not grade this submission (harness exit $status): no score given; the lines above say why.\"\n\
+         \x20 exit 1\n\
          fi\n\
          exit 0\n"
     )

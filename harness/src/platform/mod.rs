@@ -51,6 +51,14 @@ pub trait Platform: Sync {
     fn results(&self) -> Option<Results> {
         None
     }
+
+    /// The results file of a submission no score can be given for
+    /// (`why`: a case the grader failed on), as the platform shows a
+    /// grader's failure, never as a 0. `None`: the platform takes a
+    /// missing file so (the job fails, visibly to the staff).
+    fn ungradable(&self, _why: &str) -> Option<anyhow::Result<Vec<u8>>> {
+        None
+    }
 }
 
 /// Writes one submission's results file as a platform reads it.
@@ -89,7 +97,21 @@ pub fn write_results(platform: &dyn Platform, path: &Path, graded: &Graded) -> a
     let results = platform
         .results()
         .with_context(|| format!("{} has no results file", platform.name()))?;
-    let bytes = results(graded)?;
+    let bytes = match &graded.points.ungraded {
+        None => results(graded)?,
+        Some(why) => match platform.ungradable(why) {
+            Some(bytes) => bytes?,
+            None => {
+                // No file at all (not even a stale one): no score.
+                match std::fs::remove_file(path) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        return Err(e).with_context(|| format!("cannot remove {}", path.display()));
+                    }
+                    _ => return Ok(()),
+                }
+            }
+        },
+    };
     if let Some(parent) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("cannot create {}", parent.display()))?;

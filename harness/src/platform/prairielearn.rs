@@ -69,11 +69,30 @@ impl Platform for PrairieLearn {
     fn results(&self) -> Option<super::Results> {
         Some(results)
     }
+
+    fn ungradable(&self, why: &str) -> Option<anyhow::Result<Vec<u8>>> {
+        Some(not_gradable(&format!(
+            "The autograder could not grade this submission ({why}): tell your course staff."
+        )))
+    }
 }
 
-/// One submission's results file.
+/// `gradable: false`: PrairieLearn gives no score and keeps the attempt.
+fn not_gradable(message: &str) -> anyhow::Result<Vec<u8>> {
+    crate::export::pretty_json(&serde_json::json!({
+        "gradable": false,
+        "message": message,
+    }))
+}
+
+/// One submission's results file. One that does not build is not
+/// gradable (as PrairieLearn's own examples treat a syntax error): the
+/// student keeps the attempt, and the message is the build's.
 fn results(graded: &Graded) -> anyhow::Result<Vec<u8>> {
     let r = super::feedback::results(graded.course, graded.points, graded.rows);
+    if !graded.points.built {
+        return not_gradable(&r.output);
+    }
     let tests: Vec<serde_json::Value> = r
         .tests
         .iter()
@@ -122,7 +141,7 @@ fn run(kit: &Kit) -> String {
          rm -f /grade/results/results.json\n\
          export PUZZLEGRADE_CACHE=\"${{TMPDIR:-/tmp}}/puzzlegrade-cache\"\n\
          \"$bin/harness\" grade --course {} --submission /grade/student --id student \\\n\
-         \x20   --prairielearn /grade/results/results.json --scorecard \"${{TMPDIR:-/tmp}}/puzzlegrade-rows.csv\" --force\n\
+         \x20   --prairielearn /grade/results/results.json --scorecard \"${{TMPDIR:-/tmp}}/puzzlegrade-rows.csv\" --force --student-view\n\
          status=$?\n\
          if [ ! -s /grade/results/results.json ]; then\n\
          \x20 printf '{{\"gradable\": false, \"message\": \"The autograder could not grade this submission (harness exit %s): tell your course staff.\"}}\\n' \"$status\" \\\n\

@@ -70,6 +70,7 @@ mod tests {
             accepted: 0,
             cases: 0,
             entry: None,
+            ungraded: None,
         }
     }
 

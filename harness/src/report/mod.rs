@@ -2,11 +2,13 @@
 //! caller's thread, which hands each to every [`Sink`]: the terminal (or
 //! JSON lines), the CSV scorecard and the exporters.
 
+mod hiding;
 mod jsonl;
 mod leaderboard;
 mod scorecard;
 mod terminal;
 
+pub use hiding::{Hidden, Hiding};
 pub use jsonl::JsonLines;
 pub use leaderboard::read_leaderboard;
 pub use scorecard::{Kept, Mode, Scorecard, read as read_scorecard};

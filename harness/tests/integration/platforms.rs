@@ -264,6 +264,20 @@ fn prairielearn_kit_in_a_replica_of_the_external_grader() {
         let results: serde_json::Value =
             serde_json::from_slice(&std::fs::read(grade.join("results/results.json")).unwrap())
                 .unwrap();
+        if who == "broken" {
+            // It does not parse: not gradable, as PrairieLearn's own
+            // examples treat a syntax error (the student keeps the
+            // attempt), with the build's words.
+            assert_eq!(results["gradable"], false, "{results}");
+            let message = results["message"].as_str().unwrap();
+            assert!(
+                message.starts_with("compile-error: build exit 1: "),
+                "{message}"
+            );
+            assert!(results.get("score").is_none(), "{results}");
+            scores.push("broken not gradable".into());
+            continue;
+        }
         assert_eq!(results["gradable"], true, "{results}");
         let tests = results["tests"].as_array().unwrap();
         let points: f64 = tests.iter().map(|t| t["points"].as_f64().unwrap()).sum();
@@ -277,7 +291,10 @@ fn prairielearn_kit_in_a_replica_of_the_external_grader() {
     }
     let _ = std::fs::remove_dir("/grade");
     // The points the class run gives (class::cmu15110_class_in_ruby).
-    assert_eq!(scores, ["broken 0", "lazy 6", "perfect 10", "raises 6"]);
+    assert_eq!(
+        scores,
+        ["broken not gradable", "lazy 6", "perfect 10", "raises 6"]
+    );
 }
 
 /// GitLab CI's shell executor, as LabTS runs it: the kit's runner/install.sh
@@ -484,4 +501,125 @@ fn gitlab_kit_in_a_replica_of_a_shell_runner() {
         want.push("perfect-by-a-user 100");
     }
     assert_eq!(got, want);
+}
+
+/// A submission the grader fails on (here every case: the course's part
+/// runs an interpreter the machine lacks) gets no score on any platform:
+/// no Gradescope `results.json` (and a stale one removed), no Autolab
+/// scores, PrairieLearn's `gradable: false` with the reason, no score line
+/// for GitLab's coverage, and exit 3, which fails the platform's job.
+#[test]
+fn what_could_not_be_graded_gets_no_score_anywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let course = dir.path().join("course.toml");
+    std::fs::write(
+        &course,
+        format!(
+            "name = \"no interpreter\"\nfamily = \"lightsout\"\n\n\
+             [[part]]\nname = \"solver\"\ncommand = \"puzzlegrade-no-such-interpreter solve.x\"\n\
+             suites = [\"{}\"]\ncases = [\"*/easy/2x*\"]\n\n\
+             [[rubric]]\nname = \"easy\"\nrule = \"each\"\npoints = 1\npart = \"solver\"\n",
+            workspace().join("suites/lightsout/easy").display()
+        ),
+    )
+    .unwrap();
+    let sub = dir.path().join("alice");
+    std::fs::create_dir_all(&sub).unwrap();
+    std::fs::write(sub.join("solve.x"), "").unwrap();
+    let out = |name: &str| dir.path().join(name);
+    std::fs::write(out("gs.json"), "{\"score\": 40}\n").unwrap();
+    let run = harness()
+        .current_dir(dir.path())
+        .args(["grade", "--course"])
+        .arg(&course)
+        .arg("--submission")
+        .arg(&sub)
+        .args([
+            "--results",
+            "gs.json",
+            "--results",
+            "autolab:al.json",
+            "--results",
+            "prairielearn:pl.json",
+            "--scorecard",
+            "rows.csv",
+        ])
+        .assert()
+        .code(3);
+    let stdout = String::from_utf8_lossy(&run.get_output().stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&run.get_output().stderr).into_owned();
+    assert!(!stdout.contains("score:"), "{stdout}");
+    assert!(
+        stdout.contains("not graded: the grader failed on solver/lightsout/easy/2x2-00.txt: cannot start puzzlegrade-no-such-interpreter"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("harness: 1 submission(s) could not be graded, so no score was given for them: alice: the grader failed on solver/lightsout/easy/2x2-00.txt"),
+        "{stderr}"
+    );
+    assert!(
+        !out("gs.json").exists(),
+        "no Gradescope score, not even a stale one"
+    );
+    assert!(!out("al.json").exists(), "no Autolab scores");
+    let pl: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out("pl.json")).unwrap()).unwrap();
+    assert_eq!(pl["gradable"], false, "{pl}");
+    assert!(pl.get("score").is_none(), "{pl}");
+    let message = pl["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("The autograder could not grade this submission (the grader failed on solver/lightsout/easy/2x2-00.txt: cannot start puzzlegrade-no-such-interpreter"),
+        "{message}"
+    );
+}
+
+/// `--student-view`, as the Autolab, GitLab, Gradescope and PrairieLearn
+/// kits run the harness: the log and the test report name no case of an
+/// item that is not `visible`, and their tallies count none; the scorecard
+/// (the staff's) keeps every row.
+#[test]
+fn hidden_items_leave_no_trace_in_what_students_see() {
+    let dir = tempfile::tempdir().unwrap();
+    let course = dir.path().join("course.toml");
+    std::fs::write(
+        &course,
+        format!(
+            "name = \"secrets\"\nfamily = \"lightsout\"\n\n\
+             [[part]]\nname = \"solver\"\ncommand = \"sh -c 'exit 3'\"\n\
+             suites = [\"{}\"]\ncases = [\"*/easy/2x*\", \"*/easy/3x*\"]\n\n\
+             [[rubric]]\nname = \"open\"\nrule = \"each\"\npoints = 1\npart = \"solver\"\ncases = \"*/easy/2x*\"\n\n\
+             [[rubric]]\nname = \"secret\"\nrule = \"each\"\npoints = 1\npart = \"solver\"\ncases = \"*/easy/3x*\"\nvisibility = \"hidden\"\n",
+            workspace().join("suites/lightsout/easy").display()
+        ),
+    )
+    .unwrap();
+    let sub = dir.path().join("alice");
+    std::fs::create_dir_all(&sub).unwrap();
+    let run = harness()
+        .current_dir(dir.path())
+        .args(["grade", "--student-view", "--course"])
+        .arg(&course)
+        .arg("--submission")
+        .arg(&sub)
+        .args(["--export", "junit:junit.xml", "--scorecard", "rows.csv"])
+        .assert()
+        .code(1);
+    let stdout = String::from_utf8_lossy(&run.get_output().stdout).into_owned();
+    assert!(stdout.contains("easy/2x2-00.txt"), "{stdout}");
+    assert!(!stdout.contains("3x"), "a hidden case in the log: {stdout}");
+    assert!(
+        stdout.contains("solver/lightsout/easy: 0/4 accepted (4 runtime-error)"),
+        "the tallies count the visible cases only: {stdout}"
+    );
+    let junit = std::fs::read_to_string(dir.path().join("junit.xml")).unwrap();
+    assert!(junit.contains("2x2-00.txt"), "{junit}");
+    assert!(
+        !junit.contains("3x"),
+        "a hidden case in the report: {junit}"
+    );
+    let rows = super::support::read_scorecard(&dir.path().join("rows.csv"));
+    assert!(
+        rows.iter().any(|r| r["case"].starts_with("3x")),
+        "the staff's scorecard keeps every row"
+    );
 }

@@ -345,3 +345,48 @@ pub fn family(
     })?;
     Ok(Some(found))
 }
+
+/// What a class run writes after its rows, from the flags: checked before
+/// the run (a bad credit file or results target is a setup error, not a
+/// class graded for nothing).
+pub fn class_outputs(
+    args: &crate::cli::GradeArgs,
+    outputs: &Outputs,
+) -> anyhow::Result<harness::class::outputs::Outputs> {
+    let class = args.submissions.is_some();
+    let mut results = Vec::new();
+    for (format, path) in &outputs.exports {
+        if format == "gradescope" {
+            results.push(harness::class::outputs::Results::export(path, class)?);
+        }
+    }
+    let flags = [
+        ("autolab", &args.autolab),
+        ("prairielearn", &args.prairielearn),
+    ];
+    for (name, path) in flags {
+        if let Some(path) = path {
+            let platform = harness::platform::find(name).expect("in the table");
+            results.push(harness::class::outputs::Results::file(platform, path)?);
+        }
+    }
+    for arg in &args.results {
+        results.push(harness::class::outputs::Results::parse(arg)?);
+    }
+    Ok(harness::class::outputs::Outputs {
+        summary: args.summary.clone(),
+        json: outputs
+            .exports
+            .iter()
+            .filter(|(format, _)| format == "json")
+            .map(|(_, path)| path.clone())
+            .collect(),
+        results,
+        credits: args
+            .contest_credit
+            .as_deref()
+            .map(harness::course::contest::read_credits)
+            .transpose()?,
+        entry_of: args.submission.clone(),
+    })
+}

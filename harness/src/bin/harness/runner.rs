@@ -88,6 +88,20 @@ pub fn exit_status(summary: &Summary, reporter: Reporter) -> ExitCode {
     }
 }
 
+/// Exit 3 when a submission could not be graded (a case the grader
+/// failed on): said on stderr, and no platform was given a score for it.
+pub fn ungraded(points: &[harness::course::points::Points]) -> Option<ExitCode> {
+    let bad: Vec<_> = points.iter().filter(|p| p.ungraded.is_some()).collect();
+    let first = bad.first()?;
+    eprintln!(
+        "harness: {} submission(s) could not be graded, so no score was given for them: {}: {}",
+        bad.len(),
+        first.submission,
+        first.ungraded.as_deref().unwrap_or_default()
+    );
+    Some(ExitCode::from(3))
+}
+
 /// The exit status of a run stopped for `reason`.
 pub fn stopped(reason: StopReason) -> ExitCode {
     ExitCode::from(match reason {

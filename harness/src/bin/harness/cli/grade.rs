@@ -64,6 +64,12 @@ pub struct GradeArgs {
     /// row is kept, and the summary and exports cover the whole class.
     #[arg(help_heading = "A class (a course config)", long, value_name = "ID", requires = "submissions", conflicts_with_all = ["resume", "rerun_failed", "force"])]
     pub only: Vec<String>,
+    /// The terminal and the exports as a student may see them (a kit's log
+    /// and test report): nothing of the cases of rubric items that are not
+    /// `visible`. The scorecard, the summary and the platforms' results
+    /// keep their own rules.
+    #[arg(help_heading = "A class (a course config)", long, requires = "course")]
+    pub student_view: bool,
     /// With --submission: its id in the scorecard and summary [default:
     /// the folder's name].
     #[arg(

@@ -7,9 +7,10 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use harness::class::outputs;
-use harness::course::{Course, points};
+use harness::course::Course;
+use harness::course::points::{self, Points};
 use harness::export::Exports;
-use harness::report::{Reporter, Scorecard, Sink};
+use harness::report::{Hiding, Reporter, Scorecard, Sink};
 
 use super::{Runner, exit_status, report_to, screen};
 use crate::cli::{Format, GradeArgs};
@@ -33,7 +34,7 @@ pub fn run(args: &GradeArgs, course_path: &Path) -> anyhow::Result<ExitCode> {
     let suites = course.parts.iter().flat_map(|p| p.suites.iter().cloned());
     grade.options.isolation.hide.extend(suites);
     let outputs = Outputs::from_args(&args)?;
-    let after = class_outputs(&args, &outputs)?;
+    let after = options::class_outputs(&args, &outputs)?;
     let submissions = options::submissions(&args)?;
     let runner = Runner::new(&grade.options)?;
     let (ctx, cancel) = (runner.context(&grade.options), &runner.cancel);
@@ -47,11 +48,39 @@ pub fn run(args: &GradeArgs, course_path: &Path) -> anyhow::Result<ExitCode> {
         let ids = args.only.iter().cloned().collect();
         Scorecard::open_regrade(&outputs.scorecard, &ids)?
     };
-    let label = course.file.name.clone();
-    let mut sinks = vec![
-        screen(outputs.format, &label),
-        Box::new(scorecard) as Box<dyn Sink>,
-    ];
+    let mut reporter = Reporter::new(sinks(&args, &outputs, &course, scorecard, &kept)?);
+    let result = {
+        let report = &mut report_to(&mut reporter, cancel);
+        harness::class::run(&ctx, &course, prepared, &kept, report)?
+    };
+    let points = outputs::write(&course, &result, &after)?;
+    Ok(show(
+        &args,
+        &outputs,
+        &points,
+        exit_status(&result.summary, reporter),
+    ))
+}
+
+/// Where the run's events go: the terminal, the scorecard and the
+/// exports; with --student-view, the terminal and the exports see nothing
+/// of the cases students may not.
+fn sinks(
+    args: &GradeArgs,
+    outputs: &Outputs,
+    course: &Course,
+    scorecard: Scorecard,
+    kept: &[harness::outcome::Row],
+) -> anyhow::Result<Vec<Box<dyn Sink>>> {
+    let label = &course.file.name;
+    let shown = |sink: Box<dyn Sink>| -> Box<dyn Sink> {
+        if args.student_view {
+            Box::new(Hiding::new(sink, course.hidden_from_students()))
+        } else {
+            sink
+        }
+    };
+    let mut sinks = vec![shown(screen(outputs.format, label)), Box::new(scorecard)];
     let others: Vec<_> = outputs
         .exports
         .iter()
@@ -59,63 +88,27 @@ pub fn run(args: &GradeArgs, course_path: &Path) -> anyhow::Result<ExitCode> {
         .cloned()
         .collect();
     if !others.is_empty() {
-        sinks.push(Box::new(Exports::new(&others, &label, &kept)?));
+        sinks.push(shown(Box::new(Exports::new(&others, label, kept)?)));
     }
-    let mut reporter = Reporter::new(sinks);
-    let result = {
-        let report = &mut report_to(&mut reporter, cancel);
-        harness::class::run(&ctx, &course, prepared, &kept, report)?
-    };
-    let points = outputs::write(&course, &result, &after)?;
+    Ok(sinks)
+}
+
+/// The points on the terminal, and the run's exit status: a stop or a
+/// failed report's first (130, 143, 2), then 3 when a submission could not
+/// be graded, then `status`.
+fn show(args: &GradeArgs, outputs: &Outputs, points: &[Points], status: ExitCode) -> ExitCode {
     if outputs.format == Format::Human {
-        let _ = std::io::stdout().write_all(points::table(&points).as_bytes());
-        if let (Some(_), [one]) = (&args.submission, points.as_slice()) {
+        let _ = std::io::stdout().write_all(points::table(points).as_bytes());
+        if let (Some(_), [one]) = (&args.submission, points)
+            && one.ungraded.is_none()
+        {
             // One line a CI server can read the score from (GitLab's
             // `coverage` pattern: docs/platforms.md).
             println!("{}", points::score_line(one));
         }
     }
-    Ok(exit_status(&result.summary, reporter))
-}
-
-/// What a class run writes after its rows, from the flags: checked before
-/// the run (a bad credit file or results target is a setup error, not a
-/// class graded for nothing).
-fn class_outputs(args: &GradeArgs, outputs: &Outputs) -> anyhow::Result<outputs::Outputs> {
-    let class = args.submissions.is_some();
-    let mut results = Vec::new();
-    for (format, path) in &outputs.exports {
-        if format == "gradescope" {
-            results.push(outputs::Results::export(path, class)?);
-        }
+    if status != ExitCode::SUCCESS && status != ExitCode::from(1) {
+        return status;
     }
-    let flags = [
-        ("autolab", &args.autolab),
-        ("prairielearn", &args.prairielearn),
-    ];
-    for (name, path) in flags {
-        if let Some(path) = path {
-            let platform = harness::platform::find(name).expect("in the table");
-            results.push(outputs::Results::file(platform, path)?);
-        }
-    }
-    for arg in &args.results {
-        results.push(outputs::Results::parse(arg)?);
-    }
-    Ok(outputs::Outputs {
-        summary: args.summary.clone(),
-        json: outputs
-            .exports
-            .iter()
-            .filter(|(format, _)| format == "json")
-            .map(|(_, path)| path.clone())
-            .collect(),
-        results,
-        credits: args
-            .contest_credit
-            .as_deref()
-            .map(harness::course::contest::read_credits)
-            .transpose()?,
-        entry_of: args.submission.clone(),
-    })
+    super::ungraded(points).unwrap_or(status)
 }

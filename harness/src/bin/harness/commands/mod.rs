@@ -18,7 +18,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 
-pub use crate::runner::{Runner, exit_status, report_to, screen, stopped};
+pub use crate::runner::{Runner, exit_status, report_to, screen, stopped, ungraded};
 
 /// `harness courses`: each bundled course's name, config, title, family
 /// and most points.
