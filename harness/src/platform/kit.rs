@@ -17,15 +17,76 @@ pub struct Kit<'a> {
     /// The `--course` argument the kit's scripts pass: a bundled course's
     /// name, or `course/<file>` in the kit's copy of the config's folder.
     pub course_arg: String,
-    /// The config's folder, copied whole into the kit (a course that is
-    /// not bundled), if any.
-    pub folder: Option<PathBuf>,
+    /// A course that is not bundled: its folder and what it names, copied
+    /// into the kit.
+    pub tree: Option<Tree>,
     /// The harness to ship (this one).
     pub exe: PathBuf,
     /// Autolab's handin file name.
     pub handin: String,
     /// Where the kit goes (for what is said to the staff).
     pub out: PathBuf,
+}
+
+/// A course config that is not bundled, as a kit carries it under
+/// `course/`: the config's folder and every path the config names
+/// ([`Course::named_paths`]: suites, overlay, adapters), each at its place
+/// relative to the others (`root`, the deepest folder holding them all, is
+/// the kit's `course/`), so `../suites/...` in the config still resolves.
+#[derive(Debug, Clone)]
+pub struct Tree {
+    /// The folder that becomes the kit's `course/`.
+    pub root: PathBuf,
+    /// What is copied: the config's folder, then each named path outside it.
+    pub paths: Vec<PathBuf>,
+    /// The named paths outside the config's folder (said to the staff).
+    pub outside: Vec<PathBuf>,
+    /// The config, relative to `root`.
+    pub config: PathBuf,
+}
+
+impl Tree {
+    /// The tree of `course`, loaded from its config file.
+    pub fn of(course: &Course) -> anyhow::Result<Self> {
+        let config = course
+            .path
+            .canonicalize()
+            .with_context(|| format!("cannot find {}", course.path.display()))?;
+        let dir = config.parent().unwrap_or(Path::new("/")).to_owned();
+        let outside: Vec<PathBuf> = course
+            .named_paths()
+            .into_iter()
+            .filter(|p| !p.starts_with(&dir))
+            .collect();
+        let mut root = dir.clone();
+        for p in &outside {
+            while !p.starts_with(&root) {
+                root = root.parent().unwrap_or(Path::new("/")).to_owned();
+            }
+        }
+        let mut paths = vec![dir];
+        paths.extend(outside.iter().cloned());
+        Ok(Self {
+            config: config.strip_prefix(&root)?.to_owned(),
+            root,
+            paths,
+            outside,
+        })
+    }
+
+    /// What the staff are told of the paths outside the config's folder.
+    pub fn said(&self) -> Vec<String> {
+        self.outside
+            .iter()
+            .map(|p| {
+                format!(
+                    "note: {} is outside the course config's folder: packaged as course/{}",
+                    p.display(),
+                    p.strip_prefix(&self.root).unwrap_or(p).display()
+                )
+            })
+            .collect()
+    }
 }
 
 /// One file of a kit: its path in the kit, bytes and Unix mode.
@@ -83,16 +144,26 @@ impl Kit<'_> {
         if small.is_file() {
             files.push(File::new("harness-exec", std::fs::read(&small)?, 0o755));
         }
-        if let Some(dir) = &self.folder {
-            for e in walkdir::WalkDir::new(dir).sort_by_file_name() {
-                let e = e?;
-                if e.file_type().is_file() {
-                    let rel = e.path().strip_prefix(dir)?.to_string_lossy().into_owned();
-                    files.push(File::new(
-                        format!("course/{rel}"),
-                        std::fs::read(e.path())?,
-                        0o644,
-                    ));
+        if let Some(tree) = &self.tree {
+            let mut seen = std::collections::HashSet::new();
+            for path in &tree.paths {
+                for e in walkdir::WalkDir::new(path).sort_by_file_name() {
+                    let e = e?;
+                    let rel = e
+                        .path()
+                        .strip_prefix(&tree.root)?
+                        .to_string_lossy()
+                        .into_owned();
+                    if e.file_type().is_file() && seen.insert(rel.clone()) {
+                        use std::os::unix::fs::PermissionsExt;
+                        // An adapter or helper keeps its execute bits.
+                        let mode = e.metadata()?.permissions().mode() & 0o111 | 0o644;
+                        files.push(File::new(
+                            format!("course/{rel}"),
+                            std::fs::read(e.path())?,
+                            mode,
+                        ));
+                    }
                 }
             }
         }
@@ -104,7 +175,7 @@ impl Kit<'_> {
     /// kit's copy of its folder.
     pub fn course_in(&self, here: &str) -> String {
         let arg = shell_words::quote(&self.course_arg).into_owned();
-        if self.folder.is_some() {
+        if self.tree.is_some() {
             format!("\"{here}\"/{arg}")
         } else {
             arg

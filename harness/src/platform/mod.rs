@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
-pub use kit::{File, Form, Kit, Package};
+pub use kit::{File, Form, Kit, Package, Tree};
 
 use crate::course::Course;
 use crate::course::points::Points;

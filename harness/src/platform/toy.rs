@@ -87,7 +87,7 @@ mod tests {
         let kit = Kit {
             course: &course,
             course_arg: "cis521".into(),
-            folder: None,
+            tree: None,
             exe: std::env::current_exe().unwrap(),
             handin: "handin.tar".into(),
             out: out.clone(),

@@ -161,10 +161,67 @@ fn autolab_kit_in_a_replica_of_tango() {
         .arg(&kit)
         .assert()
         .code(0);
+    assert_eq!(
+        tango(&kit, out.path()),
+        ["broken 0", "greedy 25", "noisy 37", "perfect 40"]
+    );
+}
+
+/// A course config of one's own whose suites and adapter sit beside its
+/// folder (`../suites/...`, `{course}/../adapters/...`), as the bundled
+/// ones do: the kit carries all it names, at the same places relative to
+/// each other (said to the staff), and grades as the bundled course does
+/// with the originals gone.
+#[test]
+fn a_course_of_ones_own_packages_with_what_it_names() {
+    let out = tempfile::tempdir().unwrap();
+    let mine = out.path().join("mine");
+    std::fs::create_dir_all(mine.join("my")).unwrap();
+    let mut config =
+        std::fs::read_to_string(workspace().join("courses/cis521-lightsout.toml")).unwrap();
+    config.push_str("# our copy\n");
+    std::fs::write(mine.join("my/course.toml"), config).unwrap();
+    copy_dir(
+        &workspace().join("suites/lightsout/easy"),
+        &mine.join("suites/lightsout/easy"),
+    );
+    std::fs::create_dir_all(mine.join("adapters")).unwrap();
+    std::fs::copy(
+        workspace().join("adapters/cis521.py"),
+        mine.join("adapters/cis521.py"),
+    )
+    .unwrap();
+    let kit = out.path().join("kit");
+    let made = harness()
+        .args(["package", "autolab", "--handin", "hw1.tar", "--course"])
+        .arg(mine.join("my/course.toml"))
+        .arg("-o")
+        .arg(&kit)
+        .assert()
+        .code(0);
+    let said = String::from_utf8_lossy(&made.get_output().stderr).into_owned();
+    assert!(
+        said.contains("suites/lightsout/easy is outside the course config's folder: packaged as course/suites/lightsout/easy"),
+        "{said}"
+    );
+    assert!(
+        said.contains("packaged as course/adapters/cis521.py"),
+        "{said}"
+    );
+    std::fs::remove_dir_all(&mine).unwrap();
+    assert_eq!(
+        tango(&kit, out.path()),
+        ["broken 0", "greedy 25", "noisy 37", "perfect 40"]
+    );
+}
+
+/// Each CIS 521 fixture graded alone by the Autolab kit in `kit`, in
+/// Tango's way, in folders under `out`: its total.
+fn tango(kit: &Path, out: &Path) -> Vec<String> {
     let class = workspace().join("harness/tests/fixtures/classes/cis521");
     let mut totals = Vec::new();
     for who in ["broken", "greedy", "noisy", "perfect"] {
-        let vm = out.path().join(who);
+        let vm = out.join(who);
         std::fs::create_dir_all(&vm).unwrap();
         std::fs::copy(kit.join("autograde-Makefile"), vm.join("Makefile")).unwrap();
         std::fs::copy(kit.join("autograde.tar"), vm.join("autograde.tar")).unwrap();
@@ -198,7 +255,7 @@ fn autolab_kit_in_a_replica_of_tango() {
             assert_eq!(scores["Q8 find_solution"], 15.0);
         }
     }
-    assert_eq!(totals, ["broken 0", "greedy 25", "noisy 37", "perfect 40"]);
+    totals
 }
 
 /// PrairieLearn's external grader: the question's `externalGradingOptions`

@@ -177,8 +177,9 @@ pub struct PackageArgs {
     /// The platform (docs/platforms.md).
     #[arg(value_parser = platforms())]
     pub platform: String,
-    /// The course: a bundled one by name (`cis521`), or a config file whose
-    /// folder holds everything it names (copied whole into the kit).
+    /// The course: a bundled one by name (`cis521`), or a config file
+    /// (copied into the kit with its folder and every suite, overlay and
+    /// `{course}` path it names).
     #[arg(long, value_name = "NAME|FILE")]
     pub course: PathBuf,
     /// The kit to write: Gradescope's zip, or the folder of the others'

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use harness::course::Course;
+use harness::platform::Tree;
 use harness::platform::{self, Kit};
 
 use crate::cli::PackageArgs;
@@ -13,12 +14,23 @@ use crate::cli::PackageArgs;
 /// Writes the kit.
 pub fn run(args: &PackageArgs) -> anyhow::Result<ExitCode> {
     let platform = platform::find(&args.platform).context("no such platform")?;
-    let (course_arg, config, folder) = course(&args.course)?;
+    let (bundled, config) = course(&args.course)?;
     let course = Course::load(&config)?;
+    // A course of one's own travels with its folder and what it names.
+    let (course_arg, tree) = match bundled {
+        Some(name) => (name, None),
+        None => {
+            let tree = Tree::of(&course)?;
+            for line in tree.said() {
+                eprintln!("{line}");
+            }
+            (format!("course/{}", tree.config.display()), Some(tree))
+        }
+    };
     let kit = Kit {
         course: &course,
         course_arg,
-        folder,
+        tree,
         exe: std::env::current_exe().context("cannot locate this harness")?,
         handin: args.handin.clone(),
         out: args.out.clone(),
@@ -29,28 +41,13 @@ pub fn run(args: &PackageArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// What `--course` names: the argument the kit's scripts pass, the config
-/// to load, and the folder to ship with it (a course that is not bundled).
-fn course(
-    arg: &std::path::Path,
-) -> anyhow::Result<(String, std::path::PathBuf, Option<std::path::PathBuf>)> {
+/// What `--course` names: a bundled course's name (`None`: a config of
+/// one's own), and the config to load.
+fn course(arg: &std::path::Path) -> anyhow::Result<(Option<String>, std::path::PathBuf)> {
     if !arg.is_file() {
         let path = crate::bundled::course(arg)?;
-        return Ok((arg.display().to_string(), path, None));
+        return Ok((Some(arg.display().to_string()), path));
     }
     let bytes = std::fs::read(arg).with_context(|| format!("cannot read {}", arg.display()))?;
-    if let Some(name) = crate::bundled::name_of(&bytes) {
-        return Ok((name, arg.to_owned(), None));
-    }
-    let file = arg.file_name().context("a course config file")?;
-    let dir = arg
-        .canonicalize()?
-        .parent()
-        .context("the config's folder")?
-        .to_owned();
-    Ok((
-        format!("course/{}", file.to_string_lossy()),
-        arg.to_owned(),
-        Some(dir),
-    ))
+    Ok((crate::bundled::name_of(&bytes), arg.to_owned()))
 }
