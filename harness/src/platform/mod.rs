@@ -88,7 +88,18 @@ pub fn names() -> Vec<&'static str> {
 pub fn package(platform: &dyn Platform, kit: &Kit, out: &Path) -> anyhow::Result<Vec<String>> {
     let package = platform.kit(kit)?;
     kit::write(&package, out)?;
-    Ok(package.said)
+    let mut said = package.said;
+    let shipped: u64 = package
+        .files
+        .iter()
+        .filter(|f| f.name.ends_with("harness") || f.name.ends_with("harness-exec"))
+        .map(|f| f.bytes.len() as u64)
+        .sum();
+    said.push(format!(
+        "the harness shipped: {:.1} MB (scripts/release makes a small static one: --binaries target/dist)",
+        shipped as f64 / 1e6
+    ));
+    Ok(said)
 }
 
 /// One submission's results for `platform`, written at exactly `path`

@@ -680,3 +680,33 @@ fn hidden_items_leave_no_trace_in_what_students_see() {
         "the staff's scorecard keeps every row"
     );
 }
+
+/// `--binaries DIR` ships that harness (scripts/release's small static
+/// one) instead of the one running, and the staff are told its size.
+#[test]
+fn a_kit_ships_the_binaries_it_is_given() {
+    let out = tempfile::tempdir().unwrap();
+    let bin = out.path().join("dist");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::write(bin.join("harness"), vec![b'h'; 1_500_000]).unwrap();
+    std::fs::write(bin.join("harness-exec"), vec![b'e'; 500_000]).unwrap();
+    let zip = out.path().join("autograder.zip");
+    harness()
+        .args(["package", "gradescope", "--course", "cis521", "--binaries"])
+        .arg(&bin)
+        .arg("-o")
+        .arg(&zip)
+        .assert()
+        .code(0)
+        .stdout(predicates::str::contains("the harness shipped: 2.0 MB"));
+    let unpacked = out.path().join("unpacked");
+    unzip(&zip, &unpacked);
+    assert_eq!(
+        std::fs::read(unpacked.join("harness")).unwrap(),
+        vec![b'h'; 1_500_000]
+    );
+    assert_eq!(
+        std::fs::read(unpacked.join("harness-exec")).unwrap(),
+        vec![b'e'; 500_000]
+    );
+}

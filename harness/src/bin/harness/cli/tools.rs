@@ -190,6 +190,11 @@ pub struct PackageArgs {
     /// unpacked; any other file is the submission's one file).
     #[arg(long, value_name = "NAME", default_value = "handin.tar")]
     pub handin: String,
+    /// The folder of the harness (and harness-exec) to ship: a small
+    /// static build, as scripts/release makes in target/dist [default:
+    /// this harness].
+    #[arg(long, value_name = "DIR")]
+    pub binaries: Option<PathBuf>,
 }
 
 /// Options of `harness report`.

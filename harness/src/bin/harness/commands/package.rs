@@ -31,7 +31,10 @@ pub fn run(args: &PackageArgs) -> anyhow::Result<ExitCode> {
         course: &course,
         course_arg,
         tree,
-        exe: std::env::current_exe().context("cannot locate this harness")?,
+        exe: match &args.binaries {
+            Some(dir) => dir.join("harness"),
+            None => std::env::current_exe().context("cannot locate this harness")?,
+        },
         handin: args.handin.clone(),
         out: args.out.clone(),
     };
