@@ -4,6 +4,8 @@
 //!
 //! - /sys/fs/cgroup read-only (every mount under it, in a mount namespace
 //!   of the replica's own, so the machine's stay as they are);
+//! - a PID namespace of its own, with its own /proc (the command is its
+//!   first process): what it kills with `kill(-1)` is its own;
 //! - a seccomp filter like the engines' default profile: the calls that
 //!   make namespaces or change mounts refused with EPERM (unshare, setns,
 //!   mount and the new mount API, clone with any CLONE_NEW* flag), clone3
@@ -32,17 +34,58 @@ fn main() -> ExitCode {
         eprintln!("usage: container COMMAND [ARG...]");
         return ExitCode::from(125);
     }
-    if let Err(e) = cgroups_read_only().and_then(|()| filter()) {
-        eprintln!("container: {e}");
+    let filters = match cgroups_read_only().and_then(|()| filters()) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("container: {e}");
+            return ExitCode::from(125);
+        }
+    };
+    #[allow(unsafe_code)]
+    // SAFETY: one thread, no FILES flag.
+    if let Err(e) = unsafe { rustix::thread::unshare_unsafe(rustix::thread::UnshareFlags::NEWPID) }
+    {
+        eprintln!("container: a PID namespace: {e}");
         return ExitCode::from(125);
     }
     let caps = format!("--bounding-set={CAPS}");
-    let e = Command::new("setpriv")
+    let mut first = Command::new("setpriv");
+    first
         .args([caps.as_str(), "--inh-caps=-all", "--"])
-        .args(&args)
-        .exec();
-    eprintln!("container: cannot run setpriv: {e}");
-    ExitCode::from(125)
+        .args(&args);
+    // SAFETY: in the child (the namespace's first process), before its
+    // exec: a mount and the filters' prctl calls on data made before.
+    #[allow(unsafe_code)]
+    unsafe {
+        first.pre_exec(move || {
+            use rustix::mount::MountFlags;
+            rustix::mount::mount(
+                "proc",
+                "/proc",
+                "proc",
+                MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC,
+                None,
+            )?;
+            for f in &filters {
+                seccompiler::apply_filter(f).map_err(std::io::Error::other)?;
+            }
+            Ok(())
+        });
+    }
+    match first.status() {
+        Ok(status) => {
+            use std::os::unix::process::ExitStatusExt;
+            let code = status
+                .code()
+                .or(status.signal().map(|s| 128 + s))
+                .unwrap_or(125);
+            ExitCode::from(code as u8)
+        }
+        Err(e) => {
+            eprintln!("container: cannot run setpriv: {e}");
+            ExitCode::from(125)
+        }
+    }
 }
 
 /// Every mount under /sys/fs/cgroup read-only, in a mount namespace of
@@ -74,8 +117,9 @@ fn cgroups_read_only() -> Result<(), String> {
     Ok(())
 }
 
-/// The engines' default seccomp profile, in the part that matters here.
-fn filter() -> Result<(), String> {
+/// The engines' default seccomp profile, in the part that matters here,
+/// compiled (applied in the first process, before its exec).
+fn filters() -> Result<Vec<seccompiler::BpfProgram>, String> {
     let refused = [
         libc::SYS_unshare,
         libc::SYS_setns,
@@ -134,11 +178,11 @@ fn filter() -> Result<(), String> {
         arch,
     )
     .map_err(|e| e.to_string())?;
-    for f in [eperm, enosys] {
-        let program: seccompiler::BpfProgram = f
-            .try_into()
-            .map_err(|e: seccompiler::BackendError| e.to_string())?;
-        seccompiler::apply_filter(&program).map_err(|e| e.to_string())?;
-    }
-    Ok(())
+    [eperm, enosys]
+        .into_iter()
+        .map(|f| {
+            f.try_into()
+                .map_err(|e: seccompiler::BackendError| e.to_string())
+        })
+        .collect()
 }

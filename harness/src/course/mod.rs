@@ -521,40 +521,6 @@ impl Course {
         self.path.parent().unwrap_or(Path::new("/"))
     }
 
-    /// Every existing file or folder the config names, absolute: its
-    /// parts' suites, its build's overlay, and each path a command reaches
-    /// through `{course}` (an adapter, a helper beside the config). What a
-    /// copy of the course must carry (`harness package`).
-    pub fn named_paths(&self) -> Vec<PathBuf> {
-        let dir = self.dir();
-        let mut out: Vec<PathBuf> = self.parts.iter().flat_map(|p| p.suites.clone()).collect();
-        if let Some(build) = &self.file.build {
-            out.extend(build.overlay.as_ref().map(|o| dir.join(o)));
-        }
-        let commands = self
-            .file
-            .build
-            .iter()
-            .map(|b| b.command.as_str())
-            .chain(self.file.parts.iter().map(|p| p.command.as_str()));
-        for command in commands {
-            for word in shell_words::split(command).unwrap_or_default() {
-                // `{course}/x`, or `--option={course}/x`.
-                if let Some(at) = word.find("{course}") {
-                    let rest = &word[at + "{course}".len()..];
-                    out.push(dir.join(rest.trim_start_matches('/')));
-                }
-            }
-        }
-        let mut out: Vec<PathBuf> = out
-            .into_iter()
-            .filter_map(|p| p.canonicalize().ok())
-            .collect();
-        out.sort();
-        out.dedup();
-        out
-    }
-
     /// The course at `path`, its family's suites replaced by `suites` where
     /// any are given (`--suite`), each of which must exist.
     pub fn load_with(path: &Path, suites: &[PathBuf]) -> anyhow::Result<Self> {

@@ -30,7 +30,7 @@ pub struct Kit<'a> {
 
 /// A course config that is not bundled, as a kit carries it under
 /// `course/`: the config's folder and every path the config names
-/// ([`Course::named_paths`]: suites, overlay, adapters), each at its place
+/// (`named_paths`: suites, overlay, adapters), each at its place
 /// relative to the others (`root`, the deepest folder holding them all, is
 /// the kit's `course/`), so `../suites/...` in the config still resolves.
 #[derive(Debug, Clone)]
@@ -53,8 +53,7 @@ impl Tree {
             .canonicalize()
             .with_context(|| format!("cannot find {}", course.path.display()))?;
         let dir = config.parent().unwrap_or(Path::new("/")).to_owned();
-        let outside: Vec<PathBuf> = course
-            .named_paths()
+        let outside: Vec<PathBuf> = named_paths(course)
             .into_iter()
             .filter(|p| !p.starts_with(&dir))
             .collect();
@@ -87,6 +86,40 @@ impl Tree {
             })
             .collect()
     }
+}
+
+/// Every existing file or folder `course`'s config names, absolute: its
+/// parts' suites, its build's overlay, and each path a command reaches
+/// through `{course}` (an adapter, a helper beside the config). What a
+/// copy of the course must carry (`harness package`).
+pub fn named_paths(course: &Course) -> Vec<PathBuf> {
+    let dir = course.dir();
+    let mut out: Vec<PathBuf> = course.parts.iter().flat_map(|p| p.suites.clone()).collect();
+    if let Some(build) = &course.file.build {
+        out.extend(build.overlay.as_ref().map(|o| dir.join(o)));
+    }
+    let commands = course
+        .file
+        .build
+        .iter()
+        .map(|b| b.command.as_str())
+        .chain(course.file.parts.iter().map(|p| p.command.as_str()));
+    for command in commands {
+        for word in shell_words::split(command).unwrap_or_default() {
+            // `{course}/x`, or `--option={course}/x`.
+            if let Some(at) = word.find("{course}") {
+                let rest = &word[at + "{course}".len()..];
+                out.push(dir.join(rest.trim_start_matches('/')));
+            }
+        }
+    }
+    let mut out: Vec<PathBuf> = out
+        .into_iter()
+        .filter_map(|p| p.canonicalize().ok())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// One file of a kit: its path in the kit, bytes and Unix mode.

@@ -66,7 +66,7 @@ fn in_namespace(tree: &Path, mount: &str, commands: &str) {
 #[test]
 fn gradescope_kit_in_a_replica_of_the_autograder() {
     if root_for("Gradescope") {
-        gradescope_kit("");
+        gradescope_kit(&|ag, commands| in_namespace(ag, "/autograder", commands));
     }
 }
 
@@ -77,13 +77,32 @@ fn gradescope_kit_in_a_replica_of_the_autograder() {
 #[test]
 fn gradescope_kit_in_a_container_with_default_privileges() {
     if root_for("Gradescope") {
-        gradescope_kit(super::support::container());
+        gradescope_kit(&|ag, commands| {
+            // The image is built with privileges; the submissions run in
+            // the container's.
+            let commands = commands.replace(
+                "./run_autograder",
+                &format!("{} ./run_autograder", super::support::container()),
+            );
+            in_namespace(ag, "/autograder", &commands)
+        });
     }
 }
 
-/// The Gradescope replica, `run_autograder` run under `wrapper` (a
-/// command before it, or nothing).
-fn gradescope_kit(wrapper: &str) {
+/// The same kit in a real container engine: Podman from Debian's
+/// packages, as root, with its default capabilities and seccomp profile
+/// (the host's system as the image, read-only under an overlay; runc, as
+/// crun refuses this machine's hybrid cgroups).
+#[test]
+fn gradescope_kit_in_a_real_podman_container() {
+    if root_for("Gradescope") && super::support::podman_usable() {
+        gradescope_kit(&|ag, commands| super::support::in_podman(ag, "/autograder", commands));
+    }
+}
+
+/// The Gradescope replica: `run(tree, commands)` runs shell commands
+/// with `tree` as `/autograder` (the image's setup, then each submission).
+fn gradescope_kit(run: &dyn Fn(&Path, &str)) {
     use std::os::unix::fs::PermissionsExt;
     let out = open_tempdir();
     let kit = out.path().join("autograder.zip");
@@ -105,7 +124,7 @@ fn gradescope_kit(wrapper: &str) {
     for d in [&ag, &ag.join("source")] {
         std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
-    let in_replica = |commands: &str| in_namespace(&ag, "/autograder", commands);
+    let in_replica = |commands: &str| run(&ag, commands);
     in_replica(
         "cd /autograder/source && bash ./setup.sh && \
          cp /autograder/source/run_autograder /autograder/run_autograder",
@@ -120,7 +139,7 @@ fn gradescope_kit(wrapper: &str) {
             std::fs::Permissions::from_mode(0o755),
         )
         .unwrap();
-        in_replica(&format!("cd /autograder && {wrapper} ./run_autograder"));
+        in_replica("cd /autograder && ./run_autograder");
         let results: serde_json::Value =
             serde_json::from_slice(&std::fs::read(ag.join("results/results.json")).unwrap())
                 .unwrap();

@@ -33,6 +33,58 @@ pub fn container() -> &'static str {
     PATH.get_or_init(|| workspace_bin("test-helpers", "container"))
 }
 
+/// Whether Podman can run a container here (`.ci/run` installs it with
+/// runc); else says why the test skips (a failure where CI requires it).
+pub fn podman_usable() -> bool {
+    let ok = std::process::Command::new("podman")
+        .args(podman_args())
+        .args(["true"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    require(
+        ok,
+        "Podman cannot run a container here (apt-get install podman runc)",
+    )
+}
+
+/// `podman run` with the engine's defaults, the host's system as the
+/// image (read-only under an overlay) and what this machine needs: runc
+/// (crun refuses hybrid cgroups) and limits no higher than the host's
+/// (no CAP_SYS_RESOURCE here).
+fn podman_args() -> Vec<&'static str> {
+    vec![
+        "run",
+        "--rm",
+        "--runtime",
+        "runc",
+        "--ulimit",
+        "nofile=1024:1024",
+        "--ulimit",
+        "nproc=1000:1000",
+        "--network",
+        "none",
+        "--rootfs",
+        "/:O",
+    ]
+}
+
+/// Runs shell `commands` in a Podman container, with `tree` at `mount`.
+pub fn in_podman(tree: &Path, mount: &str, commands: &str) {
+    let run = std::process::Command::new("podman")
+        .args(&podman_args()[..podman_args().len() - 2])
+        .arg("-v")
+        .arg(format!("{}:{mount}", tree.display()))
+        .args(["--rootfs", "/:O", "sh", "-c", commands])
+        .output()
+        .expect("podman");
+    assert!(
+        run.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+}
+
 /// Binary `name` of workspace package `package`, beside the harness
 /// binary; built there first if this test run did not build it.
 fn workspace_bin(package: &str, name: &str) -> String {

@@ -297,8 +297,13 @@ pub(in crate::executor) fn settle(
     match cgroups {
         Some(c) => level.cgroup = Some(c.layout_name().into()),
         None if isolation.cgroups => level.missing.push(format!(
-            "cgroups ({}): no memory limit, a process limit only by RLIMIT_NPROC, and escapees die only when the run ends",
-            cgroup_why.unwrap_or_else(|| "none could be made".into())
+            "cgroups ({}): no memory limit, a process limit only by RLIMIT_NPROC, and {}",
+            cgroup_why.unwrap_or_else(|| "none could be made".into()),
+            if level.uid_base.is_some() {
+                "escapees die by their user after each case"
+            } else {
+                "escapees die only when the run ends"
+            }
         )),
         None => level.missing.push("cgroups (--cgroups off)".into()),
     }
