@@ -29,7 +29,12 @@ impl Platform for Autolab {
              # Autolab reads.\n\
              all:\n\
              \ttar xf autograde.tar\n\
-             \tsh autograde/run {handin}\n",
+             \tsh autograde/run {handin}\n\
+             \n\
+             clean:\n\
+             \trm -rf autograde submission scores.json rows.csv\n\
+             \n\
+             .PHONY: all clean\n",
             kit.course_arg
         );
         let mut files = vec![

@@ -60,12 +60,19 @@ pub(super) fn results(course: &Course, p: &Points, rows: &[Row]) -> Results {
             }
             o
         };
+        let max_score = p.item_max.get(i).copied().unwrap_or_else(|| item.max());
         tests.push(Test {
             name: name.clone(),
-            number: None,
+            // Gradescope's numbering: the item's place in the rubric.
+            number: Some((i + 1).to_string()),
             score: score.points,
-            max_score: p.item_max.get(i).copied().unwrap_or_else(|| item.max()),
-            status: None,
+            max_score,
+            // Gradescope colours a test by it: every point, or not.
+            status: Some(if score.points >= max_score {
+                "passed"
+            } else {
+                "failed"
+            }),
             output,
             visibility: course.visibility(item).as_str(),
         });
@@ -85,7 +92,8 @@ pub(super) fn results(course: &Course, p: &Points, rows: &[Row]) -> Results {
     Results {
         score: p.total,
         max_score: p.max,
-        execution_time: None,
+        // Seconds of the submission's builds and cases, whole.
+        execution_time: Some((mine.iter().filter_map(|r| r.wall_ms).sum::<f64>() / 1000.0).round()),
         output: match build {
             Some(r) if r.verdict != Verdict::Accepted => format!("{}: {}", r.verdict, r.detail),
             _ => format!(

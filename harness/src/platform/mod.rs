@@ -95,10 +95,12 @@ pub fn package(platform: &dyn Platform, kit: &Kit, out: &Path) -> anyhow::Result
         .filter(|f| f.name.ends_with("harness") || f.name.ends_with("harness-exec"))
         .map(|f| f.bytes.len() as u64)
         .sum();
-    said.push(format!(
-        "the harness shipped: {:.1} MB (scripts/release makes a small static one: --binaries target/dist)",
-        shipped as f64 / 1e6
-    ));
+    if shipped > 0 {
+        said.push(format!(
+            "the harness shipped: {:.1} MB (scripts/release makes a small static one: --binaries target/dist)",
+            shipped as f64 / 1e6
+        ));
+    }
     Ok(said)
 }
 

@@ -93,36 +93,59 @@ fn results(graded: &Graded) -> anyhow::Result<Vec<u8>> {
     if !graded.points.built {
         return not_gradable(&r.output);
     }
-    let tests: Vec<serde_json::Value> = r
-        .tests
-        .iter()
-        .map(|t| {
-            let output = if t.visibility == "visible" {
-                t.output.clone()
-            } else {
-                "(its cases are not shown)".to_string()
-            };
-            serde_json::json!({
-                "name": t.name,
-                "points": t.score,
-                "max_points": t.max_score,
-                "output": output,
-            })
-        })
-        .collect();
+    fitted(&r)
+}
+
+/// Gradescope-shaped results `r` in PrairieLearn's form, each test's
+/// output whole, or all cut alike to fit PrairieLearn's limit.
+fn fitted(r: &crate::export::gradescope::Results) -> anyhow::Result<Vec<u8>> {
     let score = if r.max_score > 0.0 {
         (r.score / r.max_score).clamp(0.0, 1.0)
     } else {
         0.0
     };
-    let json = serde_json::json!({
-        "gradable": true,
-        "score": (score * 10_000.0).round() / 10_000.0,
-        "message": format!("{} / {} points. {}", show(r.score), show(r.max_score), r.output),
-        "tests": tests,
-    });
-    crate::export::pretty_json(&json)
+    let document = |cut: Option<usize>| {
+        let tests: Vec<serde_json::Value> = r
+            .tests
+            .iter()
+            .map(|t| {
+                let mut output = if t.visibility == "visible" {
+                    t.output.clone()
+                } else {
+                    "(its cases are not shown)".to_string()
+                };
+                if let Some(mut at) = cut.filter(|&at| output.len() > at) {
+                    while !output.is_char_boundary(at) {
+                        at -= 1;
+                    }
+                    output.truncate(at);
+                    output.push_str("\n(cut: the results were over PrairieLearn's 1 MB limit)");
+                }
+                serde_json::json!({
+                    "name": t.name,
+                    "points": t.score,
+                    "max_points": t.max_score,
+                    "output": output,
+                })
+            })
+            .collect();
+        serde_json::json!({
+            "gradable": true,
+            "score": (score * 10_000.0).round() / 10_000.0,
+            "message": format!("{} / {} points. {}", show(r.score), show(r.max_score), r.output),
+            "tests": tests,
+        })
+    };
+    let whole = crate::export::pretty_json(&document(None))?;
+    if whole.len() <= RESULTS_LIMIT {
+        return Ok(whole);
+    }
+    let each = RESULTS_LIMIT / 2 / r.tests.len().max(1);
+    crate::export::pretty_json(&document(Some(each)))
 }
+
+/// The most `results.json` may hold: PrairieLearn refuses a larger one.
+const RESULTS_LIMIT: usize = 1 << 20;
 
 /// The entrypoint: grades `/grade/student`, writes
 /// `/grade/results/results.json`.
@@ -165,5 +188,48 @@ fn image_for(packages: &[String]) -> &'static str {
         "prairielearn/grader-python"
     } else {
         "ubuntu:24.04"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::gradescope::{Results, Test};
+
+    #[test]
+    fn results_over_the_limit_are_cut_to_fit() {
+        let test = |name: &str, output: String| Test {
+            name: name.into(),
+            number: None,
+            score: 1.0,
+            max_score: 2.0,
+            status: None,
+            output,
+            visibility: "visible",
+        };
+        let mut r = Results {
+            score: 2.0,
+            max_score: 4.0,
+            execution_time: None,
+            output: "done".into(),
+            visibility: "visible",
+            stdout_visibility: None,
+            leaderboard: None,
+            tests: vec![test("a", "é".repeat(700_000)), test("b", "short".into())],
+        };
+        let bytes = fitted(&r).unwrap();
+        assert!(bytes.len() <= RESULTS_LIMIT, "{}", bytes.len());
+        let v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        let a = v["tests"][0]["output"].as_str().unwrap();
+        assert!(a.ends_with("(cut: the results were over PrairieLearn's 1 MB limit)"));
+        assert_eq!(
+            v["tests"][1]["output"], "short",
+            "a short output stays whole"
+        );
+        assert_eq!(v["score"], 0.5);
+        r.tests.truncate(1);
+        r.tests[0].output = "small".into();
+        let v: serde_json::Value = serde_json::from_slice(&fitted(&r).unwrap()).unwrap();
+        assert_eq!(v["tests"][0]["output"], "small", "under the limit: whole");
     }
 }

@@ -729,3 +729,118 @@ fn a_kit_ships_the_binaries_it_is_given() {
         vec![b'e'; 500_000]
     );
 }
+
+/// Each platform's results hold only the fields its published
+/// specification lists, of the types it gives: Gradescope's
+/// (gradescope-autograders.readthedocs.io, "Autograder Specifications":
+/// score, execution_time, output, visibility, stdout_visibility,
+/// extra_data, tests, leaderboard, and the top-level max_score the kits
+/// have always written beside them; a test's score, max_score, status,
+/// name, number, output, tags, visibility), PrairieLearn's (its
+/// externalGrading docs: gradable, score, message, output, format_errors,
+/// tests; a test's name, description, points, max_points, message,
+/// output, images), and Autolab's Makefile has its `clean` target.
+#[test]
+fn results_hold_the_fields_each_platform_specifies() {
+    let dir = tempfile::tempdir().unwrap();
+    harness()
+        .current_dir(dir.path())
+        .args(["grade", "--course", "cis521", "--submission"])
+        .arg(workspace().join("harness/tests/fixtures/classes/cis521/greedy"))
+        .args([
+            "--results",
+            "gs.json",
+            "--results",
+            "prairielearn:pl.json",
+            "--scorecard",
+            "rows.csv",
+        ])
+        .assert()
+        .code(1);
+    let read = |name: &str| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(dir.path().join(name)).unwrap()).unwrap()
+    };
+    let keys =
+        |v: &serde_json::Value| -> Vec<String> { v.as_object().unwrap().keys().cloned().collect() };
+    let within = |v: &serde_json::Value, allowed: &[&str]| {
+        for k in keys(v) {
+            assert!(
+                allowed.contains(&k.as_str()),
+                "{k} is not in the specification: {v}"
+            );
+        }
+    };
+    let gs = read("gs.json");
+    within(
+        &gs,
+        &[
+            "score",
+            "max_score",
+            "execution_time",
+            "output",
+            "output_format",
+            "visibility",
+            "stdout_visibility",
+            "extra_data",
+            "tests",
+            "leaderboard",
+        ],
+    );
+    assert!(gs["execution_time"].is_number(), "{gs}");
+    for t in gs["tests"].as_array().unwrap() {
+        within(
+            t,
+            &[
+                "score",
+                "max_score",
+                "status",
+                "name",
+                "name_format",
+                "number",
+                "output",
+                "output_format",
+                "tags",
+                "visibility",
+                "extra_data",
+            ],
+        );
+        let full = t["score"].as_f64() >= t["max_score"].as_f64();
+        assert_eq!(t["status"], if full { "passed" } else { "failed" }, "{t}");
+        assert!(t["number"].is_string(), "{t}");
+    }
+    let pl = read("pl.json");
+    within(
+        &pl,
+        &[
+            "gradable",
+            "score",
+            "message",
+            "output",
+            "format_errors",
+            "tests",
+            "images",
+        ],
+    );
+    for t in pl["tests"].as_array().unwrap() {
+        within(
+            t,
+            &[
+                "name",
+                "description",
+                "points",
+                "max_points",
+                "message",
+                "output",
+                "images",
+            ],
+        );
+    }
+    let kit = dir.path().join("kit");
+    harness()
+        .args(["package", "autolab", "--course", "cis521", "-o"])
+        .arg(&kit)
+        .assert()
+        .code(0);
+    let makefile = std::fs::read_to_string(kit.join("autograde-Makefile")).unwrap();
+    assert!(makefile.contains("\nclean:\n"), "{makefile}");
+}
