@@ -100,10 +100,15 @@ fn gradescope_kit_in_a_real_podman_container() {
     }
 }
 
+/// Held by a test that makes `/autograder` or `/grade` on this machine
+/// (and removes it after): two at once would take each other's.
+static MOUNTPOINTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// The Gradescope replica: `run(tree, commands)` runs shell commands
 /// with `tree` as `/autograder` (the image's setup, then each submission).
 fn gradescope_kit(run: &dyn Fn(&Path, &str)) {
     use std::os::unix::fs::PermissionsExt;
+    let _held = MOUNTPOINTS.lock().unwrap_or_else(|p| p.into_inner());
     let out = open_tempdir();
     let kit = out.path().join("autograder.zip");
     harness()
@@ -181,9 +186,53 @@ fn autolab_kit_in_a_replica_of_tango() {
         .assert()
         .code(0);
     assert_eq!(
-        tango(&kit, out.path()),
+        tango(&kit, out.path(), &make_here),
         ["broken 0", "greedy 25", "noisy 37", "perfect 40"]
     );
+}
+
+/// The same kit where Tango runs it: a real Podman container as root
+/// with the engine's default privileges (`make` in the job's folder).
+#[test]
+fn autolab_kit_in_a_real_podman_container() {
+    if !(root_for("Autolab") && super::support::podman_usable()) {
+        return;
+    }
+    let out = open_tempdir();
+    let kit = out.path().join("kit");
+    harness()
+        .args([
+            "package", "autolab", "--course", "cis521", "--handin", "hw1.tar", "-o",
+        ])
+        .arg(&kit)
+        .assert()
+        .code(0);
+    let in_podman = |vm: &Path| -> String {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(vm, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let log = vm.join("make.log");
+        super::support::in_podman(vm, "/job", "cd /job && make -s > make.log");
+        std::fs::read_to_string(log).unwrap()
+    };
+    assert_eq!(
+        tango(&kit, out.path(), &in_podman),
+        ["broken 0", "greedy 25", "noisy 37", "perfect 40"]
+    );
+}
+
+/// `make -s` in `vm`, on this machine: its stdout.
+fn make_here(vm: &Path) -> String {
+    let make = std::process::Command::new("make")
+        .arg("-s")
+        .current_dir(vm)
+        .output()
+        .unwrap();
+    assert!(
+        make.status.success(),
+        "{}",
+        String::from_utf8_lossy(&make.stderr)
+    );
+    String::from_utf8(make.stdout).unwrap()
 }
 
 /// A course config of one's own whose suites and adapter sit beside its
@@ -229,14 +278,15 @@ fn a_course_of_ones_own_packages_with_what_it_names() {
     );
     std::fs::remove_dir_all(&mine).unwrap();
     assert_eq!(
-        tango(&kit, out.path()),
+        tango(&kit, out.path(), &make_here),
         ["broken 0", "greedy 25", "noisy 37", "perfect 40"]
     );
 }
 
 /// Each CIS 521 fixture graded alone by the Autolab kit in `kit`, in
-/// Tango's way, in folders under `out`: its total.
-fn tango(kit: &Path, out: &Path) -> Vec<String> {
+/// Tango's way, in folders under `out` (`make` runs `make -s` in one and
+/// returns its stdout): its total.
+fn tango(kit: &Path, out: &Path, make: &dyn Fn(&Path) -> String) -> Vec<String> {
     let class = workspace().join("harness/tests/fixtures/classes/cis521");
     let mut totals = Vec::new();
     for who in ["broken", "greedy", "noisy", "perfect"] {
@@ -253,17 +303,7 @@ fn tango(kit: &Path, out: &Path) -> Vec<String> {
             .status()
             .unwrap();
         assert!(tar.success());
-        let make = std::process::Command::new("make")
-            .arg("-s")
-            .current_dir(&vm)
-            .output()
-            .unwrap();
-        assert!(
-            make.status.success(),
-            "{}",
-            String::from_utf8_lossy(&make.stderr)
-        );
-        let stdout = String::from_utf8(make.stdout).unwrap();
+        let stdout = make(&vm);
         let last: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
         let scores = last["scores"].as_object().unwrap();
         assert_eq!(scores.len(), 8, "{last}");
@@ -286,10 +326,25 @@ fn tango(kit: &Path, out: &Path) -> Vec<String> {
 /// alone gets the class run's points (score x 10).
 #[test]
 fn prairielearn_kit_in_a_replica_of_the_external_grader() {
-    use std::os::unix::fs::PermissionsExt;
-    if !root_for("PrairieLearn") {
-        return;
+    if root_for("PrairieLearn") {
+        prairielearn_kit(&|grade, commands| in_namespace(grade, "/grade", commands));
     }
+}
+
+/// The same kit in a real Podman container (see
+/// `gradescope_kit_in_a_real_podman_container`).
+#[test]
+fn prairielearn_kit_in_a_real_podman_container() {
+    if root_for("PrairieLearn") && super::support::podman_usable() {
+        prairielearn_kit(&|grade, commands| super::support::in_podman(grade, "/grade", commands));
+    }
+}
+
+/// The PrairieLearn replica: `run(tree, commands)` runs the entrypoint
+/// with `tree` as `/grade`.
+fn prairielearn_kit(run: &dyn Fn(&Path, &str)) {
+    use std::os::unix::fs::PermissionsExt;
+    let _held = MOUNTPOINTS.lock().unwrap_or_else(|p| p.into_inner());
     let out = open_tempdir();
     let kit = out.path().join("kit");
     harness()
@@ -332,9 +387,8 @@ fn prairielearn_kit_in_a_replica_of_the_external_grader() {
                 std::fs::set_permissions(e.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
             }
         }
-        in_namespace(
+        run(
             &grade,
-            "/grade",
             &format!("cd /; {}", shell_words::quote(&entrypoint)),
         );
         let results: serde_json::Value =
