@@ -105,3 +105,54 @@ fn escapees_and_privileges_in_a_container() {
         String::from_utf8_lossy(&left.stdout)
     );
 }
+
+/// The seccomp filter every isolated case runs under: the kernel
+/// keyrings and io_uring answer EPERM, as root (the full tier) and in a
+/// container; without isolation they work as ever (io_uring_setup with
+/// no parameters: EFAULT).
+#[test]
+fn keyrings_and_io_uring_are_refused_in_every_tier() {
+    if !root() {
+        return;
+    }
+    let probe = "sh -c 'python3 -c \"import ctypes, sys; l = ctypes.CDLL(None, use_errno=True); \
+                 r = l.syscall(425, 1, 0); e = ctypes.get_errno(); \
+                 k = l.syscall(250, 0, -3, 0); f = ctypes.get_errno(); \
+                 print(r, e, k < 0, f if k < 0 else 0, file=sys.stderr)\"; exit 3'";
+    let detail = |wrap: Option<&str>, extra: &[&str]| {
+        let dir = tempfile::tempdir().unwrap();
+        let card = dir.path().join("card.csv");
+        let mut cmd = match wrap {
+            Some(w) => {
+                let mut c = std::process::Command::new(w);
+                c.arg(env!("CARGO_BIN_EXE_harness"));
+                c
+            }
+            None => std::process::Command::new(env!("CARGO_BIN_EXE_harness")),
+        };
+        let out = cmd
+            .args(["grade", "--filter", "2x2-01", "--suite"])
+            .arg(workspace().join("suites/lightsout/easy"))
+            .args(["--candidate", probe, "--scorecard"])
+            .arg(&card)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        super::support::read_scorecard(&card)[0]["detail"].clone()
+    };
+    assert!(
+        detail(None, &[]).ends_with("stderr: -1 1 True 1"),
+        "{}",
+        detail(None, &[])
+    );
+    let contained = detail(Some(container()), &[]);
+    assert!(contained.ends_with("stderr: -1 1 True 1"), "{contained}");
+    let open = detail(None, &["--isolation", "none"]);
+    assert!(open.contains("stderr: -1 14 "), "{open}");
+}

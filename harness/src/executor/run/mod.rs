@@ -7,6 +7,7 @@
 //! their own.
 
 pub(super) mod child;
+mod filter;
 pub(super) mod guard;
 pub(super) mod launch;
 pub(super) mod spawn;

@@ -41,6 +41,7 @@ enum Step {
     Exec,
     Report,
     Privileges,
+    Filter,
 }
 
 impl Step {
@@ -48,7 +49,7 @@ impl Step {
         use Step::*;
         [
             Pipes, Group, Join, Limit, Cores, Terminal, View, Ipc, Folder, User, Exec, Report,
-            Privileges,
+            Privileges, Filter,
         ]
         .into_iter()
         .find(|s| *s as u32 == code)
@@ -73,6 +74,8 @@ pub(in crate::executor) struct Plan {
     namespace: Option<RawFd>,
     user: Option<(u32, u32)>,
     no_new_privs: bool,
+    /// The seccomp filter, with `no_new_privs` (see `filter`).
+    filter: Option<libc::sock_fprog>,
     report: Option<RawFd>,
     /// What the program is called in a failure.
     name: String,
@@ -176,6 +179,14 @@ impl Plan {
             namespace: launch.namespace,
             user: launch.user,
             no_new_privs: launch.no_new_privs,
+            filter: launch
+                .no_new_privs
+                .then(super::filter::program)
+                .flatten()
+                .map(|p| libc::sock_fprog {
+                    len: p.len() as u16,
+                    filter: p.as_ptr().cast_mut(),
+                }),
             report: launch.report,
             name,
         })
@@ -207,6 +218,7 @@ impl Plan {
             Some(Step::Exec) => format!("cannot start {}", self.name),
             Some(Step::Report) => "cannot hand the sandbox its report".into(),
             Some(Step::Privileges) => "cannot give up gaining privileges (no_new_privs)".into(),
+            Some(Step::Filter) => "cannot install the case's seccomp filter".into(),
             None => "the case's process failed".into(),
         };
         Some(format!("{what}: {error}"))
@@ -487,6 +499,19 @@ fn run(child: &Child<'_>) -> (Step, i32) {
             && let Err(e) = rustix::thread::set_no_new_privs(true)
         {
             return (Step::Privileges, errno(e));
+        }
+        if let Some(program) = &plan.filter {
+            // The last step before the exec: the harness's own calls above
+            // (keyctl among them) are done.
+            let set = libc::syscall(
+                libc::SYS_seccomp,
+                libc::SECCOMP_SET_MODE_FILTER,
+                0,
+                program as *const libc::sock_fprog,
+            );
+            if set != 0 {
+                return (Step::Filter, *libc::__errno_location());
+            }
         }
         // As `execvp`: on past a place it is not (or may not be run from),
         // saying "permission denied" if that was met and nothing ran.
