@@ -1,4 +1,6 @@
-//! The seccomp filter every isolated case runs under (outside bubblewrap,
+//! What a case's process does to the kernel's state it could share: its
+//! user's keyrings emptied (`forget_keys`), and the seccomp filter every
+//! isolated case runs under (outside bubblewrap,
 //! with `no_new_privs`): the calls no puzzle solver needs that reach
 //! state shared beyond the case or the kernel's riskiest surface answer
 //! EPERM: the kernel keyrings (a key one case stores, a later case of the
@@ -49,6 +51,57 @@ fn compile() -> Option<Vec<libc::sock_filter>> {
             })
             .collect(),
     )
+}
+
+/// The keyrings the slot's user reaches, emptied (in the case's process,
+/// as that user, before its exec): the user's own (`@u`, `@us`) and
+/// persistent keyrings outlive its processes, so what one case stored
+/// there the slot's next case (another student's) would find. The case
+/// gets a session keyring of its own. Best effort: a kernel without
+/// (persistent) keyrings has nothing to empty.
+///
+/// # Safety
+/// System calls on integers alone: safe in the `vfork` child.
+#[allow(unsafe_code)]
+pub(super) unsafe fn forget_keys() {
+    // SAFETY: keyctl with integer arguments (0: no name).
+    let keyctl = |op: u32, a: libc::c_long, b: libc::c_long| unsafe {
+        libc::syscall(libc::SYS_keyctl, libc::c_long::from(op), a, b)
+    };
+    keyctl(libc::KEYCTL_JOIN_SESSION_KEYRING, 0, 0);
+    // The persistent one (-1: this uid's) linked into the new session's.
+    let session = libc::KEY_SPEC_SESSION_KEYRING.into();
+    let persistent = keyctl(libc::KEYCTL_GET_PERSISTENT, -1, session);
+    for ring in [
+        libc::KEY_SPEC_USER_KEYRING,
+        libc::KEY_SPEC_USER_SESSION_KEYRING,
+    ] {
+        keyctl(libc::KEYCTL_CLEAR, ring.into(), 0);
+    }
+    if persistent > 0 {
+        keyctl(libc::KEYCTL_CLEAR, persistent, 0);
+    }
+}
+
+/// Installs `program` (made before the fork) on this thread: one bare
+/// system call, safe in the `vfork` child. `Err`: its errno.
+#[allow(unsafe_code)]
+pub(super) fn install(program: &libc::sock_fprog) -> Result<(), i32> {
+    // SAFETY: `program` points at a filter that outlives the call.
+    let set = unsafe {
+        libc::syscall(
+            libc::SYS_seccomp,
+            libc::SECCOMP_SET_MODE_FILTER,
+            0,
+            program as *const libc::sock_fprog,
+        )
+    };
+    if set == 0 {
+        Ok(())
+    } else {
+        // SAFETY: this thread's errno.
+        Err(unsafe { *libc::__errno_location() })
+    }
 }
 
 #[cfg(test)]

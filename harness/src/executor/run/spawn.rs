@@ -493,7 +493,7 @@ fn run(child: &Child<'_>) -> (Step, i32) {
             if let Err(e) = set {
                 return (Step::User, errno(e));
             }
-            forget_keys();
+            super::filter::forget_keys();
         }
         if plan.no_new_privs
             && let Err(e) = rustix::thread::set_no_new_privs(true)
@@ -503,14 +503,8 @@ fn run(child: &Child<'_>) -> (Step, i32) {
         if let Some(program) = &plan.filter {
             // The last step before the exec: the harness's own calls above
             // (keyctl among them) are done.
-            let set = libc::syscall(
-                libc::SYS_seccomp,
-                libc::SECCOMP_SET_MODE_FILTER,
-                0,
-                program as *const libc::sock_fprog,
-            );
-            if set != 0 {
-                return (Step::Filter, *libc::__errno_location());
+            if let Err(errno) = super::filter::install(program) {
+                return (Step::Filter, errno);
             }
         }
         // As `execvp`: on past a place it is not (or may not be run from),
@@ -531,36 +525,6 @@ fn run(child: &Child<'_>) -> (Step, i32) {
             }
         }
         (Step::Exec, if denied { libc::EACCES } else { error })
-    }
-}
-
-/// The keyrings the slot's user reaches, emptied (in the case's process,
-/// as that user, before its exec): the user's own (`@u`, `@us`) and
-/// persistent keyrings outlive its processes, so what one case stored
-/// there the slot's next case (another student's) would find. The case
-/// gets a session keyring of its own. Best effort: a kernel without
-/// (persistent) keyrings has nothing to empty.
-///
-/// # Safety
-/// System calls on integers alone: safe in the `vfork` child.
-#[allow(unsafe_code)]
-unsafe fn forget_keys() {
-    // SAFETY: keyctl with integer arguments (0: no name).
-    let keyctl = |op: u32, a: libc::c_long, b: libc::c_long| unsafe {
-        libc::syscall(libc::SYS_keyctl, libc::c_long::from(op), a, b)
-    };
-    keyctl(libc::KEYCTL_JOIN_SESSION_KEYRING, 0, 0);
-    // The persistent one (-1: this uid's) linked into the new session's.
-    let session = libc::KEY_SPEC_SESSION_KEYRING.into();
-    let persistent = keyctl(libc::KEYCTL_GET_PERSISTENT, -1, session);
-    for ring in [
-        libc::KEY_SPEC_USER_KEYRING,
-        libc::KEY_SPEC_USER_SESSION_KEYRING,
-    ] {
-        keyctl(libc::KEYCTL_CLEAR, ring.into(), 0);
-    }
-    if persistent > 0 {
-        keyctl(libc::KEYCTL_CLEAR, persistent, 0);
     }
 }
 
