@@ -15,23 +15,50 @@ fn root() -> bool {
     )
 }
 
+/// `harness grade` on the easy Lights Out suite with `candidate` and
+/// `extra` arguments, run under `wrap` (the container replica) or as it
+/// is: how it ended, and its scorecard's rows.
+fn grade(
+    wrap: Option<&str>,
+    candidate: &str,
+    extra: &[&str],
+) -> (
+    std::process::Output,
+    Vec<std::collections::HashMap<String, String>>,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let card = dir.path().join("card.csv");
+    let mut cmd = match wrap {
+        Some(w) => {
+            let mut c = std::process::Command::new(w);
+            c.arg(env!("CARGO_BIN_EXE_harness"));
+            c
+        }
+        None => std::process::Command::new(env!("CARGO_BIN_EXE_harness")),
+    };
+    let out = cmd
+        .arg("grade")
+        .args(extra)
+        .arg("--suite")
+        .arg(workspace().join("suites/lightsout/easy"))
+        .args(["--candidate", candidate, "--scorecard"])
+        .arg(&card)
+        .output()
+        .unwrap();
+    let rows = if card.exists() {
+        super::support::read_scorecard(&card)
+    } else {
+        Vec::new()
+    };
+    (out, rows)
+}
+
 #[test]
 fn grades_in_a_container_with_default_privileges() {
     if !root() {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let card = dir.path().join("card.csv");
-    let out = std::process::Command::new(container())
-        .arg(env!("CARGO_BIN_EXE_harness"))
-        .args(["grade", "--jobs", "2", "--suite"])
-        .arg(workspace().join("suites/lightsout/easy"))
-        .arg("--candidate")
-        .arg(replica("lightsout"))
-        .arg("--scorecard")
-        .arg(&card)
-        .output()
-        .unwrap();
+    let (out, rows) = grade(Some(container()), &replica("lightsout"), &["--jobs", "2"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
@@ -44,7 +71,6 @@ fn grades_in_a_container_with_default_privileges() {
         stdout.contains("lightsout/easy: 19/19 accepted"),
         "{stdout}"
     );
-    let rows = super::support::read_scorecard(&card);
     assert!(
         rows.iter()
             .all(|r| r["isolation"] == "copies+uid+rlimits+cpus")
@@ -60,8 +86,6 @@ fn escapees_and_privileges_in_a_container() {
     if !root() {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let card = dir.path().join("card.csv");
     // Each case counts the daemons of its user still running (a killed
     // one is the harness's zombie until it reaps it: the harness is a
     // subreaper), says whether it may gain
@@ -69,21 +93,17 @@ fn escapees_and_privileges_in_a_container() {
     let candidate = "sh -c 'n=$(pgrep -c -r R,S,D,T -u $(id -u) -x sleep); \
          p=$(grep NoNewPrivs /proc/self/status | tr -d \"\\t\"); \
          setsid sleep 300 </dev/null >/dev/null 2>&1 & sleep 0.2; echo \"$n $p\" >&2; exit 3'";
-    let out = std::process::Command::new(container())
-        .arg(env!("CARGO_BIN_EXE_harness"))
-        .args(["grade", "--jobs", "1", "--filter", "x2-0", "--suite"])
-        .arg(workspace().join("suites/lightsout/easy"))
-        .args(["--candidate", candidate, "--scorecard"])
-        .arg(&card)
-        .output()
-        .unwrap();
+    let (out, rows) = grade(
+        Some(container()),
+        candidate,
+        &["--jobs", "1", "--filter", "x2-0"],
+    );
     assert_eq!(
         out.status.code(),
         Some(1),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let rows = super::support::read_scorecard(&card);
     assert_eq!(rows.len(), 5, "{rows:?}");
     for r in &rows {
         assert!(
@@ -120,31 +140,16 @@ fn keyrings_and_io_uring_are_refused_in_every_tier() {
                  k = l.syscall(250, 0, -3, 0); f = ctypes.get_errno(); \
                  print(r, e, k < 0, f if k < 0 else 0, file=sys.stderr)\"; exit 3'";
     let detail = |wrap: Option<&str>, extra: &[&str]| {
-        let dir = tempfile::tempdir().unwrap();
-        let card = dir.path().join("card.csv");
-        let mut cmd = match wrap {
-            Some(w) => {
-                let mut c = std::process::Command::new(w);
-                c.arg(env!("CARGO_BIN_EXE_harness"));
-                c
-            }
-            None => std::process::Command::new(env!("CARGO_BIN_EXE_harness")),
-        };
-        let out = cmd
-            .args(["grade", "--filter", "2x2-01", "--suite"])
-            .arg(workspace().join("suites/lightsout/easy"))
-            .args(["--candidate", probe, "--scorecard"])
-            .arg(&card)
-            .args(extra)
-            .output()
-            .unwrap();
+        let mut args = vec!["--filter", "2x2-01"];
+        args.extend_from_slice(extra);
+        let (out, rows) = grade(wrap, probe, &args);
         assert_eq!(
             out.status.code(),
             Some(1),
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        super::support::read_scorecard(&card)[0]["detail"].clone()
+        rows[0]["detail"].clone()
     };
     assert!(
         detail(None, &[]).ends_with("stderr: -1 1 True 1"),

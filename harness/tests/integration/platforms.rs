@@ -177,14 +177,7 @@ fn gradescope_kit(run: &dyn Fn(&Path, &str)) {
 #[test]
 fn autolab_kit_in_a_replica_of_tango() {
     let out = tempfile::tempdir().unwrap();
-    let kit = out.path().join("kit");
-    harness()
-        .args([
-            "package", "autolab", "--course", "cis521", "--handin", "hw1.tar", "-o",
-        ])
-        .arg(&kit)
-        .assert()
-        .code(0);
+    let kit = autolab_kit(out.path());
     assert_eq!(
         tango(&kit, out.path(), &make_here),
         ["broken 0", "greedy 25", "noisy 37", "perfect 40"]
@@ -199,14 +192,7 @@ fn autolab_kit_in_a_real_podman_container() {
         return;
     }
     let out = open_tempdir();
-    let kit = out.path().join("kit");
-    harness()
-        .args([
-            "package", "autolab", "--course", "cis521", "--handin", "hw1.tar", "-o",
-        ])
-        .arg(&kit)
-        .assert()
-        .code(0);
+    let kit = autolab_kit(out.path());
     let in_podman = |vm: &Path| -> String {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(vm, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -218,6 +204,19 @@ fn autolab_kit_in_a_real_podman_container() {
         tango(&kit, out.path(), &in_podman),
         ["broken 0", "greedy 25", "noisy 37", "perfect 40"]
     );
+}
+
+/// The CIS 521 Autolab kit (handin `hw1.tar`), written into `out/kit`.
+fn autolab_kit(out: &Path) -> std::path::PathBuf {
+    let kit = out.join("kit");
+    harness()
+        .args([
+            "package", "autolab", "--course", "cis521", "--handin", "hw1.tar", "-o",
+        ])
+        .arg(&kit)
+        .assert()
+        .code(0);
+    kit
 }
 
 /// `make -s` in `vm`, on this machine: its stdout.
