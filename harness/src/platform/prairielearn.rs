@@ -121,10 +121,14 @@ fn fitted(r: &crate::export::gradescope::Results) -> anyhow::Result<Vec<u8>> {
                     output.truncate(at);
                     output.push_str("\n(cut: the results were over PrairieLearn's 1 MB limit)");
                 }
+                // The first line (`3 of 4 cases passed`) is the short
+                // message; the output holds the failures too.
+                let message = output.lines().next().unwrap_or_default().to_string();
                 serde_json::json!({
                     "name": t.name,
                     "points": t.score,
                     "max_points": t.max_score,
+                    "message": message,
                     "output": output,
                 })
             })
@@ -133,6 +137,8 @@ fn fitted(r: &crate::export::gradescope::Results) -> anyhow::Result<Vec<u8>> {
             "gradable": true,
             "score": (score * 10_000.0).round() / 10_000.0,
             "message": format!("{} / {} points. {}", show(r.score), show(r.max_score), r.output),
+            "output": r.output,
+            "format_errors": {},
             "tests": tests,
         })
     };

@@ -874,7 +874,16 @@ fn results_hold_the_fields_each_platform_specifies() {
             "images",
         ],
     );
+    assert!(
+        pl["output"].is_string() && pl["format_errors"].is_object(),
+        "{pl}"
+    );
     for t in pl["tests"].as_array().unwrap() {
+        let first = t["output"].as_str().unwrap().lines().next().unwrap_or("");
+        assert_eq!(
+            t["message"], first,
+            "the short message is the output's first line"
+        );
         within(
             t,
             &[
