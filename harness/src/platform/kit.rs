@@ -26,6 +26,9 @@ pub struct Kit<'a> {
     pub handin: String,
     /// Where the kit goes (for what is said to the staff).
     pub out: PathBuf,
+    /// The bytes of the binaries [`Kit::payload`] shipped (set by it; 0 for
+    /// a kit that ships none).
+    pub shipped: std::cell::Cell<u64>,
 }
 
 /// A course config that is not bundled, as a kit carries it under
@@ -177,6 +180,8 @@ impl Kit<'_> {
         if small.is_file() {
             files.push(File::new("harness-exec", std::fs::read(&small)?, 0o755));
         }
+        self.shipped
+            .set(files.iter().map(|f| f.bytes.len() as u64).sum());
         if let Some(tree) = &self.tree {
             let mut seen = std::collections::HashSet::new();
             for path in &tree.paths {

@@ -89,12 +89,7 @@ pub fn package(platform: &dyn Platform, kit: &Kit, out: &Path) -> anyhow::Result
     let package = platform.kit(kit)?;
     kit::write(&package, out)?;
     let mut said = package.said;
-    let shipped: u64 = package
-        .files
-        .iter()
-        .filter(|f| f.name.ends_with("harness") || f.name.ends_with("harness-exec"))
-        .map(|f| f.bytes.len() as u64)
-        .sum();
+    let shipped = kit.shipped.get();
     if shipped > 0 {
         said.push(format!(
             "the harness shipped: {:.1} MB (scripts/release makes a small static one: --binaries target/dist)",

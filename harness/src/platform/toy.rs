@@ -91,6 +91,7 @@ mod tests {
             exe: std::env::current_exe().unwrap(),
             handin: "handin.tar".into(),
             out: out.clone(),
+            shipped: Default::default(),
         };
         let said = package(toy, &kit, &out).unwrap();
         assert_eq!(said, [format!("wrote {}/grade.sh", out.display())]);

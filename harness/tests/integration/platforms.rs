@@ -771,6 +771,15 @@ fn a_kit_ships_the_binaries_it_is_given() {
         .assert()
         .code(0)
         .stdout(predicates::str::contains("the harness shipped: 2.0 MB"));
+    // Every kit says it, the Autolab one (its harness inside a tar) too.
+    harness()
+        .args(["package", "autolab", "--course", "cis521", "--binaries"])
+        .arg(&bin)
+        .arg("-o")
+        .arg(out.path().join("autolab"))
+        .assert()
+        .code(0)
+        .stdout(predicates::str::contains("the harness shipped: 2.0 MB"));
     let unpacked = out.path().join("unpacked");
     unzip(&zip, &unpacked);
     assert_eq!(

@@ -37,6 +37,7 @@ pub fn run(args: &PackageArgs) -> anyhow::Result<ExitCode> {
         },
         handin: args.handin.clone(),
         out: args.out.clone(),
+        shipped: Default::default(),
     };
     for line in platform::package(platform, &kit, &args.out)? {
         println!("{line}");
