@@ -41,6 +41,14 @@ pub struct Item {
     /// `after_due_date`).
     #[serde(default)]
     pub visibility: Visibility,
+    /// What the item checks, for the student (PrairieLearn's test
+    /// `description`); without it, one is made from the rule and parts.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Gradescope's test `tags` (learning objectives); without them, the
+    /// item's parts.
+    #[serde(default)]
+    pub tags: Option<Vec<String>>,
 }
 
 /// Gradescope's visibility of a test.
@@ -162,6 +170,44 @@ impl Item {
         Ok(())
     }
 
+    /// What the item checks, in a line: its `description`, or one made
+    /// from its rule, points and parts.
+    pub fn describe(&self) -> String {
+        if let Some(d) = &self.description {
+            return d.clone();
+        }
+        let over = match &self.cases {
+            Some(g) => format!("the cases {g} of {}", self.part.join(", ")),
+            None => format!("the cases of {}", self.part.join(", ")),
+        };
+        let points = match show(self.points).as_str() {
+            "1" => "1 point".to_string(),
+            n => format!("{n} points"),
+        };
+        let fewest = if self.minimum_moves {
+            " (each answer with the fewest moves known)"
+        } else {
+            ""
+        };
+        let line = match self.rule {
+            Rule::All => format!("{points} when every one of {over} passes"),
+            Rule::Share => format!("{points} in proportion to {over} passed"),
+            Rule::Each => match self.cap {
+                Some(cap) => format!("{points} for each of {over} passed, at most {}", show(cap)),
+                None => format!("{points} for each of {over} passed"),
+            },
+            Rule::CompilePenalty => {
+                format!("{points} off when the submission does not build")
+            }
+        };
+        format!("{line}{fewest}")
+    }
+
+    /// Gradescope's tags for the item: its `tags`, or its parts.
+    pub fn tag_list(&self) -> Vec<String> {
+        self.tags.clone().unwrap_or_else(|| self.part.clone())
+    }
+
     /// Whether a row's `suite` and `case` fall in this item.
     pub fn selects(&self, suite: &str, case: &str) -> bool {
         let Some(rest) = self.part.iter().find_map(|part| {
@@ -280,7 +326,33 @@ mod tests {
             minimum_moves: false,
             passes_on: Vec::new(),
             visibility: Visibility::Visible,
+            description: None,
+            tags: None,
         }
+    }
+
+    #[test]
+    fn an_item_describes_itself_and_tags_its_parts() {
+        let mut each = item(Rule::Each, 0.5);
+        each.cap = Some(4.0);
+        assert_eq!(
+            each.describe(),
+            "0.5 points for each of the cases */hard/* of solver passed, at most 4"
+        );
+        let mut all = item(Rule::All, 10.0);
+        all.cases = None;
+        all.minimum_moves = true;
+        assert_eq!(
+            all.describe(),
+            "10 points when every one of the cases of solver passes (each answer with the fewest moves known)"
+        );
+        assert_eq!(all.tag_list(), ["solver"]);
+        all.description = Some("finds the fewest presses".into());
+        all.tags = Some(vec!["search".into()]);
+        assert_eq!(
+            (all.describe().as_str(), all.tag_list()),
+            ("finds the fewest presses", vec!["search".to_string()])
+        );
     }
 
     fn row(suite: &str, case: &str, verdict: Verdict) -> Row {

@@ -35,6 +35,10 @@ pub struct Results {
     pub leaderboard: Option<Vec<serde_json::Value>>,
     /// The tests, in order.
     pub tests: Vec<Test>,
+    /// Anything else, kept with the submission for the staff (Gradescope
+    /// shows it to no one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extra_data: Option<serde_json::Value>,
 }
 
 /// One test of a [`Results`].
@@ -56,6 +60,13 @@ pub struct Test {
     pub output: String,
     /// Who sees it.
     pub visibility: &'static str,
+    /// Its tags (learning objectives), where it has any.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    /// What it checks, for the student (PrairieLearn's `description`;
+    /// Gradescope has no such field, so it is not written there).
+    #[serde(skip)]
+    pub description: Option<String>,
 }
 
 impl Results {
@@ -86,6 +97,8 @@ impl Export for Gradescope {
                     status: Some(if passed { "passed" } else { "failed" }),
                     output,
                     visibility: "visible",
+                    tags: vec![row.suite.clone()],
+                    description: None,
                 }
             })
             .collect();
@@ -110,6 +123,7 @@ impl Export for Gradescope {
             stdout_visibility: Some("hidden"),
             leaderboard: None,
             tests,
+            extra_data: None,
         };
         results.to_bytes()
     }
@@ -136,6 +150,7 @@ mod tests {
                 assert!(t[field].is_string(), "{field} in {t}");
             }
             assert!(t["score"].is_number() && t["max_score"].is_number());
+            assert!(t["tags"].as_array().unwrap().iter().all(|x| x.is_string()));
             assert!(["passed", "failed"].contains(&t["status"].as_str().unwrap()));
             assert!(
                 ["hidden", "after_due_date", "after_published", "visible"]

@@ -1,8 +1,8 @@
 //! Autolab (Tango): `autograde-Makefile` and `autograde.tar` in the output
 //! folder (and `scoreboard.json` for a course with a contest). Tango runs
-//! `make` beside the handin and the tar; the last line printed is
-//! Autolab's `{"scores": {...}}`, keyed by rubric item (name the
-//! assessment's problems so).
+//! `make` beside the handin and the tar; the last two lines printed are
+//! Autolab's formatted feedback and its `{"scores": {...}}`, keyed by
+//! rubric item (name the assessment's problems so).
 
 use super::kit::{File, Form, Kit, Package, tar};
 use super::{Graded, Platform};
@@ -75,8 +75,56 @@ impl Platform for Autolab {
     }
 }
 
-/// One submission's results file.
+/// One submission's results file: Autolab's formatted feedback (the
+/// `semantic` presentation: a stage of rubric items, passed or not, each
+/// failed one with its failures as the hint, an item the students may not
+/// see without them; a stage for the policy's items), then the scores
+/// line, last.
 fn results(graded: &Graded) -> anyhow::Result<Vec<u8>> {
+    let mut out = serde_json::to_vec(&feedback(graded))?;
+    out.push(b'\n');
+    out.extend(scores(graded)?);
+    Ok(out)
+}
+
+/// Autolab's formatted feedback line.
+fn feedback(graded: &Graded) -> serde_json::Value {
+    let r = super::feedback::results(graded.course, graded.points, graded.rows);
+    let mut rubric = serde_json::Map::new();
+    let mut policy = serde_json::Map::new();
+    for t in &r.tests {
+        let passed = t.score >= t.max_score;
+        let mut test = serde_json::json!({ "passed": passed });
+        if !passed {
+            test["hint"] = if t.visibility == "visible" {
+                t.output.clone()
+            } else {
+                "(its cases are not shown)".to_string()
+            }
+            .into();
+        }
+        if t.number.is_some() {
+            rubric.insert(t.name.clone(), test);
+        } else {
+            policy.insert(t.name.clone(), serde_json::json!(t.output));
+        }
+    }
+    let mut stages = vec![RUBRIC];
+    let mut json = serde_json::json!({ "_presentation": "semantic", RUBRIC: rubric });
+    if !policy.is_empty() {
+        stages.push(POLICY);
+        json[POLICY] = policy.into();
+    }
+    json["stages"] = serde_json::json!(stages);
+    json
+}
+
+/// The formatted feedback's stages.
+const RUBRIC: &str = "Rubric";
+const POLICY: &str = "Handin policy";
+
+/// The scores line.
+fn scores(graded: &Graded) -> anyhow::Result<Vec<u8>> {
     let p = graded.points;
     let mut scores = serde_json::Map::new();
     for (name, score) in &p.items {

@@ -60,6 +60,7 @@ pub(super) fn results(course: &Course, p: &Points, rows: &[Row]) -> Results {
             }
             o
         };
+        let shown = course.visibility(item) == crate::course::rubric::Visibility::Visible;
         let max_score = p.item_max.get(i).copied().unwrap_or_else(|| item.max());
         tests.push(Test {
             name: name.clone(),
@@ -75,6 +76,15 @@ pub(super) fn results(course: &Course, p: &Points, rows: &[Row]) -> Results {
             }),
             output,
             visibility: course.visibility(item).as_str(),
+            tags: item.tag_list(),
+            description: Some(if item.description.is_none() && !shown {
+                // Its glob would name the cases it hides.
+                let mut general = item.clone();
+                general.cases = None;
+                general.describe()
+            } else {
+                item.describe()
+            }),
         });
     }
     for (name, points, why) in &p.extra {
@@ -86,6 +96,8 @@ pub(super) fn results(course: &Course, p: &Points, rows: &[Row]) -> Results {
             status: None,
             output: why.clone(),
             visibility: "visible",
+            tags: Vec::new(),
+            description: None,
         });
     }
     let build = mine.iter().find(|r| r.suite == BUILD);
@@ -108,5 +120,13 @@ pub(super) fn results(course: &Course, p: &Points, rows: &[Row]) -> Results {
             .as_ref()
             .map(crate::course::contest::Live::leaderboard),
         tests,
+        // For the staff: what graded it and the tallies behind the score.
+        extra_data: Some(serde_json::json!({
+            "puzzlegrade": env!("CARGO_PKG_VERSION"),
+            "course": course.file.name,
+            "built": p.built,
+            "accepted": p.accepted,
+            "cases": p.cases,
+        })),
     }
 }

@@ -124,13 +124,17 @@ fn fitted(r: &crate::export::gradescope::Results) -> anyhow::Result<Vec<u8>> {
                 // The first line (`3 of 4 cases passed`) is the short
                 // message; the output holds the failures too.
                 let message = output.lines().next().unwrap_or_default().to_string();
-                serde_json::json!({
+                let mut test = serde_json::json!({
                     "name": t.name,
                     "points": t.score,
                     "max_points": t.max_score,
                     "message": message,
                     "output": output,
-                })
+                });
+                if let Some(d) = &t.description {
+                    test["description"] = d.clone().into();
+                }
+                test
             })
             .collect();
         serde_json::json!({
@@ -212,6 +216,8 @@ mod tests {
             status: None,
             output,
             visibility: "visible",
+            tags: Vec::new(),
+            description: None,
         };
         let mut r = Results {
             score: 2.0,
@@ -221,6 +227,7 @@ mod tests {
             visibility: "visible",
             stdout_visibility: None,
             leaderboard: None,
+            extra_data: None,
             tests: vec![test("a", "é".repeat(700_000)), test("b", "short".into())],
         };
         let bytes = fitted(&r).unwrap();

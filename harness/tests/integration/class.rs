@@ -1368,8 +1368,10 @@ fn cs61bl_one_submission_on_the_platforms_leaderboards() {
             .stdout(predicates::str::contains("score: "));
         let results: serde_json::Value =
             serde_json::from_slice(&std::fs::read(dir.join("results.json")).unwrap()).unwrap();
+        // The scores are the last line (the formatted feedback before it).
+        let autolab = std::fs::read_to_string(dir.join("autolab.json")).unwrap();
         let autolab: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(dir.join("autolab.json")).unwrap()).unwrap();
+            serde_json::from_str(autolab.lines().last().unwrap()).unwrap();
         (results, autolab)
     };
     let (results, autolab) = grade("perfect", 0);

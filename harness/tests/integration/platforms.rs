@@ -303,12 +303,25 @@ fn tango(kit: &Path, out: &Path, make: &dyn Fn(&Path) -> String) -> Vec<String> 
             .unwrap();
         assert!(tar.success());
         let stdout = make(&vm);
-        let last: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+        let lines: Vec<&str> = stdout.lines().collect();
+        let last: serde_json::Value = serde_json::from_str(lines[lines.len() - 1]).unwrap();
+        // Autolab's formatted feedback, the line before the scores.
+        let shown: serde_json::Value = serde_json::from_str(lines[lines.len() - 2]).unwrap();
+        assert_eq!(shown["_presentation"], "semantic", "{shown}");
+        assert_eq!(shown["stages"], serde_json::json!(["Rubric"]), "{shown}");
+        assert_eq!(shown["Rubric"].as_object().unwrap().len(), 8, "{shown}");
         let scores = last["scores"].as_object().unwrap();
         assert_eq!(scores.len(), 8, "{last}");
         let total: f64 = scores.values().map(|v| v.as_f64().unwrap()).sum();
         totals.push(format!("{who} {total}"));
         if who == "noisy" {
+            assert_eq!(shown["Rubric"]["Q6 copy"]["passed"], false, "{shown}");
+            let hint = shown["Rubric"]["Q6 copy"]["hint"].as_str().unwrap();
+            assert!(hint.starts_with("0 of 10 cases passed\ncopy/"), "{hint}");
+            assert_eq!(
+                shown["Rubric"]["Q8 find_solution"],
+                serde_json::json!({"passed": true})
+            );
             assert_eq!(scores["Q6 copy"], 0.0, "copy raises");
             assert_eq!(scores["Q8 find_solution"], 15.0);
         }
@@ -731,8 +744,15 @@ fn hidden_items_leave_no_trace_in_what_students_see() {
         .arg("--submission")
         .arg(&sub)
         .args(["--export", "junit:junit.xml", "--scorecard", "rows.csv"])
+        .args(["--autolab", "al.json", "--results", "prairielearn:pl.json"])
         .assert()
         .code(1);
+    for feedback in ["al.json", "pl.json"] {
+        let text = std::fs::read_to_string(dir.path().join(feedback)).unwrap();
+        assert!(text.contains("2x2-00.txt"), "{text}");
+        assert!(!text.contains("3x"), "a hidden case in {feedback}: {text}");
+        assert!(text.contains("(its cases are not shown)"), "{text}");
+    }
     let stdout = String::from_utf8_lossy(&run.get_output().stdout).into_owned();
     assert!(stdout.contains("easy/2x2-00.txt"), "{stdout}");
     assert!(!stdout.contains("3x"), "a hidden case in the log: {stdout}");
@@ -866,10 +886,16 @@ fn results_hold_the_fields_each_platform_specifies() {
                 "extra_data",
             ],
         );
+        assert!(t["tags"].as_array().is_some_and(|a| !a.is_empty()), "{t}");
         let full = t["score"].as_f64() >= t["max_score"].as_f64();
         assert_eq!(t["status"], if full { "passed" } else { "failed" }, "{t}");
         assert!(t["number"].is_string(), "{t}");
     }
+    assert_eq!(
+        gs["extra_data"]["course"], "UPenn CIS 521 HW1 Lights Out",
+        "{gs}"
+    );
+    assert!(gs["extra_data"]["cases"].as_u64() > Some(0), "{gs}");
     let pl = read("pl.json");
     within(
         &pl,
@@ -892,6 +918,12 @@ fn results_hold_the_fields_each_platform_specifies() {
         assert_eq!(
             t["message"], first,
             "the short message is the output's first line"
+        );
+        assert!(
+            t["description"]
+                .as_str()
+                .is_some_and(|d| d.contains("points")),
+            "{t}"
         );
         within(
             t,
