@@ -50,7 +50,7 @@ fn history(dir: &Path) -> Option<(PathBuf, Handin)> {
     let (n, graded) = last?;
     let mut handin = Handin {
         count: Some(n),
-        at: None,
+        ..Handin::default()
     };
     if metadata && let Ok(Some(h)) = read_metadata(dir) {
         handin = h;

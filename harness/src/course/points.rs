@@ -46,6 +46,9 @@ pub struct Points {
     /// Its points would be a 0 the student did not earn: platforms give
     /// none ([`crate::platform`]).
     pub ungraded: Option<String>,
+    /// Who handed it in, as the platform names them (a group's members;
+    /// empty where the class folder does not say).
+    pub users: Vec<String>,
 }
 
 /// Why `rows` (one submission's) give no score: the first case the
@@ -137,6 +140,7 @@ pub fn points(
                 cases: cases.len(),
                 entry: None,
                 ungraded: ungraded(&mine),
+                users: handins.get(id).map(|h| h.users.clone()).unwrap_or_default(),
             }
         })
         .collect()

@@ -53,6 +53,14 @@ pub struct Handin {
     pub count: Option<u32>,
     /// When the graded one was handed in.
     pub at: Option<DateTime<FixedOffset>>,
+    /// When it was due, as the platform says for this submission (its
+    /// students' extension counted): before the course's `due`.
+    pub due: Option<DateTime<FixedOffset>>,
+    /// The platform's last time for a late handin: one after it gets no
+    /// points.
+    pub late_due: Option<DateTime<FixedOffset>>,
+    /// Who handed it in (a group's members), as the platform names them.
+    pub users: Vec<String>,
 }
 
 impl PolicyFile {
@@ -79,16 +87,22 @@ impl PolicyFile {
             .transpose()
     }
 
-    /// The policy's items, in summary order.
+    /// The policy's items, in summary order: a late penalty where the
+    /// course has a due time or a penalty per day (the due time then from
+    /// the platform's metadata).
     pub fn items(&self) -> Vec<&'static str> {
         let mut out = Vec::new();
         if self.handin_limit.is_some() {
             out.push(HANDIN_ITEM);
         }
-        if self.due.is_some() {
+        if self.late() {
             out.push(LATE_ITEM);
         }
         out
+    }
+
+    fn late(&self) -> bool {
+        self.due.is_some() || self.late_per_day > 0.0 || self.late_days_max.is_some()
     }
 
     /// Each item's points (0 or less) for a submission with `handin`,
@@ -109,9 +123,17 @@ impl PolicyFile {
             };
             out.push((HANDIN_ITEM, -round(off), why));
         }
-        if let Ok(Some(due)) = self.due_time() {
-            let (off, why) = match handin.at {
-                Some(at) if at > due => {
+        if self.late() {
+            let due = handin.due.or(self.due_time().ok().flatten());
+            let (off, why) = match (handin.at, due) {
+                (Some(at), _) if handin.late_due.is_some_and(|last| at > last) => (
+                    points.max(0.0),
+                    format!(
+                        "handed in {at}, after the last time for late handins ({})",
+                        handin.late_due.unwrap_or(at)
+                    ),
+                ),
+                (Some(at), Some(due)) if at > due => {
                     let late = at - due;
                     let days = (late.num_seconds() + 86_399) / 86_400;
                     if self.late_days_max.is_some_and(|m| days > i64::from(m)) {
@@ -129,8 +151,9 @@ impl PolicyFile {
                         )
                     }
                 }
-                Some(at) => (0.0, format!("handed in {at}, on time")),
-                None => (0.0, "no handin time known: not late".into()),
+                (Some(at), Some(_)) => (0.0, format!("handed in {at}, on time")),
+                (Some(_), None) => (0.0, "no due time known: not late".into()),
+                (None, _) => (0.0, "no handin time known: not late".into()),
             };
             out.push((LATE_ITEM, -round(off), why));
         }
@@ -149,19 +172,68 @@ pub fn read_metadata(dir: &Path) -> Result<Option<Handin>, String> {
     let Ok(text) = std::fs::read_to_string(&path) else {
         return Ok(None);
     };
+    // Gradescope's fields (gradescope-autograders.readthedocs.io,
+    // "Submission Metadata"); the dates may be null.
+    #[derive(Deserialize, Default)]
+    struct Assignment {
+        #[serde(default)]
+        due_date: Option<String>,
+        #[serde(default)]
+        late_due_date: Option<String>,
+    }
+    #[derive(Deserialize)]
+    struct User {
+        #[serde(default)]
+        name: Option<String>,
+        #[serde(default)]
+        email: Option<String>,
+        // A student's own dates (an extension), where Gradescope gives them.
+        #[serde(default)]
+        assignment: Option<Assignment>,
+    }
     #[derive(Deserialize)]
     struct Metadata {
         created_at: String,
         #[serde(default)]
         previous_submissions: Vec<serde_json::Value>,
+        #[serde(default)]
+        assignment: Option<Assignment>,
+        #[serde(default)]
+        users: Vec<User>,
     }
     let m: Metadata =
         serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    let at = DateTime::parse_from_rfc3339(&m.created_at)
-        .map_err(|e| format!("{}: created_at {:?}: {e}", path.display(), m.created_at))?;
+    let time = |field: &str, t: &Option<String>| {
+        t.as_deref()
+            .map(|t| {
+                DateTime::parse_from_rfc3339(t)
+                    .map_err(|e| format!("{}: {field} {t:?}: {e}", path.display()))
+            })
+            .transpose()
+    };
+    let at = time("created_at", &Some(m.created_at.clone()))?;
+    // The latest of the assignment's dates and each member's own: a
+    // group's handin is due when its latest extension ends.
+    let mut due = None;
+    let mut late_due = None;
+    for a in m
+        .assignment
+        .iter()
+        .chain(m.users.iter().filter_map(|u| u.assignment.as_ref()))
+    {
+        due = due.max(time("due_date", &a.due_date)?);
+        late_due = late_due.max(time("late_due_date", &a.late_due_date)?);
+    }
     Ok(Some(Handin {
         count: Some(m.previous_submissions.len() as u32 + 1),
-        at: Some(at),
+        at,
+        due,
+        late_due,
+        users: m
+            .users
+            .iter()
+            .filter_map(|u| u.name.clone().or_else(|| u.email.clone()))
+            .collect(),
     }))
 }
 
@@ -189,12 +261,14 @@ mod tests {
         let eleven = Handin {
             count: Some(11),
             at: at("2015-11-24T21:59:00-05:00"),
+            ..Handin::default()
         };
         let got: Vec<f64> = p.apply(&eleven, 19.0).iter().map(|x| x.1).collect();
         assert_eq!(got, [-0.5, 0.0]);
         let thirteen_late = Handin {
             count: Some(13),
             at: at("2015-11-25T03:00:01Z"),
+            ..Handin::default()
         };
         let got = p.apply(&thirteen_late, 19.0);
         assert_eq!((got[0].1, got[1].1), (-1.5, -2.0), "a second past: one day");
@@ -205,6 +279,7 @@ mod tests {
         let too_late = Handin {
             count: None,
             at: at("2015-11-27T22:00:01-05:00"),
+            ..Handin::default()
         };
         let got = p.apply(&too_late, 17.5);
         assert_eq!(
@@ -241,6 +316,52 @@ mod tests {
         assert_eq!(
             h.at.unwrap().to_rfc3339(),
             "2015-11-24T20:01:02.365935-05:00"
+        );
+        assert_eq!((h.due, h.late_due, h.users.len()), (None, None, 0));
+        // Gradescope's due dates, a group of two, one with an extension.
+        std::fs::write(
+            d.path().join(METADATA),
+            r#"{"created_at": "2018-07-02T10:00:00-07:00", "previous_submissions": [],
+                "assignment": {"due_date": "2018-07-01T23:00:00-07:00", "late_due_date": null},
+                "users": [{"email": "a@x.edu", "name": "Ann"},
+                          {"email": "b@x.edu", "name": null,
+                           "assignment": {"due_date": "2018-07-03T23:00:00-07:00",
+                                          "late_due_date": "2018-07-05T23:00:00-07:00"}}]}"#,
+        )
+        .unwrap();
+        let h = read_metadata(d.path()).unwrap().unwrap();
+        assert_eq!(
+            h.due,
+            at("2018-07-03T23:00:00-07:00"),
+            "the later: the extension"
+        );
+        assert_eq!(h.late_due, at("2018-07-05T23:00:00-07:00"));
+        assert_eq!(h.users, ["Ann", "b@x.edu"]);
+        // No due time in the config: the platform's decides.
+        let p: PolicyFile = toml::from_str("late_per_day = 2").unwrap();
+        assert_eq!(p.items(), [LATE_ITEM]);
+        assert_eq!(p.apply(&h, 10.0)[0].1, 0.0, "within the extension");
+        let mut late = h.clone();
+        late.at = at("2018-07-04T00:00:00-07:00");
+        assert_eq!(
+            p.apply(&late, 10.0)[0].1,
+            -2.0,
+            "an hour past the extension"
+        );
+        late.at = at("2018-07-06T00:00:00-07:00");
+        let past = p.apply(&late, 10.0);
+        assert_eq!(past[0].1, -10.0, "{}", past[0].2);
+        assert!(past[0].2.contains("after the last time for late handins"));
+        assert_eq!(
+            p.apply(
+                &Handin {
+                    at: h.at,
+                    ..Handin::default()
+                },
+                10.0
+            )[0]
+            .2,
+            "no due time known: not late"
         );
         std::fs::write(d.path().join(METADATA), "{}").unwrap();
         assert!(

@@ -127,6 +127,7 @@ pub(super) fn results(course: &Course, p: &Points, rows: &[Row]) -> Results {
             "built": p.built,
             "accepted": p.accepted,
             "cases": p.cases,
+            "users": p.users,
         })),
     }
 }

@@ -71,6 +71,7 @@ mod tests {
             cases: 0,
             entry: None,
             ungraded: None,
+            users: Vec::new(),
         }
     }
 

@@ -825,10 +825,24 @@ fn a_kit_ships_the_binaries_it_is_given() {
 #[test]
 fn results_hold_the_fields_each_platform_specifies() {
     let dir = tempfile::tempdir().unwrap();
+    // Where Gradescope puts it: the submission, its metadata beside it.
+    let sub = dir.path().join("submission");
+    copy_dir(
+        &workspace().join("harness/tests/fixtures/classes/cis521/greedy"),
+        &sub,
+    );
+    std::fs::write(
+        dir.path().join("submission_metadata.json"),
+        r#"{"created_at": "2018-07-01T14:22:32.365935-07:00", "previous_submissions": [],
+            "assignment": {"due_date": "2018-07-31T23:00:00.000000-07:00", "late_due_date": null},
+            "users": [{"email": "ann@example.edu", "id": 1, "name": "Ann"},
+                      {"email": "bo@example.edu", "id": 2, "name": "Bo"}]}"#,
+    )
+    .unwrap();
     harness()
         .current_dir(dir.path())
         .args(["grade", "--course", "cis521", "--submission"])
-        .arg(workspace().join("harness/tests/fixtures/classes/cis521/greedy"))
+        .arg(&sub)
         .args([
             "--results",
             "gs.json",
@@ -896,6 +910,7 @@ fn results_hold_the_fields_each_platform_specifies() {
         "{gs}"
     );
     assert!(gs["extra_data"]["cases"].as_u64() > Some(0), "{gs}");
+    assert_eq!(gs["extra_data"]["users"], serde_json::json!(["Ann", "Bo"]));
     let pl = read("pl.json");
     within(
         &pl,
