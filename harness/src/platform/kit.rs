@@ -29,6 +29,8 @@ pub struct Kit<'a> {
     /// The bytes of the binaries [`Kit::payload`] shipped (set by it; 0 for
     /// a kit that ships none).
     pub shipped: std::cell::Cell<u64>,
+    /// How the harness it shipped is linked (set by [`Kit::payload`]).
+    pub linked: std::cell::Cell<Option<super::binary::Linking>>,
 }
 
 /// A course config that is not bundled, as a kit carries it under
@@ -171,11 +173,9 @@ impl Kit<'_> {
     /// folder under `course/`.
     pub fn payload(&self) -> anyhow::Result<Vec<File>> {
         let exe = &self.exe;
-        let mut files = vec![File::new(
-            "harness",
-            std::fs::read(exe).with_context(|| format!("cannot read {}", exe.display()))?,
-            0o755,
-        )];
+        let bytes = std::fs::read(exe).with_context(|| format!("cannot read {}", exe.display()))?;
+        self.linked.set(super::binary::linking(&bytes));
+        let mut files = vec![File::new("harness", bytes, 0o755)];
         let small = exe.with_file_name("harness-exec");
         if small.is_file() {
             files.push(File::new("harness-exec", std::fs::read(&small)?, 0o755));

@@ -7,6 +7,7 @@
 //! one line.
 
 mod autolab;
+pub mod binary;
 mod feedback;
 mod gitlab;
 mod gradescope;
@@ -91,10 +92,17 @@ pub fn package(platform: &dyn Platform, kit: &Kit, out: &Path) -> anyhow::Result
     let mut said = package.said;
     let shipped = kit.shipped.get();
     if shipped > 0 {
-        said.push(format!(
-            "the harness shipped: {:.1} MB (scripts/release makes a small static one: --binaries target/dist)",
-            shipped as f64 / 1e6
-        ));
+        said.push(match kit.linked.get() {
+            Some(binary::Linking::Static) => format!(
+                "the harness shipped: {:.1} MB, static (runs on any platform image)",
+                shipped as f64 / 1e6
+            ),
+            linked => format!(
+                "the harness shipped: {:.1} MB{} (scripts/release makes a small static one: --binaries target/dist)",
+                shipped as f64 / 1e6,
+                linked.map(|l| format!(", {l}")).unwrap_or_default()
+            ),
+        });
     }
     Ok(said)
 }

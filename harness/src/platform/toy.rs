@@ -93,6 +93,7 @@ mod tests {
             handin: "handin.tar".into(),
             out: out.clone(),
             shipped: Default::default(),
+            linked: Default::default(),
         };
         let said = package(toy, &kit, &out).unwrap();
         assert_eq!(said, [format!("wrote {}/grade.sh", out.display())]);

@@ -800,6 +800,32 @@ fn a_kit_ships_the_binaries_it_is_given() {
         .assert()
         .code(0)
         .stdout(predicates::str::contains("the harness shipped: 2.0 MB"));
+    // How each is linked, said: this (test) harness against the build
+    // machine's glibc; a static one (ldconfig is, wherever glibc is) runs
+    // on any image.
+    harness()
+        .args(["package", "gradescope", "--course", "cis521", "-o"])
+        .arg(out.path().join("dynamic.zip"))
+        .assert()
+        .code(0)
+        .stdout(predicates::str::is_match(
+            "the harness shipped: [0-9.]+ MB, dynamically linked: the image needs glibc 2\\.[0-9]+ or later \\(scripts/release makes a small static one: --binaries target/dist\\)",
+        ).unwrap());
+    if let Ok(ldconfig) = std::fs::read("/sbin/ldconfig") {
+        let fixed = out.path().join("static");
+        std::fs::create_dir_all(&fixed).unwrap();
+        std::fs::write(fixed.join("harness"), &ldconfig).unwrap();
+        harness()
+            .args(["package", "gradescope", "--course", "cis521", "--binaries"])
+            .arg(&fixed)
+            .arg("-o")
+            .arg(out.path().join("static.zip"))
+            .assert()
+            .code(0)
+            .stdout(predicates::str::contains(
+                "MB, static (runs on any platform image)",
+            ));
+    }
     let unpacked = out.path().join("unpacked");
     unzip(&zip, &unpacked);
     assert_eq!(

@@ -31,18 +31,35 @@ pub fn run(args: &PackageArgs) -> anyhow::Result<ExitCode> {
         course: &course,
         course_arg,
         tree,
-        exe: match &args.binaries {
-            Some(dir) => dir.join("harness"),
-            None => std::env::current_exe().context("cannot locate this harness")?,
-        },
+        exe: shipped(args)?,
         handin: args.handin.clone(),
         out: args.out.clone(),
         shipped: Default::default(),
+        linked: Default::default(),
     };
     for line in platform::package(platform, &kit, &args.out)? {
         println!("{line}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The harness the kit ships: `--binaries DIR`'s, else this one, or the
+/// static build `scripts/release` left beside it (said on stderr).
+fn shipped(args: &PackageArgs) -> anyhow::Result<std::path::PathBuf> {
+    if let Some(dir) = &args.binaries {
+        return Ok(dir.join("harness"));
+    }
+    let me = std::env::current_exe().context("cannot locate this harness")?;
+    Ok(match platform::binary::static_build_beside(&me) {
+        Some(dist) => {
+            eprintln!(
+                "shipping the static build {} (scripts/release's) instead of this harness",
+                dist.display()
+            );
+            dist
+        }
+        None => me,
+    })
 }
 
 /// What `--course` names: a bundled course's name (`None`: a config of
