@@ -12,7 +12,10 @@
 
 pub mod outputs;
 mod plan;
+mod replays;
 mod submissions;
+
+pub use replays::Replays;
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -43,6 +46,9 @@ pub struct ClassResult {
     pub keys: Vec<(String, String)>,
     /// Every submission's handins, by id.
     pub handins: crate::course::policy::Handins,
+    /// Replays of wrong answers, where the outputs were kept
+    /// (`--keep-output`): a few per submission.
+    pub replays: Replays,
 }
 
 /// A scratch folder for a class's copies and builds, readable by every
@@ -339,8 +345,13 @@ pub fn run(
         on_event(event);
     });
     let summary = end_run(ctx, summary, start, on_event);
+    let replays = match &ctx.options.keep_output {
+        Some(dir) => replays::of(course, &plan, &rows, dir),
+        None => Replays::new(),
+    };
     Ok(ClassResult {
         summary,
+        replays,
         rows,
         ids: subs.iter().map(|s| s.id.clone()).collect(),
         keys,

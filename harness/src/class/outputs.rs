@@ -123,11 +123,19 @@ pub fn write(course: &Course, result: &ClassResult, out: &Outputs) -> anyhow::Re
                     course,
                     points: one,
                     rows: &result.rows,
+                    replays: &result.replays,
                 };
                 platform::write_results(r.platform, &r.path, &graded)?;
             }
             _ if r.folder => {
-                platform::write_class(r.platform, &r.path, course, &points, &result.rows)?;
+                platform::write_class(
+                    r.platform,
+                    &r.path,
+                    course,
+                    &points,
+                    &result.rows,
+                    &result.replays,
+                )?;
             }
             _ => {}
         }

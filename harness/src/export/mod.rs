@@ -6,6 +6,7 @@
 pub mod gradescope;
 mod json;
 mod junit;
+pub mod picture;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

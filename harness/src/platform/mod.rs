@@ -73,6 +73,8 @@ pub struct Graded<'a> {
     pub points: &'a Points,
     /// The class's rows (the submission's among them).
     pub rows: &'a [Row],
+    /// Replays of wrong answers, where the run kept them.
+    pub replays: &'a crate::class::Replays,
 }
 
 /// The platform called `name`.
@@ -143,6 +145,7 @@ pub fn write_class(
     course: &Course,
     points: &[Points],
     rows: &[Row],
+    replays: &crate::class::Replays,
 ) -> anyhow::Result<()> {
     for p in points {
         let folder: PathBuf = dir.join(crate::export::safe_name(&p.submission));
@@ -150,6 +153,7 @@ pub fn write_class(
             course,
             points: p,
             rows,
+            replays,
         };
         write_results(platform, &folder.join("results.json"), &graded)?;
     }

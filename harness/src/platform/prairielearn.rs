@@ -93,12 +93,50 @@ fn results(graded: &Graded) -> anyhow::Result<Vec<u8>> {
     if !graded.points.built {
         return not_gradable(&r.output);
     }
-    fitted(&r)
+    fitted(&r, &images(graded))
 }
+
+/// Each rubric item's images: the replays of its wrong answers the run
+/// kept, drawn (none for an item the students may not see, nor one too
+/// large to draw on a page).
+fn images(graded: &Graded) -> Vec<Vec<serde_json::Value>> {
+    let course = graded.course;
+    let me = &graded.points.submission;
+    course
+        .file
+        .rubric
+        .iter()
+        .map(|item| {
+            if course.visibility(item) != crate::course::rubric::Visibility::Visible {
+                return Vec::new();
+            }
+            graded
+                .replays
+                .iter()
+                .filter(|((who, suite, case), _)| who == me && item.selects(suite, case))
+                .filter_map(|((_, suite, case), rep)| {
+                    let svg = crate::export::picture::svg(rep);
+                    (svg.len() <= IMAGE_LIMIT).then(|| {
+                        serde_json::json!({
+                            "label": format!("{suite}/{case}: {}", rep.end),
+                            "url": crate::export::picture::data_url(&svg),
+                        })
+                    })
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The largest picture drawn (a board of some thousand cells).
+const IMAGE_LIMIT: usize = 128 * 1024;
 
 /// Gradescope-shaped results `r` in PrairieLearn's form, each test's
 /// output whole, or all cut alike to fit PrairieLearn's limit.
-fn fitted(r: &crate::export::gradescope::Results) -> anyhow::Result<Vec<u8>> {
+fn fitted(
+    r: &crate::export::gradescope::Results,
+    images: &[Vec<serde_json::Value>],
+) -> anyhow::Result<Vec<u8>> {
     let score = if r.max_score > 0.0 {
         (r.score / r.max_score).clamp(0.0, 1.0)
     } else {
@@ -108,7 +146,8 @@ fn fitted(r: &crate::export::gradescope::Results) -> anyhow::Result<Vec<u8>> {
         let tests: Vec<serde_json::Value> = r
             .tests
             .iter()
-            .map(|t| {
+            .enumerate()
+            .map(|(i, t)| {
                 let mut output = if t.visibility == "visible" {
                     t.output.clone()
                 } else {
@@ -133,6 +172,12 @@ fn fitted(r: &crate::export::gradescope::Results) -> anyhow::Result<Vec<u8>> {
                 });
                 if let Some(d) = &t.description {
                     test["description"] = d.clone().into();
+                }
+                // Pictures only where the results fit whole.
+                if let (None, Some(pictures)) = (cut, images.get(i))
+                    && !pictures.is_empty()
+                {
+                    test["images"] = pictures.clone().into();
                 }
                 test
             })
@@ -174,7 +219,8 @@ fn run(kit: &Kit) -> String {
          rm -f /grade/results/results.json\n\
          export PUZZLEGRADE_CACHE=\"${{TMPDIR:-/tmp}}/puzzlegrade-cache\"\n\
          \"$bin/harness\" grade --course {} --submission /grade/student --id student \\\n\
-         \x20   --prairielearn /grade/results/results.json --scorecard \"${{TMPDIR:-/tmp}}/puzzlegrade-rows.csv\" --force --student-view\n\
+         \x20   --prairielearn /grade/results/results.json --scorecard \"${{TMPDIR:-/tmp}}/puzzlegrade-rows.csv\" --force --student-view \\\n\
+         \x20   --keep-output \"${{TMPDIR:-/tmp}}/puzzlegrade-output\"\n\
          status=$?\n\
          if [ ! -s /grade/results/results.json ]; then\n\
          \x20 printf '{{\"gradable\": false, \"message\": \"The autograder could not grade this submission (harness exit %s): tell your course staff.\"}}\\n' \"$status\" \\\n\
@@ -230,7 +276,7 @@ mod tests {
             extra_data: None,
             tests: vec![test("a", "é".repeat(700_000)), test("b", "short".into())],
         };
-        let bytes = fitted(&r).unwrap();
+        let bytes = fitted(&r, &[]).unwrap();
         assert!(bytes.len() <= RESULTS_LIMIT, "{}", bytes.len());
         let v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
         let a = v["tests"][0]["output"].as_str().unwrap();
@@ -242,7 +288,7 @@ mod tests {
         assert_eq!(v["score"], 0.5);
         r.tests.truncate(1);
         r.tests[0].output = "small".into();
-        let v: serde_json::Value = serde_json::from_slice(&fitted(&r).unwrap()).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&fitted(&r, &[]).unwrap()).unwrap();
         assert_eq!(v["tests"][0]["output"], "small", "under the limit: whole");
     }
 }

@@ -106,12 +106,21 @@ mod tests {
             course: &course,
             points: &one,
             rows: &[],
+            replays: &Default::default(),
         };
         let score = dir.path().join("results/score.txt");
         write_results(toy, &score, &graded).unwrap();
         assert_eq!(std::fs::read_to_string(&score).unwrap(), "ada 37/40\n");
         let class = [points("ada", 37.0), points("bo/b", 12.5)];
-        write_class(toy, &dir.path().join("class"), &course, &class, &[]).unwrap();
+        write_class(
+            toy,
+            &dir.path().join("class"),
+            &course,
+            &class,
+            &[],
+            &Default::default(),
+        )
+        .unwrap();
         assert_eq!(
             std::fs::read_to_string(dir.path().join("class/bo_b/results.json")).unwrap(),
             "bo/b 12.5/40\n"

@@ -773,6 +773,75 @@ fn hidden_items_leave_no_trace_in_what_students_see() {
     );
 }
 
+/// PrairieLearn's test images: the replays of an item's wrong answers
+/// (where the outputs are kept, as the kit's `run` keeps them), drawn as
+/// the puzzle and where the answer left it; none for a hidden item.
+#[test]
+fn prairielearn_shows_wrong_answers_as_pictures() {
+    let dir = tempfile::tempdir().unwrap();
+    let course = dir.path().join("course.toml");
+    std::fs::write(
+        &course,
+        format!(
+            "name = \"one press\"\nfamily = \"lightsout\"\n\n\
+             [[part]]\nname = \"solver\"\ncommand = \"sh -c 'echo 1:1'\"\n\
+             suites = [\"{}\"]\ncases = [\"*/easy/2x*\", \"*/easy/3x3*\"]\n\n\
+             [[rubric]]\nname = \"open\"\nrule = \"each\"\npoints = 1\npart = \"solver\"\ncases = \"*/easy/2x*\"\n\n\
+             [[rubric]]\nname = \"secret\"\nrule = \"each\"\npoints = 1\npart = \"solver\"\ncases = \"*/easy/3x3*\"\nvisibility = \"hidden\"\n",
+            workspace().join("suites/lightsout/easy").display()
+        ),
+    )
+    .unwrap();
+    let sub = dir.path().join("alice");
+    std::fs::create_dir_all(&sub).unwrap();
+    harness()
+        .current_dir(dir.path())
+        .args(["grade", "--course"])
+        .arg(&course)
+        .arg("--submission")
+        .arg(&sub)
+        .args([
+            "--results",
+            "prairielearn:pl.json",
+            "--scorecard",
+            "rows.csv",
+        ])
+        .args(["--keep-output", "out"])
+        .assert()
+        .code(1);
+    let pl: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("pl.json")).unwrap()).unwrap();
+    let images = pl["tests"][0]["images"].as_array().expect("images");
+    let labels: Vec<&str> = images
+        .iter()
+        .map(|i| i["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            // One press of 1:1: the lit corner and the three it turns on;
+            // the lit corner it turns off and the two it turns on; 4 lit
+            // of 3x2, 3 toggled off and 1 on.
+            "solver/lightsout/easy/2x2-00.txt: 4 lights still on",
+            "solver/lightsout/easy/2x2-01.txt: 2 lights still on",
+            "solver/lightsout/easy/2x3-05.txt: 2 lights still on"
+        ],
+        "the first three wrong answers by case"
+    );
+    use base64::Engine as _;
+    let url = images[0]["url"].as_str().unwrap();
+    let svg = base64::engine::general_purpose::STANDARD
+        .decode(url.strip_prefix("data:image/svg+xml;base64,").unwrap())
+        .unwrap();
+    let svg = String::from_utf8(svg).unwrap();
+    assert!(
+        svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""),
+        "{svg}"
+    );
+    assert!(svg.contains(">after 1 move</text>"), "{svg}");
+    assert!(pl["tests"][1].get("images").is_none(), "hidden: {pl}");
+}
+
 /// `--binaries DIR` ships that harness (scripts/release's small static
 /// one) instead of the one running, and the staff are told its size.
 #[test]
@@ -978,6 +1047,17 @@ fn results_hold_the_fields_each_platform_specifies() {
                 "images",
             ],
         );
+        // A replay of a wrong answer, drawn, where the item has one.
+        for image in t["images"].as_array().into_iter().flatten() {
+            within(image, &["label", "url"]);
+            assert!(
+                image["url"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("data:image/svg+xml;base64,"),
+                "{image}"
+            );
+        }
     }
     let kit = dir.path().join("kit");
     harness()

@@ -47,6 +47,7 @@ pub fn run(args: &crate::cli::MergeArgs) -> anyhow::Result<ExitCode> {
             ids: e.ids,
             keys: e.keys,
             handins: e.handins,
+            replays: Default::default(),
         };
         let after = Outputs {
             summary: args.summary.clone(),
