@@ -446,7 +446,9 @@ fn prairielearn_kit(run: &dyn Fn(&Path, &str)) {
 /// run in one bash session from the clone with GitLab's variables; then
 /// what GitLab reads: the `coverage` pattern over the log, the JUnit report
 /// at `artifacts:reports:junit`. Each Imperial fixture alone gets the class
-/// run's points.
+/// run's points; as root, also as an ordinary user (bubblewrap) and, where
+/// Podman runs, with the job in a real container with the engine's default
+/// privileges, as GitLab's Docker executor runs it (the container tier).
 #[test]
 fn gitlab_kit_in_a_replica_of_a_shell_runner() {
     use yaml_rust2::YamlLoader;
@@ -518,20 +520,28 @@ fn gitlab_kit_in_a_replica_of_a_shell_runner() {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(out.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     }
+    // (who, the runner's user, in a real container engine: the Docker
+    // executor's job container with its default privileges)
     let mut jobs = vec![
-        ("broken", None),
-        ("empty-mask", None),
-        ("part-a-only", None),
-        ("perfect", None),
+        ("broken", None, false),
+        ("empty-mask", None, false),
+        ("part-a-only", None, false),
+        ("perfect", None, false),
     ];
     if root {
-        jobs.push(("perfect", Some(61000)));
+        jobs.push(("perfect", Some(61000), false));
+    }
+    let engine = root && super::support::podman_usable();
+    if engine {
+        jobs.push(("part-a-only", None, true));
+        jobs.push(("perfect", None, true));
     }
     let mut got = Vec::new();
-    for (who, user) in jobs {
-        let name = match user {
-            Some(_) => format!("{who}-by-a-user"),
-            None => who.to_string(),
+    for (who, user, contained) in jobs {
+        let name = match (user, contained) {
+            (Some(_), _) => format!("{who}-by-a-user"),
+            (None, true) => format!("{who}-in-podman"),
+            (None, false) => who.to_string(),
         };
         // The student's repository, pushed; the runner's clone of it.
         let origin = out.path().join("origin").join(&name);
@@ -585,9 +595,30 @@ fn gitlab_kit_in_a_replica_of_a_shell_runner() {
             session.push_str(line);
             session.push('\n');
         }
-        let run = as_runner("bash")
-            .arg("-c")
-            .arg(&session)
+        let mut job = if contained {
+            // The job's folder at the same path in the container, and
+            // the runner's install (a Docker executor's image holds it).
+            let mut c = std::process::Command::new("podman");
+            c.args(super::support::podman_run_args())
+                .arg("-v")
+                .arg(format!("{0}:{0}", out.path().display()))
+                .arg("--workdir")
+                .arg(&project);
+            for key in ["CI", "GITLAB_CI", "CI_PROJECT_DIR", "CI_PROJECT_NAME"] {
+                c.arg("--env").arg(key);
+            }
+            for key in ["CI_BUILDS_DIR", "CI_JOB_NAME", "PUZZLEGRADE_HOME", "HOME"] {
+                c.arg("--env").arg(key);
+            }
+            c.args(["--rootfs", "/:O", "bash", "-c"]).arg(&session);
+            c.env("HOME", &builds);
+            c
+        } else {
+            let mut c = as_runner("bash");
+            c.arg("-c").arg(&session);
+            c
+        };
+        let run = job
             .current_dir(&project)
             .env("CI", "true")
             .env("GITLAB_CI", "true")
@@ -629,6 +660,12 @@ fn gitlab_kit_in_a_replica_of_a_shell_runner() {
             let last = rows.lines().last().unwrap();
             assert!(last.ends_with("+bwrap"), "under bubblewrap: {last}");
         }
+        if contained {
+            let rows = std::fs::read_to_string(project.join(".puzzlegrade/rows.csv")).unwrap();
+            let last = rows.lines().last().unwrap();
+            // No namespaces there: the container tier (a user per slot).
+            assert!(last.ends_with(",copies+uid+rlimits+cpus"), "{last}");
+        }
         got.push(format!("{name} {pct}"));
     }
     // The points the class run gives (class::imperial_class_in_c_through_
@@ -641,6 +678,9 @@ fn gitlab_kit_in_a_replica_of_a_shell_runner() {
     ];
     if root {
         want.push("perfect-by-a-user 100");
+    }
+    if engine {
+        want.extend(["part-a-only-in-podman 60.07", "perfect-in-podman 100"]);
     }
     assert_eq!(got, want);
 }

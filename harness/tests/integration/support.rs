@@ -47,6 +47,14 @@ pub fn podman_usable() -> bool {
     )
 }
 
+/// `podman run` with the engine's defaults and this machine's needs,
+/// without the image: the caller adds its own options, then `--rootfs
+/// /:O` and the command.
+pub fn podman_run_args() -> Vec<&'static str> {
+    let all = podman_args();
+    all[..all.len() - 2].to_vec()
+}
+
 /// `podman run` with the engine's defaults, the host's system as the
 /// image (read-only under an overlay) and what this machine needs: runc
 /// (crun refuses hybrid cgroups) and limits no higher than the host's
@@ -71,7 +79,7 @@ fn podman_args() -> Vec<&'static str> {
 /// Runs shell `commands` in a Podman container, with `tree` at `mount`.
 pub fn in_podman(tree: &Path, mount: &str, commands: &str) {
     let run = std::process::Command::new("podman")
-        .args(&podman_args()[..podman_args().len() - 2])
+        .args(podman_run_args())
         .arg("-v")
         .arg(format!("{}:{mount}", tree.display()))
         .args(["--rootfs", "/:O", "sh", "-c", commands])
