@@ -63,7 +63,7 @@ fn grades_in_a_container_with_default_privileges() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
     assert!(
-        stderr.starts_with("isolation: copies+uid+rlimits+cpus; not available: a view of its own (mount namespaces are refused here"),
+        stderr.starts_with("isolation: copies+uid+rlimits+cpus+landlock; not available: a view of its own (mount namespaces are refused here"),
         "{stderr}"
     );
     assert!(stderr.contains("not available: cgroups ("), "{stderr}");
@@ -73,7 +73,7 @@ fn grades_in_a_container_with_default_privileges() {
     );
     assert!(
         rows.iter()
-            .all(|r| r["isolation"] == "copies+uid+rlimits+cpus")
+            .all(|r| r["isolation"] == "copies+uid+rlimits+cpus+landlock")
     );
 }
 

@@ -663,8 +663,12 @@ fn gitlab_kit_in_a_replica_of_a_shell_runner() {
         if contained {
             let rows = std::fs::read_to_string(project.join(".puzzlegrade/rows.csv")).unwrap();
             let last = rows.lines().last().unwrap();
-            // No namespaces there: the container tier (a user per slot).
-            assert!(last.ends_with(",copies+uid+rlimits+cpus"), "{last}");
+            // No namespaces there: the container tier (a user per slot,
+            // Landlock).
+            assert!(
+                last.ends_with(",copies+uid+rlimits+cpus+landlock"),
+                "{last}"
+            );
         }
         got.push(format!("{name} {pct}"));
     }

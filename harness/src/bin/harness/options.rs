@@ -273,6 +273,7 @@ pub fn isolation(args: &IsolationArgs, jobs: Option<NonZeroUsize>) -> anyhow::Re
             SandboxArg::Auto => SandboxChoice::Auto,
             SandboxArg::None => SandboxChoice::None,
             SandboxArg::Bwrap => SandboxChoice::Bwrap,
+            SandboxArg::Landlock => SandboxChoice::Landlock,
         },
         env,
         hide: Vec::new(),

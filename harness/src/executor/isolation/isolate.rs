@@ -40,6 +40,9 @@ pub enum SandboxChoice {
     /// bubblewrap: read-only system, no network, only the scratch folder
     /// writable, a PID namespace of its own.
     Bwrap,
+    /// Landlock: what a view would replace closed, only the scratch folder
+    /// writable, no TCP (the tier a container's default privileges allow).
+    Landlock,
 }
 
 /// The isolation asked for on the command line.
@@ -122,7 +125,7 @@ impl Level {
         if self.uid_base.is_some() {
             parts.push("uid".into());
         }
-        if self.sandbox.is_some() {
+        if self.sandbox.is_some_and(Kind::private) {
             parts.push("private".into());
         }
         if let Some(c) = &self.cgroup {
@@ -232,6 +235,23 @@ pub(in crate::executor) struct Probes<'a> {
     pub native: &'a dyn Fn() -> Result<(), ExecError>,
     /// bubblewrap.
     pub bwrap: &'a dyn Fn() -> Result<(), ExecError>,
+    /// Landlock, and what it refuses beyond the file system.
+    pub landlock: &'a dyn Fn() -> Result<Vec<&'static str>, ExecError>,
+}
+
+/// A sandbox asked for by name (`--sandbox bwrap`, `landlock`) that cannot
+/// work here: an error, never a weaker one.
+pub(in crate::executor) fn forced(isolation: &Isolation, probes: &Probes) -> anyhow::Result<()> {
+    let why = match isolation.sandbox {
+        SandboxChoice::Bwrap => (probes.bwrap)().err(),
+        SandboxChoice::Landlock => (probes.landlock)().err(),
+        SandboxChoice::Auto | SandboxChoice::None => None,
+    };
+    match (why, isolation.sandbox) {
+        (Some(why), SandboxChoice::Bwrap) => anyhow::bail!("--sandbox bwrap: {why}"),
+        (Some(why), _) => anyhow::bail!("--sandbox landlock: {why}"),
+        (None, _) => Ok(()),
+    }
 }
 
 /// Looks at the machine and settles what is in force for `isolation`
@@ -255,13 +275,31 @@ pub(in crate::executor) fn settle(
     level.copies = true;
     level.rlimits = true;
     let root = is_root();
+    // Where no view can be made: Landlock, else nothing (`why`: what
+    // stops the views).
+    let landlock = |level: &mut Level, why: String| {
+        match (probes.landlock)() {
+        Ok(extras) => {
+            level.sandbox = Some(Kind::Landlock);
+            level.missing.push(format!(
+                "a view of its own ({why}): Landlock closes /tmp, /var/tmp, /dev/shm, the suites and other cases' files instead (TMPDIR is the case's scratch folder){}",
+                extras.iter().map(|e| format!("; {e}")).collect::<String>()
+            ));
+        }
+        Err(landlock) if root => level.missing.push(format!(
+            "a view of its own ({why}; {landlock}): /tmp, /var/tmp and /dev/shm are shared, and the suites and other students' copies are in sight"
+        )),
+        Err(landlock) => level.missing.push(format!(
+            "a sandbox ({why}; {landlock}): candidates can signal the harness and write what it can, and see /tmp, the suites and other cases' files"
+        )),
+    }
+    };
     match isolation.sandbox {
         SandboxChoice::Bwrap => level.sandbox = Some(Kind::Bwrap),
+        SandboxChoice::Landlock => level.sandbox = Some(Kind::Landlock),
         SandboxChoice::Auto if !root => match (probes.bwrap)() {
             Ok(()) => level.sandbox = Some(Kind::Bwrap),
-            Err(why) => level.missing.push(format!(
-                "a sandbox ({why}): candidates can signal the harness and write what it can, and see /tmp, the suites and other cases' files"
-            )),
+            Err(why) => landlock(&mut level, why.to_string()),
         },
         SandboxChoice::None if !root => level.missing.push(
             "a sandbox (--sandbox none): candidates can signal the harness and write what it can, and see /tmp, the suites and other cases' files".into(),
@@ -273,9 +311,7 @@ pub(in crate::executor) fn settle(
             Ok(()) => level.sandbox = Some(Kind::Native),
             Err(native) => match (probes.bwrap)() {
                 Ok(()) => level.sandbox = Some(Kind::Bwrap),
-                Err(bwrap) => level.missing.push(format!(
-                    "a view of its own ({native}; {bwrap}): /tmp, /var/tmp and /dev/shm are shared, and the suites and other students' copies are in sight"
-                )),
+                Err(bwrap) => landlock(&mut level, format!("{native}; {bwrap}")),
             },
         },
     }
@@ -286,6 +322,9 @@ pub(in crate::executor) fn settle(
         }
         RunAs::Auto if level.sandbox == Some(Kind::Bwrap) => level.missing.push(
             "another user (the harness is not root): bubblewrap keeps candidates from the harness's processes and files".into(),
+        ),
+        RunAs::Auto if level.sandbox == Some(Kind::Landlock) => level.missing.push(
+            "another user (the harness is not root): Landlock keeps candidates from the harness's files, from ptrace and, where the kernel scopes them, from its signals".into(),
         ),
         RunAs::Auto => level
             .missing
@@ -391,6 +430,67 @@ mod tests {
         l.uid_base = Some(60_000);
         l.cgroup = Some("v1+unified".into());
         assert_eq!(l.label(), "copies+uid+cgroup-v1+unified+rlimits");
+        l.sandbox = Some(Kind::Landlock);
+        assert_eq!(
+            l.label(),
+            "copies+uid+cgroup-v1+unified+rlimits+landlock",
+            "no private view: only what Landlock closes"
+        );
         assert_eq!(Level::default().label(), "none");
+    }
+
+    /// Where no view can be made (a container, or no bubblewrap), the
+    /// tier is Landlock's, said with what it lacks and what it refuses;
+    /// without Landlock, nothing, said too; asked for by name where it
+    /// cannot work, an error.
+    #[test]
+    fn landlock_stands_in_where_no_view_can_be_made() {
+        let refused = || {
+            Err(ExecError::Unusable {
+                sandbox: "x",
+                why: "refused".into(),
+            })
+        };
+        let extras = || Ok(vec!["no TCP bind or connect"]);
+        let probes = Probes {
+            native: &refused,
+            bwrap: &refused,
+            landlock: &extras,
+        };
+        let level = settle(&Isolation::default(), &None, None, &probes);
+        assert_eq!(level.sandbox, Some(Kind::Landlock));
+        let said = level.missing[0].as_str();
+        assert!(said.starts_with("a view of its own (x refused"), "{said}");
+        assert!(
+            said.ends_with("Landlock closes /tmp, /var/tmp, /dev/shm, the suites and other cases' files instead (TMPDIR is the case's scratch folder); no TCP bind or connect"),
+            "{said}"
+        );
+        let none = || {
+            Err(ExecError::Unusable {
+                sandbox: "landlock",
+                why: "is not enforced".into(),
+            })
+        };
+        let probes = Probes {
+            native: &refused,
+            bwrap: &refused,
+            landlock: &none,
+        };
+        let level = settle(&Isolation::default(), &None, None, &probes);
+        assert_eq!(level.sandbox, None);
+        assert!(
+            level.missing[0].contains("landlock is not enforced"),
+            "{:?}",
+            level.missing
+        );
+        let asked = Isolation {
+            sandbox: SandboxChoice::Landlock,
+            ..Isolation::default()
+        };
+        assert_eq!(
+            forced(&asked, &probes).unwrap_err().to_string(),
+            "--sandbox landlock: landlock is not enforced"
+        );
+        assert!(forced(&Isolation::default(), &probes).is_ok());
     }
 }

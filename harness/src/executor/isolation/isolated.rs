@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use rustix::process::Resource;
 
-use super::isolate::{self, Isolation, Level, SandboxChoice};
+use super::isolate::{self, Isolation, Level};
 use super::janitor::{Janitor, Leftover};
 use super::scratch::{RunDir, Scratch, ScratchPlace};
 use crate::cancel::Cancel;
@@ -83,11 +83,12 @@ impl Isolated {
         isolation: &Isolation,
         max_file: u64,
     ) -> anyhow::Result<Self> {
-        if isolation.sandbox == SandboxChoice::Bwrap
-            && let Err(why) = sandbox::bwrap_usable()
-        {
-            anyhow::bail!("--sandbox bwrap: {why}");
-        }
+        let probes = isolate::Probes {
+            native: &sandbox::native_usable,
+            bwrap: &sandbox::bwrap_usable,
+            landlock: &sandbox::landlock_usable,
+        };
+        isolate::forced(isolation, &probes)?;
         let (mut cgroups, why) = if isolation.cgroups {
             match Cgroups::create(isolation.memory_limit, isolation.pids_limit) {
                 Ok(c) => (Some(c), None),
@@ -95,10 +96,6 @@ impl Isolated {
             }
         } else {
             (None, None)
-        };
-        let probes = isolate::Probes {
-            native: &sandbox::native_usable,
-            bwrap: &sandbox::bwrap_usable,
         };
         let mut level = isolate::settle(isolation, &cgroups, why.map(|e| e.to_string()), &probes);
         // Uids of their own, held for the whole run: no other run on this
@@ -416,6 +413,7 @@ impl Isolated {
             namespace: entered.namespace,
             wrap: entered.wrap.clone(),
             report: entered.report.as_ref().map(|(_, f)| f.as_raw_fd()),
+            landlock: entered.landlock,
             no_new_privs: entered.wrap.is_empty(),
         }
     }

@@ -47,6 +47,8 @@ pub struct Launch {
     /// runs as the case's user), where no sandbox program around the case
     /// needs its own.
     pub no_new_privs: bool,
+    /// A Landlock ruleset to apply, after `no_new_privs` (the sandbox's).
+    pub landlock: Option<RawFd>,
 }
 
 impl Launch {

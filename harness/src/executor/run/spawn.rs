@@ -42,6 +42,7 @@ enum Step {
     Report,
     Privileges,
     Filter,
+    Landlock,
 }
 
 impl Step {
@@ -49,7 +50,7 @@ impl Step {
         use Step::*;
         [
             Pipes, Group, Join, Limit, Cores, Terminal, View, Ipc, Folder, User, Exec, Report,
-            Privileges, Filter,
+            Privileges, Filter, Landlock,
         ]
         .into_iter()
         .find(|s| *s as u32 == code)
@@ -74,6 +75,8 @@ pub(in crate::executor) struct Plan {
     namespace: Option<RawFd>,
     user: Option<(u32, u32)>,
     no_new_privs: bool,
+    /// A Landlock ruleset's descriptor (`no_new_privs` set before it).
+    landlock: Option<RawFd>,
     /// The seccomp filter, with `no_new_privs` (see `filter`).
     filter: Option<libc::sock_fprog>,
     report: Option<RawFd>,
@@ -179,6 +182,8 @@ impl Plan {
             namespace: launch.namespace,
             user: launch.user,
             no_new_privs: launch.no_new_privs,
+            // Landlock needs `no_new_privs` (or CAP_SYS_ADMIN) first.
+            landlock: launch.landlock.filter(|_| launch.no_new_privs),
             filter: launch
                 .no_new_privs
                 .then(super::filter::program)
@@ -219,6 +224,7 @@ impl Plan {
             Some(Step::Report) => "cannot hand the sandbox its report".into(),
             Some(Step::Privileges) => "cannot give up gaining privileges (no_new_privs)".into(),
             Some(Step::Filter) => "cannot install the case's seccomp filter".into(),
+            Some(Step::Landlock) => "cannot apply the case's Landlock ruleset".into(),
             None => "the case's process failed".into(),
         };
         Some(format!("{what}: {error}"))
@@ -499,6 +505,11 @@ fn run(child: &Child<'_>) -> (Step, i32) {
             && let Err(e) = rustix::thread::set_no_new_privs(true)
         {
             return (Step::Privileges, errno(e));
+        }
+        if let Some(fd) = plan.landlock
+            && libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32) != 0
+        {
+            return (Step::Landlock, *libc::__errno_location());
         }
         if let Some(program) = &plan.filter {
             // The last step before the exec: the harness's own calls above

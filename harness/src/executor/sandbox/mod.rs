@@ -5,12 +5,16 @@
 //!
 //! - `native`: as root, the job slot's keeper holds the view in a mount
 //!   namespace of its own and each case's process enters it (a `setns`);
-//! - `bwrap`: bubblewrap makes the view around each case, as any user.
+//! - `bwrap`: bubblewrap makes the view around each case, as any user;
+//! - `landlock`: where neither may (a container's default privileges), a
+//!   Landlock ruleset closes what the view would replace and keeps the
+//!   case's writes to what it keeps writable.
 //!
 //! A new mechanism is one file here and one line in [`make`].
 
 mod bwrap;
 mod keeper;
+mod landlock;
 mod mounts;
 mod native;
 pub(super) mod needs;
@@ -36,16 +40,25 @@ pub enum Kind {
     Native,
     /// bubblewrap makes it (any user).
     Bwrap,
+    /// A Landlock ruleset stands for it (any user; no private places).
+    Landlock,
 }
 
 impl Kind {
-    /// Its word in the isolation label, where it adds one (the view
-    /// itself is `private`).
+    /// Its word in the isolation label, where it adds one (a view of its
+    /// own is `private`).
     pub fn label(self) -> Option<&'static str> {
         match self {
             Kind::Native => None,
             Kind::Bwrap => Some("bwrap"),
+            Kind::Landlock => Some("landlock"),
         }
+    }
+
+    /// Whether it gives a case a view of its own (private /tmp and the
+    /// rest), not only what it may reach.
+    pub fn private(self) -> bool {
+        !matches!(self, Kind::Landlock)
     }
 }
 
@@ -55,7 +68,14 @@ pub(super) fn make(kind: Kind, program: Program, slots: usize) -> Box<dyn Sandbo
     match kind {
         Kind::Native => Box::new(native::Native::new(program, slots)),
         Kind::Bwrap => Box::new(bwrap::Bwrap),
+        Kind::Landlock => Box::new(landlock::Landlock::default()),
     }
+}
+
+/// Whether the kernel enforces Landlock here (and what it refuses beyond
+/// the file system, in words), or why not.
+pub(super) fn landlock_usable() -> Result<Vec<&'static str>, ExecError> {
+    landlock::usable().map(|()| landlock::extras())
 }
 
 /// Whether the native sandbox can work here (mount namespaces allowed),
@@ -95,6 +115,8 @@ pub(super) struct Entered {
     pub wrap: Vec<OsString>,
     /// An open file the case's process hands on, and where it is.
     pub report: Option<(PathBuf, File)>,
+    /// A Landlock ruleset to apply (the sandbox keeps it open).
+    pub landlock: Option<RawFd>,
 }
 
 /// What makes a case's view and puts the case in it.

@@ -120,12 +120,16 @@ pub enum RunAsArg {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum SandboxArg {
     /// The strongest the machine allows: as root, a user per slot and the
-    /// case's own namespaces; as another user, bubblewrap where it works.
+    /// case's own namespaces; as another user, bubblewrap where it works;
+    /// where neither may (a container), Landlock.
     Auto,
     /// No outer sandbox.
     None,
     /// bubblewrap around each case.
     Bwrap,
+    /// A Landlock ruleset per case: what a view would hide closed, only
+    /// its scratch folder writable, no TCP.
+    Landlock,
 }
 
 /// A switch.
