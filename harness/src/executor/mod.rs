@@ -185,6 +185,10 @@ pub struct RunResult {
     pub stderr: Capture,
     /// Spawn to exit.
     pub wall: Duration,
+    /// Of [`RunResult::wall`], the time its tasks waited for a core (a
+    /// busy machine's doing, not counted against the time limit), as far
+    /// as it was measured.
+    pub waited: Duration,
     /// User plus system time of the process and the children it waited for.
     pub cpu: Option<Duration>,
     /// Peak resident set size in KiB.
@@ -202,6 +206,7 @@ impl RunResult {
             stdout: Capture::default(),
             stderr: Capture::default(),
             wall,
+            waited: Duration::ZERO,
             cpu: None,
             max_rss_kb: None,
             cancelled: false,

@@ -222,14 +222,16 @@ pub fn fill(row: &mut Row, case: &dyn Puzzle, run: &RunResult, limits: &Limits) 
             Verdict::TimeLimit,
             match limits.cpu.filter(|c| *c < limits.time) {
                 Some(cpu) => format!(
-                    "stopped by the wall-clock safety net at {} with {:.2} s of CPU time (the limit is {})",
+                    "stopped by the wall-clock safety net at {}{} with {:.2} s of CPU time (the limit is {})",
                     humantime::format_duration(limits.time),
+                    not_counted(run.waited),
                     run.cpu.unwrap_or_default().as_secs_f64(),
                     humantime::format_duration(cpu)
                 ),
                 None => format!(
-                    "still running after {}",
-                    humantime::format_duration(limits.time)
+                    "still running after {}{}",
+                    humantime::format_duration(limits.time),
+                    not_counted(run.waited)
                 ),
             },
         ),
@@ -282,6 +284,20 @@ pub fn fill(row: &mut Row, case: &dyn Puzzle, run: &RunResult, limits: &Limits) 
             &mut row.detail,
             "output pipe held open by a process that left the group",
         );
+    }
+}
+
+/// What the wall clock of a case stopped at a time limit did not count:
+/// the time it waited for a core (a busy machine's), where there was any
+/// to speak of.
+fn not_counted(waited: std::time::Duration) -> String {
+    if waited < std::time::Duration::from_millis(50) {
+        String::new()
+    } else {
+        format!(
+            " of its own (and {:.2} s waiting for a core, not counted)",
+            waited.as_secs_f64()
+        )
     }
 }
 

@@ -87,6 +87,60 @@ fn cpu_time_is_the_clock_however_loaded_the_machine() {
     }
 }
 
+/// The bar's scale of a busy machine: sixteen busy loops beside the run on
+/// a machine of two cores. A case that computes 1.6 s under a 2 s CPU
+/// limit waits for a core most of its wall time, far past the wall
+/// clock's safety net (11 s); that waiting is the machine's, not counted:
+/// accepted the first time, without a run alone. A case that sleeps waits
+/// for nothing and is stopped at the safety net as on a quiet machine.
+#[test]
+fn a_busy_machine_moves_no_time_verdict() {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let _load = Load::start(10 * cores);
+    let f = Fixture::new();
+    let burn = format!("{} burn 1600 1", misbehave());
+    let start = std::time::Instant::now();
+    // The default safety net under a 2 s CPU limit (the fixture's is
+    // longer).
+    let net = ["--cpu-limit", "2s", "--time-limit", "11s", "--jobs", "2"];
+    f.grade(&burn).args(net).assert().code(0);
+    for (case, verdict, detail) in verdicts(&f) {
+        assert_eq!(verdict, "accepted", "{case}: {detail}");
+        assert!(!detail.contains("run again"), "{case}: {detail}");
+    }
+    // Past the safety net on the wall clock: only the waiting's discount
+    // kept them running.
+    let walls: Vec<f64> = f
+        .rows()
+        .values()
+        .map(|r| r["wall_ms"].parse().unwrap())
+        .collect();
+    assert!(walls.iter().any(|&w| w > 11_000.0), "{walls:?}");
+    let took = start.elapsed();
+    let sleeper = format!("{} sleep", misbehave());
+    let start = std::time::Instant::now();
+    f.grade(&sleeper)
+        .args(net)
+        .args(["--force", "--filter", "unsolvable"])
+        .assert()
+        .code(1);
+    let slept = start.elapsed();
+    for (case, verdict, detail) in verdicts(&f) {
+        assert_eq!(verdict, "time-limit", "{case}");
+        // (Its start may have waited a little for a core.)
+        assert!(
+            detail.starts_with("stopped by the wall-clock safety net at 11s")
+                && detail.contains(" with 0.0")
+                && detail.ends_with(" s of CPU time (the limit is 2s)"),
+            "{case}: {detail}"
+        );
+    }
+    // Its safety net (11 s) on its own (no other case beside it to run
+    // again alone from): within a minute.
+    assert!(slept < std::time::Duration::from_secs(60), "{slept:?}");
+    eprintln!("note: the busy case's run took {took:?}; the sleeper's {slept:?}");
+}
+
 /// A case the wall clock stops beside another, with its CPU time under the
 /// limit, is run again alone: a candidate that cannot run beside another
 /// (it takes a lock the other holds, and waits) is accepted then, and says

@@ -113,7 +113,10 @@ pub(in crate::executor) fn run(
             .checked_add(d)
             .unwrap_or(start + Duration::from_secs(86_400 * 365))
     };
+    // The time limit is on the wall clock less the time the case waited
+    // for a core: a busy machine moves it later, a sleeping case not.
     let deadline = far(limits.time);
+    let mut waits = super::waits::Waits::new(pid, start);
     let mut limit = None;
     let mut cancelled = false;
     let mut kill_at: Option<Instant> = None;
@@ -124,6 +127,7 @@ pub(in crate::executor) fn run(
             Err(e) => break Err(e),
         }
         let now = Instant::now();
+        let due = deadline + waits.sample(now);
         let urgency = cancel.urgency();
         if urgency == Urgency::Now {
             cancelled |= limit.is_none();
@@ -131,7 +135,7 @@ pub(in crate::executor) fn run(
         } else if kill_at.is_some_and(|k| now >= k) {
             let _ = kill_process_group(group, Signal::KILL);
             kill_at = Some(now + limits.grace);
-        } else if kill_at.is_none() && (urgency == Urgency::Graceful || now >= deadline) {
+        } else if kill_at.is_none() && (urgency == Urgency::Graceful || now >= due) {
             if urgency == Urgency::Graceful {
                 cancelled = true;
             } else {
@@ -153,7 +157,7 @@ pub(in crate::executor) fn run(
             cg.kill();
             kill_at = Some(now + limits.grace);
         }
-        let mut wake = kill_at.unwrap_or(deadline).min(now + CANCEL_POLL);
+        let mut wake = kill_at.unwrap_or(due).min(now + CANCEL_POLL);
         if case.pidfd.is_none() {
             wake = wake.min(now + EXIT_POLL);
         }
@@ -189,6 +193,7 @@ pub(in crate::executor) fn run(
         case.poll(drained_by, false);
     }
     let mut result = RunResult::ended(Ending::Failed(String::new()), wall);
+    result.waited = waits.total();
     match exited {
         Ok(r) => {
             result.ending = match (r.status.code(), r.status.signal()) {

@@ -1,7 +1,8 @@
 //! The process runner: a candidate's process started (`spawn`, by the plan
 //! `launch` makes: every step of the child a bare system call), its pipes
-//! drained into capped buffers (`stream`), its clocks watched and its
-//! group killed at a limit, then waited for (`child`); nothing it starts
+//! drained into capped buffers (`stream`), its clocks watched (the wall
+//! clock less the time it waited for a core: `waits`) and its group
+//! killed at a limit, then waited for (`child`); nothing it starts
 //! outlives the run (`guard`). The isolation around it (`super::isolation`)
 //! and the sandbox that makes its view (`super::sandbox`) are parts of
 //! their own.
@@ -12,3 +13,4 @@ pub(super) mod guard;
 pub(super) mod launch;
 pub(super) mod spawn;
 mod stream;
+mod waits;
