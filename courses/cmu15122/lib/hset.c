@@ -58,14 +58,14 @@ static void grow(hset_t H) {
     free(table);
 }
 
-void hset_insert(hset_t H, hset_elem x) {
+hset_elem hset_insert(hset_t H, hset_elem x) {
     REQUIRES(H != NULL);
     size_t b = bucket(H, x);
     for (struct chain *c = H->table[b]; c != NULL; c = c->next)
         if (H->equiv(c->data, x)) {
-            if (H->free != NULL && c->data != x) H->free(c->data);
+            hset_elem old = c->data;
             c->data = x;
-            return;
+            return old == x ? NULL : old;
         }
     struct chain *c = xmalloc(sizeof *c);
     c->data = x;
@@ -73,6 +73,7 @@ void hset_insert(hset_t H, hset_elem x) {
     H->table[b] = c;
     H->size++;
     if (H->size > 2 * H->capacity) grow(H);
+    return NULL;
 }
 
 void hset_free(hset_t H) {

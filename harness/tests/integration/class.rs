@@ -112,6 +112,58 @@ const CMU15122_POINTS: [&str; 8] = [
     "slow,4,1,1,4,3.84,1,3.79,0,18.63,19,yes",
 ];
 
+/// The 15-122 overlay's library headers bring what the course's own do
+/// (`lib/xalloc.h` stdio.h and stdlib.h, `lib/hset.h` stdlib.h), so a
+/// handin that leans on them builds as it did in the course; and
+/// `hset_insert` returns the element it replaced, `elem_equal_fn` naming
+/// the client's function as the course's header does.
+#[test]
+fn the_15122_overlay_headers_bring_what_the_courses_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("header-only.c");
+    std::fs::write(
+        &source,
+        "#include \"lib/xalloc.h\"\n#include \"lib/hset.h\"\n\
+         static bool eq(hset_elem a, hset_elem b) { return a == b; }\n\
+         static size_t h(hset_elem a) { return (size_t)a; }\n\
+         int main(void) {\n\
+         \x20   int *p = xmalloc(sizeof *p);\n\
+         \x20   elem_equal_fn *e = eq;\n\
+         \x20   hset_t H = hset_new(4, e, h, NULL);\n\
+         \x20   if (hset_insert(H, p) != NULL) fprintf(stderr, \"replaced\\n\");\n\
+         \x20   hset_elem old = hset_insert(H, p);\n\
+         \x20   hset_free(H);\n\
+         \x20   free(p);\n\
+         \x20   return old == NULL ? 0 : 1;\n\
+         }\n",
+    )
+    .unwrap();
+    let lib = workspace().join("courses/cmu15122/lib");
+    let out = std::process::Command::new("gcc")
+        .args(["-Wall", "-Wextra", "-Werror", "-std=c99", "-pedantic", "-I"])
+        .arg(workspace().join("courses/cmu15122"))
+        .arg(&source)
+        .arg(lib.join("xalloc.c"))
+        .arg(lib.join("hset.c"))
+        .arg("-o")
+        .arg(dir.path().join("a.out"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = std::process::Command::new(dir.path().join("a.out"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "the same element again: NULL, nothing replaced"
+    );
+}
+
 /// Each of the 15-122 handout's tasks graded as the course did: the
 /// course's files laid over each submission (its own Makefile replaced),
 /// bit vectors at other limits and types, the hash table on bool-array bit
