@@ -164,6 +164,43 @@ fn the_15122_overlay_headers_bring_what_the_courses_do() {
     );
 }
 
+/// A 15-122 solver that says `board solved` on stdout after its winning
+/// moves: the course's own pipe into `loplayer` never reads that line
+/// (loplayer stops at the win), so neither does the judge.
+#[test]
+fn the_15122_judge_reads_no_further_than_the_win() {
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("chatty");
+    copy_dir(&fixtures("cmu15122").join("perfect"), &sub);
+    let source = std::fs::read_to_string(sub.join("lightsout.c")).unwrap();
+    let chatty = source.replace(
+        "        free(press);\n        return 0;",
+        "        printf(\"board solved\\n\");\n        free(press);\n        return 0;",
+    );
+    assert_ne!(chatty, source, "the fixture's solver changed: fix the test");
+    std::fs::write(sub.join("lightsout.c"), chatty).unwrap();
+    let out = harness()
+        .current_dir(dir.path())
+        .args(["grade", "--course", "cmu15122", "--submission"])
+        .arg(&sub)
+        .args(["--filter", "boards/", "--scorecard", "rows.csv"])
+        .output()
+        .unwrap();
+    let rows = read_scorecard(&dir.path().join("rows.csv"));
+    let cases: Vec<_> = rows
+        .iter()
+        .filter(|r| r["suite"].starts_with("boards"))
+        .collect();
+    assert!(
+        cases.len() >= 19,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for r in cases {
+        assert_eq!(r["verdict"], "accepted", "{r:?}");
+    }
+}
+
 /// Each of the 15-122 handout's tasks graded as the course did: the
 /// course's files laid over each submission (its own Makefile replaced),
 /// bit vectors at other limits and types, the hash table on bool-array bit

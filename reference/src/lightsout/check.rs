@@ -1,7 +1,9 @@
 //! Checking a solver's answer: parse its `r:c` lines and replay them on the board.
 //!
 //! This is the logic of the course's `loplayer` used as a grader: every line
-//! must be a move inside the board, and the lights must all be out at the end.
+//! must be a move inside the board, and the lights must all be out at the end
+//! (or, as the 15-122 course's own pipe reads it, at some move: then nothing
+//! after it is read).
 
 use std::fmt;
 
@@ -192,10 +194,48 @@ pub fn replay(board: &Board, output: &[u8]) -> Replay {
     }
 }
 
-/// Verifies a candidate's moves (the stdout of an exit 0), as `loplayer`
-/// replays them: every line a move inside the board, and no light left on.
+/// Replays `output` as the 15-122 handout's `loplayer` reads it from a
+/// pipe: move by move until the lights are out, then no further ("you can
+/// exit loplayer ... by winning the game"): what follows the winning move
+/// (a `board solved` line, more moves) is never read. A line that is not
+/// a move before that ends the game unwon.
+pub fn replay_until_won(board: &Board, output: &[u8]) -> Replay {
+    let mut game = Game::new(board.clone());
+    let mut moves = 0;
+    for (line_no, line) in output.split(|&b| b == b'\n').enumerate() {
+        if game.lights_on() == 0 {
+            break;
+        }
+        match parse_move(line, board) {
+            Ok(None) => {}
+            Ok(Some(cell)) => {
+                moves += 1;
+                game.press(cell);
+            }
+            Err(kind) => return Replay::BadMove(move_error(moves + 1, line_no + 1, line, kind)),
+        }
+    }
+    match game.lights_on() {
+        0 => Replay::Solved { moves },
+        lights_on => Replay::LightsOn { moves, lights_on },
+    }
+}
+
+/// Verifies a candidate's moves (the stdout of an exit 0) as the answer
+/// they are: every line a move inside the board, and no light left on
+/// after the last.
 pub fn verify(board: &Board, stdout: &[u8]) -> Verified {
-    match replay(board, stdout) {
+    verified(replay(board, stdout))
+}
+
+/// Verifies a candidate's moves as the 15-122 course's own pipe into
+/// `loplayer` does ([`replay_until_won`]).
+pub fn verify_until_won(board: &Board, stdout: &[u8]) -> Verified {
+    verified(replay_until_won(board, stdout))
+}
+
+fn verified(replayed: Replay) -> Verified {
+    match replayed {
         Replay::Solved { moves } => Verified {
             result: Ok(()),
             moves: Some(moves as u64),
@@ -321,6 +361,28 @@ mod tests {
         );
         let r = replay(&b34(), b"1:0\n0:0\n");
         assert_eq!(r.to_string(), "lights still on after 2 moves (3 lit)");
+    }
+
+    #[test]
+    fn loplayer_reads_no_further_than_the_win() {
+        let b = b34();
+        // The win, then a line loplayer never reads, and a move that would
+        // light the board again.
+        let out = b"1:0\nboard solved\n0:0\n";
+        assert_eq!(replay_until_won(&b, out), Replay::Solved { moves: 1 });
+        assert_eq!(
+            replay(&b, out).to_string(),
+            "move 2 \"board solved\" (line 2): expected row:col"
+        );
+        // Before the win, a line that is not a move ends the game unwon.
+        assert!(matches!(
+            replay_until_won(&b, b"board\n1:0\n"),
+            Replay::BadMove(_)
+        ));
+        // Never won: the same as reading it all.
+        assert_eq!(replay_until_won(&b, b"0:0\n"), replay(&b, b"0:0\n"));
+        assert!(!verify_until_won(&b, b"0:0\n").result.is_ok());
+        assert!(verify_until_won(&b, out).result.is_ok());
     }
 
     #[test]

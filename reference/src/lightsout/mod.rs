@@ -16,7 +16,7 @@ mod solve;
 pub use board::{Board, Cell};
 pub use check::{
     Game, MoveError, MoveErrorKind, Replay, answer, minimality_note, move_error, parse_move,
-    replay, verify, write_moves,
+    replay, replay_until_won, verify, verify_until_won, write_moves,
 };
 pub use generate::{rng, scrambled, uniform};
 pub use parse::{
@@ -80,5 +80,42 @@ impl Family for LightsOut {
 
     fn battery(role: Role) -> Option<Battery> {
         battery_of(role, &[(Role::Solver, conform::solver)])
+    }
+}
+
+/// The 15-122 judge of a solver's moves (`lightsout:loplayer`, a course
+/// part's `judge`): as [`LightsOut`]'s, but the moves read as the course's
+/// own pipe into `loplayer` reads them, no further than the winning move
+/// ([`verify_until_won`]): a `board solved` line after it costs nothing.
+pub struct LoPlayer;
+
+impl Family for LoPlayer {
+    type Puzzle = Graded;
+    const NAME: &'static str = "lightsout:loplayer";
+    const LISTING_FORMS: &'static [&'static [&'static str]] = LightsOut::LISTING_FORMS;
+    const STATUSES: Statuses = LightsOut::STATUSES;
+
+    fn load(files: &[PathBuf], options: &LoadOptions) -> Result<Graded, LoadError> {
+        LightsOut::load(files, options)
+    }
+
+    fn verify(p: &Graded, stdout: &[u8]) -> Verified {
+        verify_until_won(&p.board, stdout)
+    }
+
+    fn solvable(p: &Graded) -> Option<bool> {
+        LightsOut::solvable(p)
+    }
+
+    fn best_moves(p: &Graded) -> Option<u64> {
+        LightsOut::best_moves(p)
+    }
+
+    fn answer(p: &Graded) -> Answer {
+        LightsOut::answer(p)
+    }
+
+    fn replay(files: &[PathBuf], stdout: &[u8]) -> Option<crate::replay::Replay> {
+        LightsOut::replay(files, stdout)
     }
 }

@@ -413,6 +413,8 @@ pub static QUESTIONS: &[&dyn Grader] = &[
     &DISPLAY,
     &BITVECTOR,
     &BOARD_HT,
+    // A solver's moves judged as 15-122's pipe into loplayer reads them.
+    &crate::family::Adapter::<super::LoPlayer>::NEW,
 ];
 
 #[cfg(test)]
