@@ -254,6 +254,7 @@ pub(crate) mod tests {
             isolation: crate::executor::Isolation::default(),
             load: Default::default(),
             repeat: Repeat::default(),
+            crashes: Vec::new(),
         }
     }
 

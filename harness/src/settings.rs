@@ -75,6 +75,9 @@ pub struct RunOptions {
     /// Runs of each job: uncounted warm-up runs, then counted ones (a
     /// contest times each case several times; a grading run once).
     pub repeat: Repeat,
+    /// What a crash prints on stderr (a course's `crashes`): a case that
+    /// exits non-zero with one of these there is `runtime-error`.
+    pub crashes: Vec<String>,
 }
 
 impl RunOptions {
@@ -91,6 +94,7 @@ impl RunOptions {
             isolation,
             load: LoadOptions::default(),
             repeat: Repeat::default(),
+            crashes: Vec::new(),
         }
     }
 }

@@ -101,6 +101,12 @@ pub struct CourseFile {
     /// every case, secret ones too) [default: hidden].
     #[serde(default = "hidden")]
     pub stdout_visibility: rubric::Visibility,
+    /// What a crash prints on stderr where its exit status alone would
+    /// read as an answer (a JVM's uncaught exception exits 1, "no
+    /// solution"): a case that exits non-zero with one of these on stderr
+    /// is `runtime-error`, never an answer.
+    #[serde(default)]
+    pub crashes: Vec<String>,
 }
 
 fn hidden() -> rubric::Visibility {

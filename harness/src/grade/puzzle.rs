@@ -51,6 +51,7 @@ pub fn grade(ctx: &Context, row: &mut Row, candidate: &Candidate, case: &Case, s
     };
     let run = ctx.executor.execute(&spec, limits, ctx.cancel);
     fill(row, prepared.puzzle.as_ref(), &run, limits);
+    crashed(row, &run, &ctx.options.crashes);
     if let Some(dir) = &ctx.options.keep_output
         && let Err(e) = keep(dir, row, &run)
     {
@@ -284,6 +285,55 @@ pub fn fill(row: &mut Row, case: &dyn Puzzle, run: &RunResult, limits: &Limits) 
             &mut row.detail,
             "output pipe held open by a process that left the group",
         );
+    }
+}
+
+/// A case that exited non-zero with one of `crashes` (a course's words
+/// for a crash: a JVM's uncaught exception) on stderr crashed, whatever
+/// its exit status would have said: `runtime-error`, the line that says so
+/// in the detail (a crash is never "no solution").
+pub fn crashed(row: &mut Row, run: &RunResult, crashes: &[String]) {
+    if crashes.is_empty() || !matches!(run.ending, Ending::Exited(code) if code != 0) {
+        return;
+    }
+    if !matches!(
+        row.verdict,
+        Verdict::Accepted | Verdict::WrongAnswer | Verdict::WrongExitStatus
+    ) {
+        return;
+    }
+    let text = String::from_utf8_lossy(&run.stderr.bytes);
+    let Some(line) = text
+        .lines()
+        .find(|l| crashes.iter().any(|c| l.contains(c.as_str())))
+    else {
+        return;
+    };
+    row.verdict = Verdict::RuntimeError;
+    row.moves = None;
+    row.detail = format!("crashed: {}", shorten_line(line));
+}
+
+/// `line` trimmed, at most [`EXCERPT`] characters, control characters
+/// escaped.
+fn shorten_line(line: &str) -> String {
+    let clean: String = line
+        .trim()
+        .chars()
+        .flat_map(|c| {
+            let escaped: Vec<char> = if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            escaped
+        })
+        .collect();
+    if clean.chars().count() > EXCERPT {
+        let cut: String = clean.chars().take(EXCERPT).collect();
+        format!("{cut}…")
+    } else {
+        clean
     }
 }
 

@@ -760,6 +760,81 @@ fn small_hard_suite(dir: &Path) -> PathBuf {
     hard
 }
 
+/// CS61BL as the course's environment built and judged it: JUnit on the
+/// class path (a handed-in test builds), a file neither program uses never
+/// costs the build, and a Solver that crashes (the JVM exits 1, the
+/// contract's "no solution") is `runtime-error` on every puzzle, unsolvable
+/// ones too.
+#[test]
+fn cs61bl_crashes_and_files_the_build_does_not_need() {
+    if !have("javac") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let class = dir.path().join("class");
+    // The perfect Solver handed in with a JUnit test, as the course's
+    // environment built, and a scratch file that does not compile, which
+    // neither program uses.
+    let tested = class.join("tested");
+    copy_dir(&fixtures("cs61bl").join("perfect"), &tested);
+    std::fs::write(
+        tested.join("SolverTest.java"),
+        "import junit.framework.TestCase;\n\
+         public class SolverTest extends TestCase { public void testNothing() { assertTrue(true); } }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        tested.join("Scratch.java"),
+        "public class Scratch { oops }\n",
+    )
+    .unwrap();
+    // A Solver that crashes on every puzzle: the JVM exits 1, which is
+    // the contract's "no solution" on an unsolvable one.
+    let crashing = class.join("crashing");
+    std::fs::create_dir_all(&crashing).unwrap();
+    std::fs::write(
+        crashing.join("Solver.java"),
+        "public class Solver { public static void main(String[] a) { throw new IllegalStateException(\"boom\"); } }\n",
+    )
+    .unwrap();
+    let easy = workspace().join("suites/slidingblock/easy");
+    let out = harness()
+        .current_dir(dir.path())
+        .args(["grade", "--course", "cs61bl", "--submissions"])
+        .arg(&class)
+        .arg("--suite")
+        .arg(&easy)
+        .args(["--filter", "easy/", "--scorecard", "rows.csv"])
+        .output()
+        .unwrap();
+    let rows = read_scorecard(&dir.path().join("rows.csv"));
+    let of = |who: &str| -> Vec<&std::collections::HashMap<String, String>> {
+        rows.iter()
+            .filter(|r| r["candidate"] == who && r["suite"] != "build")
+            .collect()
+    };
+    let tested = of("tested");
+    assert!(
+        !tested.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        tested.iter().all(|r| r["verdict"] == "accepted"),
+        "built without the files it does not need: {tested:?}"
+    );
+    let crashing = of("crashing");
+    assert!(!crashing.is_empty());
+    for r in crashing {
+        assert_eq!(r["verdict"], "runtime-error", "{r:?}");
+        assert_eq!(
+            r["detail"],
+            "crashed: Exception in thread \"main\" java.lang.IllegalStateException: boom",
+            "{r:?}"
+        );
+    }
+}
+
 #[test]
 fn cs61bl_class_in_java() {
     if !have("javac") {

@@ -125,6 +125,7 @@ pub fn grade(args: &GradeArgs) -> anyhow::Result<Grade> {
                 best_moves_states: args.best_moves_states,
             },
             repeat: Repeat::default(),
+            crashes: Vec::new(),
         },
         candidate,
     })

@@ -30,6 +30,7 @@ pub fn run(args: &GradeArgs, course_path: &Path) -> anyhow::Result<ExitCode> {
         args.cpu_limit = course.file.limits.cpu_limit;
     }
     let mut grade = options::grade(&args)?;
+    grade.options.crashes = course.file.crashes.clone();
     // The course's suites are out of the cases' sight too.
     let suites = course.parts.iter().flat_map(|p| p.suites.iter().cloned());
     grade.options.isolation.hide.extend(suites);

@@ -24,7 +24,10 @@ pub fn run(args: &crate::cli::ContestArgs) -> anyhow::Result<ExitCode> {
     }
     let course = args.course.as_deref().map(Course::load).transpose()?;
     let cases = cases(args, course.as_ref(), moves.path())?;
-    let options = options(args)?;
+    let mut options = options(args)?;
+    if let Some(c) = &course {
+        options.crashes = c.file.crashes.clone();
+    }
     let plan = contest::Plan {
         runs: args.runs as usize,
         warmup: args.warmup as usize,
