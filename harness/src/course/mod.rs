@@ -93,18 +93,14 @@ pub struct CourseFile {
     /// Handin limit and lateness (items after the rubric's).
     #[serde(default)]
     pub policy: Option<policy::PolicyFile>,
-    /// Who enters the course's contest, what is timed and the extra credit
-    /// by place (`harness contest --course`).
+    /// The contest: who enters, what is timed, credit by place.
     #[serde(default)]
     pub contest: Option<contest::ContestFile>,
-    /// Who sees the autograder's own output on Gradescope (its log names
-    /// every case, secret ones too) [default: hidden].
+    /// Who sees the autograder's log on Gradescope [default: hidden].
     #[serde(default = "hidden")]
     pub stdout_visibility: rubric::Visibility,
-    /// What a crash prints on stderr where its exit status alone would
-    /// read as an answer (a JVM's uncaught exception exits 1, "no
-    /// solution"): a case that exits non-zero with one of these on stderr
-    /// is `runtime-error`, never an answer.
+    /// A crash's words on stderr (a JVM's uncaught exception, exit 1):
+    /// exiting non-zero with one is `runtime-error`, never an answer.
     #[serde(default)]
     pub crashes: Vec<String>,
 }

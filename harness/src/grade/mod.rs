@@ -4,14 +4,17 @@
 //! of its exit statuses ([`probe`]), a submission's build ([`build`]).
 
 pub mod build;
+mod kept;
 pub mod probe;
 pub mod puzzle;
+mod stderr;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-pub use puzzle::{fill, output_files, stopped_by_the_wall_clock};
+pub use kept::output_files;
+pub use puzzle::{fill, stopped_by_the_wall_clock};
 
 use crate::job::{Job, Task};
 use crate::outcome::Row;

@@ -51,61 +51,12 @@ pub fn grade(ctx: &Context, row: &mut Row, candidate: &Candidate, case: &Case, s
     };
     let run = ctx.executor.execute(&spec, limits, ctx.cancel);
     fill(row, prepared.puzzle.as_ref(), &run, limits);
-    crashed(row, &run, &ctx.options.crashes);
+    super::stderr::crashed(row, &run, &ctx.options.crashes);
     if let Some(dir) = &ctx.options.keep_output
-        && let Err(e) = keep(dir, row, &run)
+        && let Err(e) = super::kept::keep(dir, row, &run)
     {
         append(&mut row.detail, &format!("output not kept: {e}"));
     }
-}
-
-/// Where `--keep-output DIR` keeps a row's stdout and stderr:
-/// `DIR/<candidate>/<suite>/<case>.stdout` and `.stderr`, every path part
-/// made safe (no `..`, no separators of its own).
-pub fn output_files(dir: &Path, candidate: &str, suite: &str, case: &str) -> (PathBuf, PathBuf) {
-    let base = output_path(dir, candidate, suite, case);
-    let with = |ext: &str| {
-        let mut s = base.as_os_str().to_owned();
-        s.push(".");
-        s.push(ext);
-        PathBuf::from(s)
-    };
-    (with("stdout"), with("stderr"))
-}
-
-fn output_path(dir: &Path, candidate: &str, suite: &str, case: &str) -> PathBuf {
-    let safe = |s: &str| -> String {
-        let t: String = s
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || "._+-".contains(c) {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        if t.is_empty() || t.chars().all(|c| c == '.') {
-            format!("_{t}")
-        } else {
-            t
-        }
-    };
-    let mut p = dir.join(safe(candidate));
-    for part in suite.split('/') {
-        p.push(safe(part));
-    }
-    p.push(safe(case));
-    p
-}
-
-fn keep(dir: &Path, row: &Row, run: &RunResult) -> std::io::Result<()> {
-    let (out, err) = output_files(dir, &row.candidate, &row.suite, &row.case);
-    if let Some(parent) = out.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
-    std::fs::write(out, &run.stdout.bytes)?;
-    std::fs::write(err, &run.stderr.bytes)
 }
 
 /// The case's puzzle, checked and loaded, and the bytes of the files its
@@ -285,55 +236,6 @@ pub fn fill(row: &mut Row, case: &dyn Puzzle, run: &RunResult, limits: &Limits) 
             &mut row.detail,
             "output pipe held open by a process that left the group",
         );
-    }
-}
-
-/// A case that exited non-zero with one of `crashes` (a course's words
-/// for a crash: a JVM's uncaught exception) on stderr crashed, whatever
-/// its exit status would have said: `runtime-error`, the line that says so
-/// in the detail (a crash is never "no solution").
-pub fn crashed(row: &mut Row, run: &RunResult, crashes: &[String]) {
-    if crashes.is_empty() || !matches!(run.ending, Ending::Exited(code) if code != 0) {
-        return;
-    }
-    if !matches!(
-        row.verdict,
-        Verdict::Accepted | Verdict::WrongAnswer | Verdict::WrongExitStatus
-    ) {
-        return;
-    }
-    let text = String::from_utf8_lossy(&run.stderr.bytes);
-    let Some(line) = text
-        .lines()
-        .find(|l| crashes.iter().any(|c| l.contains(c.as_str())))
-    else {
-        return;
-    };
-    row.verdict = Verdict::RuntimeError;
-    row.moves = None;
-    row.detail = format!("crashed: {}", shorten_line(line));
-}
-
-/// `line` trimmed, at most [`EXCERPT`] characters, control characters
-/// escaped.
-fn shorten_line(line: &str) -> String {
-    let clean: String = line
-        .trim()
-        .chars()
-        .flat_map(|c| {
-            let escaped: Vec<char> = if c.is_control() {
-                c.escape_default().collect()
-            } else {
-                vec![c]
-            };
-            escaped
-        })
-        .collect();
-    if clean.chars().count() > EXCERPT {
-        let cut: String = clean.chars().take(EXCERPT).collect();
-        format!("{cut}…")
-    } else {
-        clean
     }
 }
 
