@@ -25,6 +25,10 @@ pub struct Item {
     /// Only rows whose `suite/case` (within the part) matches this glob.
     #[serde(default)]
     pub cases: Option<String>,
+    /// Not the rows whose `suite/case` (within the part) matches this glob
+    /// (cases of a bundled suite the course's own set had no kind of).
+    #[serde(default)]
+    pub except: Option<String>,
     /// The most an `each` item gives.
     #[serde(default)]
     pub cap: Option<f64>,
@@ -164,7 +168,7 @@ impl Item {
         if self.cap.is_some() && self.rule != Rule::Each {
             return Err("cap is for rule each".into());
         }
-        if let Some(g) = &self.cases {
+        for g in self.cases.iter().chain(&self.except) {
             globset::Glob::new(g).map_err(|e| e.to_string())?;
         }
         Ok(())
@@ -217,12 +221,13 @@ impl Item {
         }) else {
             return false;
         };
-        match &self.cases {
-            None => true,
-            Some(g) => globset::Glob::new(g)
-                .map(|g| g.compile_matcher().is_match(format!("{rest}/{case}")))
-                .unwrap_or(false),
-        }
+        let within = format!("{rest}/{case}");
+        let matches = |g: &str| {
+            globset::Glob::new(g)
+                .map(|g| g.compile_matcher().is_match(&within))
+                .unwrap_or(false)
+        };
+        self.cases.as_deref().is_none_or(matches) && !self.except.as_deref().is_some_and(matches)
     }
 
     /// The most points the item gives, over a class whose cases are `keys`
@@ -322,6 +327,7 @@ mod tests {
             points,
             part: vec!["solver".into()],
             cases: Some("*/hard/*".into()),
+            except: None,
             cap: None,
             minimum_moves: false,
             passes_on: Vec::new(),
@@ -429,6 +435,19 @@ mod tests {
         assert!(
             !it.selects("find_solution2/x", "c"),
             "whole part names only"
+        );
+    }
+
+    #[test]
+    fn an_item_leaves_out_what_its_except_names() {
+        let mut it = item(Rule::Each, 0.3);
+        it.except = Some("*/hard/{unsolvable.*,full.*}".into());
+        assert!(it.selects("solver/sb/hard", "klotski"));
+        assert!(!it.selects("solver/sb/hard", "unsolvable.4x4"));
+        assert!(!it.selects("solver/sb/hard", "full.150x150"));
+        assert!(
+            !it.selects("solver/sb/easy", "klotski"),
+            "cases still applies"
         );
     }
 
