@@ -303,6 +303,12 @@ pub trait Grader: Send + Sync {
     fn formats(&self) -> &'static [&'static str] {
         &[]
     }
+    /// Whether it judges a solver's answers by the family's contract (a
+    /// family, or a family's variant judge such as `lightsout:loplayer`),
+    /// not a function's transcript.
+    fn judges_answers(&self) -> bool {
+        false
+    }
     /// See [`Family::convert`].
     fn convert(&self, format: &str, _index: usize, _bytes: &[u8]) -> Result<Vec<u8>, String> {
         Err(format!("{} has no format {format:?}", self.name()))
@@ -371,6 +377,10 @@ impl<F: Family> Grader for Adapter<F> {
 
     fn formats(&self) -> &'static [&'static str] {
         F::FORMATS
+    }
+
+    fn judges_answers(&self) -> bool {
+        true
     }
 
     fn convert(&self, format: &str, index: usize, bytes: &[u8]) -> Result<Vec<u8>, String> {

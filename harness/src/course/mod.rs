@@ -278,12 +278,15 @@ pub enum PartKind {
 }
 
 impl Course {
-    /// The part that runs the family's own suites (its solver, the one a
-    /// contest times), where one does.
+    /// The part that runs the family's suites (its solver: a contest's).
     pub fn solver_part(&self) -> Option<usize> {
-        self.parts
-            .iter()
-            .position(|p| matches!(p.kind, PartKind::Suites(g) if g.name() == self.family.name()))
+        self.parts.iter().position(|p| self.answers(p))
+    }
+
+    /// Whether `part`'s suites are judged as the family's answers.
+    fn answers(&self, part: &Part) -> bool {
+        matches!(part.kind, PartKind::Suites(g) if g.judges_answers()
+            && g.name().split(':').next() == Some(self.family.name()))
     }
 
     /// Who sees `item`'s test: the strictest of its own visibility and
@@ -540,12 +543,9 @@ impl Course {
     /// (but those that keep their own).
     pub fn override_suites(&mut self, suites: &[PathBuf]) -> Result<(), CourseError> {
         let mut any = false;
-        for part in &mut self.parts {
-            if let PartKind::Suites(g) = part.kind
-                && g.name() == self.family.name()
-                && !part.file.keep_suites
-            {
-                part.suites = suites.to_vec();
+        for i in 0..self.parts.len() {
+            if self.answers(&self.parts[i]) && !self.parts[i].file.keep_suites {
+                self.parts[i].suites = suites.to_vec();
                 any = true;
             }
         }
