@@ -7,7 +7,7 @@
 //! submission, alone, gets the points the whole class run gives it.
 //! Autolab: Tango's `make` beside the handin and the kit's tar.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::support::{copy_dir, harness, workspace};
 
@@ -759,6 +759,28 @@ fn what_could_not_be_graded_gets_no_score_anywhere() {
     );
 }
 
+/// A course in `dir` whose part runs `command` on the easy boards `2x*`
+/// (item `open`) and `secret` (item `secret`, hidden), and an empty
+/// submission `alice`: the config's path and the submission's.
+fn open_and_secret(dir: &Path, command: &str, secret: &str) -> (PathBuf, PathBuf) {
+    let course = dir.join("course.toml");
+    std::fs::write(
+        &course,
+        format!(
+            "name = \"secrets\"\nfamily = \"lightsout\"\n\n\
+             [[part]]\nname = \"solver\"\ncommand = \"{command}\"\n\
+             suites = [\"{}\"]\ncases = [\"*/easy/2x*\", \"{secret}\"]\n\n\
+             [[rubric]]\nname = \"open\"\nrule = \"each\"\npoints = 1\npart = \"solver\"\ncases = \"*/easy/2x*\"\n\n\
+             [[rubric]]\nname = \"secret\"\nrule = \"each\"\npoints = 1\npart = \"solver\"\ncases = \"{secret}\"\nvisibility = \"hidden\"\n",
+            workspace().join("suites/lightsout/easy").display()
+        ),
+    )
+    .unwrap();
+    let sub = dir.join("alice");
+    std::fs::create_dir_all(&sub).unwrap();
+    (course, sub)
+}
+
 /// `--student-view`, as the Autolab, GitLab, Gradescope and PrairieLearn
 /// kits run the harness: the log and the test report name no case of an
 /// item that is not `visible`, and their tallies count none; the scorecard
@@ -766,21 +788,7 @@ fn what_could_not_be_graded_gets_no_score_anywhere() {
 #[test]
 fn hidden_items_leave_no_trace_in_what_students_see() {
     let dir = tempfile::tempdir().unwrap();
-    let course = dir.path().join("course.toml");
-    std::fs::write(
-        &course,
-        format!(
-            "name = \"secrets\"\nfamily = \"lightsout\"\n\n\
-             [[part]]\nname = \"solver\"\ncommand = \"sh -c 'exit 3'\"\n\
-             suites = [\"{}\"]\ncases = [\"*/easy/2x*\", \"*/easy/3x*\"]\n\n\
-             [[rubric]]\nname = \"open\"\nrule = \"each\"\npoints = 1\npart = \"solver\"\ncases = \"*/easy/2x*\"\n\n\
-             [[rubric]]\nname = \"secret\"\nrule = \"each\"\npoints = 1\npart = \"solver\"\ncases = \"*/easy/3x*\"\nvisibility = \"hidden\"\n",
-            workspace().join("suites/lightsout/easy").display()
-        ),
-    )
-    .unwrap();
-    let sub = dir.path().join("alice");
-    std::fs::create_dir_all(&sub).unwrap();
+    let (course, sub) = open_and_secret(dir.path(), "sh -c 'exit 3'", "*/easy/3x*");
     let run = harness()
         .current_dir(dir.path())
         .args(["grade", "--student-view", "--course"])
@@ -823,21 +831,7 @@ fn hidden_items_leave_no_trace_in_what_students_see() {
 #[test]
 fn prairielearn_shows_wrong_answers_as_pictures() {
     let dir = tempfile::tempdir().unwrap();
-    let course = dir.path().join("course.toml");
-    std::fs::write(
-        &course,
-        format!(
-            "name = \"one press\"\nfamily = \"lightsout\"\n\n\
-             [[part]]\nname = \"solver\"\ncommand = \"sh -c 'echo 1:1'\"\n\
-             suites = [\"{}\"]\ncases = [\"*/easy/2x*\", \"*/easy/3x3*\"]\n\n\
-             [[rubric]]\nname = \"open\"\nrule = \"each\"\npoints = 1\npart = \"solver\"\ncases = \"*/easy/2x*\"\n\n\
-             [[rubric]]\nname = \"secret\"\nrule = \"each\"\npoints = 1\npart = \"solver\"\ncases = \"*/easy/3x3*\"\nvisibility = \"hidden\"\n",
-            workspace().join("suites/lightsout/easy").display()
-        ),
-    )
-    .unwrap();
-    let sub = dir.path().join("alice");
-    std::fs::create_dir_all(&sub).unwrap();
+    let (course, sub) = open_and_secret(dir.path(), "sh -c 'echo 1:1'", "*/easy/3x3*");
     harness()
         .current_dir(dir.path())
         .args(["grade", "--course"])

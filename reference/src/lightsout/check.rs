@@ -176,22 +176,7 @@ impl Game {
 /// Replays `output` (one `r:c` per line) on a copy of `board` and judges the
 /// final state. Blank lines are skipped; any other line must be a move.
 pub fn replay(board: &Board, output: &[u8]) -> Replay {
-    let mut game = Game::new(board.clone());
-    let mut moves = 0;
-    for (line_no, line) in output.split(|&b| b == b'\n').enumerate() {
-        match parse_move(line, board) {
-            Ok(None) => {}
-            Ok(Some(cell)) => {
-                moves += 1;
-                game.press(cell);
-            }
-            Err(kind) => return Replay::BadMove(move_error(moves + 1, line_no + 1, line, kind)),
-        }
-    }
-    match game.lights_on() {
-        0 => Replay::Solved { moves },
-        lights_on => Replay::LightsOn { moves, lights_on },
-    }
+    replay_lines(board, output, false)
 }
 
 /// Replays `output` as the 15-122 handout's `loplayer` reads it from a
@@ -200,10 +185,15 @@ pub fn replay(board: &Board, output: &[u8]) -> Replay {
 /// (a `board solved` line, more moves) is never read. A line that is not
 /// a move before that ends the game unwon.
 pub fn replay_until_won(board: &Board, output: &[u8]) -> Replay {
+    replay_lines(board, output, true)
+}
+
+/// [`replay`], or with `until_won`, [`replay_until_won`].
+fn replay_lines(board: &Board, output: &[u8], until_won: bool) -> Replay {
     let mut game = Game::new(board.clone());
     let mut moves = 0;
     for (line_no, line) in output.split(|&b| b == b'\n').enumerate() {
-        if game.lights_on() == 0 {
+        if until_won && game.lights_on() == 0 {
             break;
         }
         match parse_move(line, board) {
