@@ -32,13 +32,15 @@ pub(super) struct Waits {
 }
 
 impl Waits {
-    /// For the case whose process is `pid`, started at `start`.
+    /// For the case whose process is `pid`, started at `start`: first
+    /// looked at one interval in (a case of a few milliseconds, most of
+    /// them, costs no look; its waiting could not move a limit anyway).
     pub(super) fn new(pid: u32, start: Instant) -> Self {
         Self {
             pid,
             seen: HashMap::new(),
             total: Duration::ZERO,
-            next: start,
+            next: start + EVERY,
         }
     }
 
