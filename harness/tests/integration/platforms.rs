@@ -533,8 +533,9 @@ fn gitlab_kit_in_a_replica_of_a_shell_runner() {
     }
     let engine = root && super::support::podman_usable();
     if engine {
-        jobs.push(("part-a-only", None, true));
-        jobs.push(("perfect", None, true));
+        for who in ["broken", "empty-mask", "part-a-only", "perfect"] {
+            jobs.push((who, None, true));
+        }
     }
     let mut got = Vec::new();
     for (who, user, contained) in jobs {
@@ -684,7 +685,12 @@ fn gitlab_kit_in_a_replica_of_a_shell_runner() {
         want.push("perfect-by-a-user 100");
     }
     if engine {
-        want.extend(["part-a-only-in-podman 60.07", "perfect-in-podman 100"]);
+        want.extend([
+            "broken-in-podman 0",
+            "empty-mask-in-podman 99.5",
+            "part-a-only-in-podman 60.07",
+            "perfect-in-podman 100",
+        ]);
     }
     assert_eq!(got, want);
 }
