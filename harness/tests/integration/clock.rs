@@ -141,6 +141,40 @@ fn a_busy_machine_moves_no_time_verdict() {
     eprintln!("note: the busy case's run took {took:?}; the sleeper's {slept:?}");
 }
 
+/// A hostile case cannot buy itself time with waiting of its own making:
+/// eight spinners it starts beside its sleeping main process keep each
+/// other waiting for a core, but the wall clock leaves out at most three
+/// time limits' worth of waiting: stopped within four, not at its CPU
+/// limit.
+#[test]
+fn waiting_of_its_own_making_buys_a_case_little() {
+    let f = Fixture::new();
+    let rogue = "sh -c 'for i in 1 2 3 4 5 6 7 8; do (while :; do :; done) & done; sleep 100'";
+    let start = std::time::Instant::now();
+    f.grade(rogue)
+        .args(["--cpu-limit", "60s", "--time-limit", "1s", "--jobs", "1"])
+        .args(["--filter", "unsolvable"])
+        .assert()
+        .code(1);
+    let took = start.elapsed();
+    for (case, verdict, detail) in verdicts(&f) {
+        assert_eq!(verdict, "time-limit", "{case}: {detail}");
+        assert!(
+            detail.starts_with("still running after 1s"),
+            "{case}: {detail}"
+        );
+    }
+    let walls: Vec<f64> = f
+        .rows()
+        .values()
+        .map(|r| r["wall_ms"].parse().unwrap())
+        .collect();
+    assert!(
+        walls.iter().all(|&w| w < 6_000.0),
+        "{walls:?} (took {took:?})"
+    );
+}
+
 /// A case the wall clock stops beside another, with its CPU time under the
 /// limit, is run again alone: a candidate that cannot run beside another
 /// (it takes a lock the other holds, and waits) is accepted then, and says

@@ -25,6 +25,10 @@ use crate::executor::{Ending, LimitHit, Limits, RunResult, Spec};
 /// How long to wait for the pipes to close once the group is dead.
 const DRAIN_WAIT: Duration = Duration::from_secs(2);
 
+/// The most time waited for a core a case's wall clock leaves out, in
+/// its time limits.
+const MOST_WAITED: u32 = 3;
+
 /// How often a running case looks at the cancel token.
 const CANCEL_POLL: Duration = Duration::from_millis(25);
 
@@ -127,7 +131,13 @@ pub(in crate::executor) fn run(
             Err(e) => break Err(e),
         }
         let now = Instant::now();
-        let due = deadline + waits.sample(now);
+        // At most three limits' worth: a case that keeps its own tasks
+        // waiting (spinners beside a sleeper, where no cgroup holds their
+        // CPU time together) still meets the wall clock.
+        let due = deadline
+            + waits
+                .sample(now)
+                .min(limits.time.saturating_mul(MOST_WAITED));
         let urgency = cancel.urgency();
         if urgency == Urgency::Now {
             cancelled |= limit.is_none();
