@@ -218,7 +218,7 @@ pub fn fill(row: &mut Row, case: &dyn Puzzle, run: &RunResult, limits: &Limits) 
     // A crash or an odd exit explains itself on stderr (a traceback's last
     // line, valgrind's summary): its last line, bounded and escaped.
     if verdict == Verdict::RuntimeError
-        && let Some(last) = last_line(&run.stderr.bytes)
+        && let Some(last) = super::stderr::last_line(&run.stderr.bytes)
     {
         append(&mut row.detail, &format!("stderr: {last}"));
     }
@@ -265,71 +265,12 @@ fn clock(verdict: Verdict, limit: Option<LimitHit>, limits: &Limits) -> Option<C
     }
 }
 
-/// Most characters of a stderr excerpt in a row's detail.
-const EXCERPT: usize = 160;
-
-/// The line of `stderr` that says what went wrong: the last that names an
-/// error or exception (a Python traceback ends with it, a Ruby one starts
-/// with it, valgrind's summary is one), else the last; valgrind's `==PID==`
-/// prefix dropped; at most [`EXCERPT`] characters, control characters
-/// escaped (a candidate's bytes never reach a terminal or a report raw).
-fn last_line(stderr: &[u8]) -> Option<String> {
-    let text = String::from_utf8_lossy(stderr);
-    let lines: Vec<&str> = text
-        .lines()
-        .map(|l| {
-            let l = l.trim();
-            match l.strip_prefix("==").and_then(|r| r.split_once("==")) {
-                Some((pid, rest)) if pid.bytes().all(|b| b.is_ascii_digit()) => rest.trim(),
-                _ => l,
-            }
-        })
-        .filter(|l| !l.is_empty())
-        .collect();
-    let names_it = |l: &&&str| {
-        ["rror", "xception", "ERROR", "panicked"]
-            .iter()
-            .any(|w| l.contains(w))
-    };
-    let line = lines.iter().rfind(names_it).or(lines.last())?;
-    let mut out = String::new();
-    for c in line.chars() {
-        if out.chars().count() >= EXCERPT {
-            out.push_str("...");
-            break;
-        }
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    Some(out)
-}
-
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
 
     use super::*;
 
-    #[test]
-    fn stderr_excerpts_are_the_last_line_bounded_and_escaped() {
-        assert_eq!(last_line(b""), None);
-        assert_eq!(last_line(b"\n  \n"), None);
-        assert_eq!(
-            last_line(b"Traceback (most recent call last):\n  x\nValueError: bad board\n\n")
-                .as_deref(),
-            Some("ValueError: bad board")
-        );
-        assert_eq!(
-            last_line(b"a\x1b[2Jb\x07").as_deref(),
-            Some("a\\u{1b}[2Jb\\u{7}")
-        );
-        let long = last_line(&[b'x'; 500]).unwrap();
-        assert_eq!(long.len(), EXCERPT + 3);
-        assert!(long.ends_with("..."));
-    }
     use crate::cancel::Cancel;
     use crate::executor::Capture;
     use crate::executor::fake::{FakeExecutor, Script};
