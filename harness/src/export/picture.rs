@@ -55,7 +55,7 @@ pub fn svg(rep: &Replay) -> String {
         out.push_str(&format!(
             r#"<text x="{x0}" y="{}">{}</text>"#,
             GAP + h + CAPTION - 4,
-            escape(&caption)
+            maud::html! { (caption) }.into_string()
         ));
     }
     out.push_str("</svg>");
@@ -118,12 +118,6 @@ pub fn data_url(svg: &str) -> String {
     )
 }
 
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,26 +150,18 @@ mod tests {
             svg.starts_with(r#"<svg xmlns="http://www.w3.org/2000/svg" width="268" height="86""#),
             "{svg}"
         );
-        assert_eq!(
-            svg.matches("fill=\"#f2c14e\"").count(),
-            2,
-            "the puzzle's two lit cells"
-        );
-        assert_eq!(
-            svg.matches("fill=\"#d62728\" stroke=\"#999999\"").count(),
-            1,
-            "one left on"
-        );
-        assert_eq!(
-            svg.matches("stroke-dasharray").count(),
-            2,
-            "the goal on each board"
-        );
-        assert_eq!(
-            svg.matches("stroke-width=\"2\"/>").count(),
-            3,
-            "the touched cells, on the last board"
-        );
+        for (mark, count, what) in [
+            ("fill=\"#f2c14e\"", 2, "the puzzle's two lit cells"),
+            ("fill=\"#d62728\" stroke=\"#999999\"", 1, "one left on"),
+            ("stroke-dasharray", 2, "the goal on each board"),
+            (
+                "stroke-width=\"2\"/>",
+                3,
+                "the touched cells, on the last board",
+            ),
+        ] {
+            assert_eq!(svg.matches(mark).count(), count, "{what}");
+        }
         assert!(svg.contains(">the puzzle</text>") && svg.contains(">after 1 move</text>"));
         let url = data_url(&svg);
         assert!(url.starts_with("data:image/svg+xml;base64,PHN2Zy"), "{url}");

@@ -92,7 +92,9 @@ fn feedback(graded: &Graded) -> serde_json::Value {
     let r = super::feedback::results(graded.course, graded.points, graded.rows);
     let mut rubric = serde_json::Map::new();
     let mut policy = serde_json::Map::new();
-    for t in &r.tests {
+    // The rubric's items first, then the policy's and the contest's.
+    let items = graded.course.file.rubric.len();
+    for (i, t) in r.tests.iter().enumerate() {
         let passed = t.score >= t.max_score;
         let mut test = serde_json::json!({ "passed": passed });
         if !passed {
@@ -103,7 +105,7 @@ fn feedback(graded: &Graded) -> serde_json::Value {
             }
             .into();
         }
-        if t.number.is_some() {
+        if i < items {
             rubric.insert(t.name.clone(), test);
         } else {
             policy.insert(t.name.clone(), serde_json::json!(t.output));
