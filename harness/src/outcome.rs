@@ -67,6 +67,20 @@ impl Verdict {
     }
 }
 
+impl From<reference::family::Check> for Verdict {
+    /// A judge's word as a verdict (a judge that cannot tell: ours failed).
+    fn from(check: reference::family::Check) -> Self {
+        use reference::family::Check;
+        match check {
+            Check::Accepted => Verdict::Accepted,
+            Check::WrongAnswer => Verdict::WrongAnswer,
+            Check::WrongExitStatus => Verdict::WrongExitStatus,
+            Check::RuntimeError => Verdict::RuntimeError,
+            Check::Undecided => Verdict::HarnessError,
+        }
+    }
+}
+
 impl fmt::Display for Verdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.pad(self.as_str())

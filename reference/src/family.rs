@@ -321,6 +321,13 @@ pub trait Case: Send + Sync {
     fn judge(&self, stdout: &[u8], exit_code: i32) -> Judgement;
     /// The reference's own answer.
     fn answer(&self) -> Answer;
+    /// What a program that does nothing gives on this case, where the
+    /// family knows: the handout's empty stubs through an adapter, or a
+    /// whole program's "no solution" (nothing, exit 1). A course may count
+    /// only what an answer does beyond it (a rubric item's `beyond_stub`).
+    fn stub(&self) -> Option<Answer> {
+        None
+    }
 }
 
 /// Adapts a typed [`Family`] to [`Grader`].
@@ -347,6 +354,14 @@ impl<F: Family> Case for Loaded<F> {
 
     fn answer(&self) -> Answer {
         F::answer(&self.0)
+    }
+
+    fn stub(&self) -> Option<Answer> {
+        Some(Answer {
+            stdout: String::new(),
+            stderr: String::new(),
+            exit_code: 1,
+        })
     }
 }
 

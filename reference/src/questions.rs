@@ -59,6 +59,29 @@ pub enum Transcript {
         /// A transcript that passes.
         sample: String,
     },
+    /// A transcript, and the one the handout's empty stub prints through
+    /// the adapter (a `bool` function's `false`, a `void` one's nothing
+    /// done): see [`Case::stub`].
+    Stubbed {
+        /// What a correct function prints.
+        of: Box<Transcript>,
+        /// What the stub prints.
+        stub: Vec<String>,
+    },
+}
+
+impl Transcript {
+    /// This transcript with what the handout's empty stub prints.
+    pub fn with_stub(self, stub: Vec<String>) -> Transcript {
+        Transcript::Stubbed {
+            of: Box::new(self),
+            stub,
+        }
+    }
+}
+
+fn lines(lines: &[String]) -> String {
+    lines.iter().map(|l| format!("{l}\n")).collect()
 }
 
 impl Case for Transcript {
@@ -95,6 +118,7 @@ impl Case for Transcript {
                 first_err.map_or(Ok(()), Err)
             }
             Transcript::Judged { test, .. } => test(&got),
+            Transcript::Stubbed { of, .. } => return of.judge(stdout, exit_code),
         };
         match result {
             Ok(()) => judged(Check::Accepted, String::new()),
@@ -104,13 +128,25 @@ impl Case for Transcript {
 
     fn answer(&self) -> Answer {
         let stdout = match self {
-            Transcript::Exact(options) => options[0].iter().map(|l| format!("{l}\n")).collect(),
+            Transcript::Exact(options) => lines(&options[0]),
             Transcript::Judged { sample, .. } => sample.clone(),
+            Transcript::Stubbed { of, .. } => return of.answer(),
         };
         Answer {
             stdout,
             stderr: String::new(),
             exit_code: 0,
+        }
+    }
+
+    fn stub(&self) -> Option<Answer> {
+        match self {
+            Transcript::Stubbed { stub, .. } => Some(Answer {
+                stdout: lines(stub),
+                stderr: String::new(),
+                exit_code: 0,
+            }),
+            _ => None,
         }
     }
 }

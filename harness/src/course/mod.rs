@@ -10,14 +10,14 @@ pub mod convert;
 pub mod points;
 pub mod policy;
 pub mod rubric;
+pub mod stub;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use reference::family::Grader;
+use reference::family::{Grader, Role};
 use serde::Deserialize;
 
-use reference::family::Role;
 pub use rubric::{Item, Rule};
 
 /// What is wrong with a course config: every error names the file, and

@@ -94,6 +94,7 @@ pub fn points(
         .map(|i| i.max_over(keys.iter().map(|(s, c)| (s.as_str(), c.as_str()))))
         .collect();
     let max = round(item_max.iter().sum());
+    let stubs = super::stub::verdicts(course);
     ids.iter()
         .map(|id| {
             let mine: Vec<&Row> = rows.iter().filter(|r| &r.candidate == id).collect();
@@ -105,7 +106,7 @@ pub fn points(
                 .file
                 .rubric
                 .iter()
-                .map(|i| (i.name.clone(), i.score(&cases, built)))
+                .map(|i| (i.name.clone(), super::stub::score(i, &cases, built, &stubs)))
                 .collect();
             let rubric = round(items.iter().map(|(_, s)| s.points).sum());
             let mut extra: Vec<(String, f64, String)> = course
@@ -230,7 +231,7 @@ pub fn write_summary(path: &Path, course: &Course, points: &[Points]) -> anyhow:
             .iter()
             .zip(&course.file.rubric)
             .filter(|(_, i)| i.rule != Rule::CompilePenalty)
-            .map(|((name, s), _)| format!("{name} {}/{}", s.passed, s.cases))
+            .map(|((name, s), _)| format!("{name} {}", s.counts()))
             .collect();
         record.extend([
             show(p.total),
@@ -262,6 +263,7 @@ pub fn to_json(points: &[Points]) -> serde_json::Value {
                         "max": max,
                         "passed": s.passed,
                         "cases": s.cases,
+                        "stub_passed": s.stub_passed,
                     })).collect::<Vec<_>>(),
                     "extra": p.extra.iter().map(|(name, points, why)| serde_json::json!({
                         "name": name,

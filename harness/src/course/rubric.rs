@@ -53,6 +53,12 @@ pub struct Item {
     /// item's parts.
     #[serde(default)]
     pub tags: Option<Vec<String>>,
+    /// A `share` counts only what an answer does beyond the handout's
+    /// empty stub: with `s` the share of cases passed and `k` the stub's
+    /// (see [`super::stub`]), the points are `points x (s - k) / (1 - k)`,
+    /// at least 0, so the stub (or any answer no better) earns nothing.
+    #[serde(default)]
+    pub beyond_stub: bool,
 }
 
 /// Gradescope's visibility of a test.
@@ -135,6 +141,19 @@ pub struct Score {
     pub passed: usize,
     /// Cases selected.
     pub cases: usize,
+    /// Of them, the cases the handout's empty stub passes, for a
+    /// `beyond_stub` item.
+    pub stub_passed: Option<usize>,
+}
+
+impl Score {
+    /// `passed/cases`, and the stub's where it counts: `15/22 (stub 15)`.
+    pub fn counts(&self) -> String {
+        match self.stub_passed {
+            Some(k) => format!("{}/{} (stub {k})", self.passed, self.cases),
+            None => format!("{}/{}", self.passed, self.cases),
+        }
+    }
 }
 
 impl Item {
@@ -145,6 +164,9 @@ impl Item {
                 "points must be a number of at least 0, got {}",
                 self.points
             ));
+        }
+        if self.beyond_stub && self.rule != Rule::Share {
+            return Err("beyond_stub is for rule share".into());
         }
         match (self.rule, self.part.is_empty()) {
             (Rule::CompilePenalty, true) => {}
@@ -195,6 +217,9 @@ impl Item {
         };
         let line = match self.rule {
             Rule::All => format!("{points} when every one of {over} passes"),
+            Rule::Share if self.beyond_stub => format!(
+                "{points} in proportion to {over} passed beyond what the handout's empty stub passes"
+            ),
             Rule::Share => format!("{points} in proportion to {over} passed"),
             Rule::Each => match self.cap {
                 Some(cap) => format!("{points} for each of {over} passed, at most {}", show(cap)),
@@ -277,6 +302,7 @@ impl Item {
                 points: if built { 0.0 } else { -self.points },
                 passed: 0,
                 cases: 0,
+                stub_passed: None,
             };
         }
         let selected: Vec<&&Row> = rows
@@ -300,6 +326,7 @@ impl Item {
             points: round(points),
             passed,
             cases,
+            stub_passed: None,
         }
     }
 }
@@ -334,7 +361,18 @@ mod tests {
             visibility: Visibility::Visible,
             description: None,
             tags: None,
+            beyond_stub: false,
         }
+    }
+
+    #[test]
+    fn beyond_stub_is_for_shares() {
+        let mut all = item(Rule::All, 3.0);
+        all.beyond_stub = true;
+        assert_eq!(
+            all.validate(&[]).unwrap_err(),
+            "beyond_stub is for rule share"
+        );
     }
 
     #[test]
@@ -392,7 +430,8 @@ mod tests {
             Score {
                 points: 0.0,
                 passed: 1,
-                cases: 2
+                cases: 2,
+                stub_passed: None,
             }
         );
         let mut share = item(Rule::Share, 2.0);

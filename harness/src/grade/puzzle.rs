@@ -7,7 +7,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use reference::family::{Case as Puzzle, Check};
+use reference::family::Case as Puzzle;
 
 use super::{append, millis, panic_text};
 use crate::executor::{Ending, LimitHit, Limits, RunResult, Spec, signal_name};
@@ -196,14 +196,7 @@ pub fn fill(row: &mut Row, case: &dyn Puzzle, run: &RunResult, limits: &Limits) 
                 Ok(j) => {
                     row.moves = j.moves;
                     row.best_moves = j.best_moves;
-                    let verdict = match j.check {
-                        Check::Accepted => Verdict::Accepted,
-                        Check::WrongAnswer => Verdict::WrongAnswer,
-                        Check::WrongExitStatus => Verdict::WrongExitStatus,
-                        Check::RuntimeError => Verdict::RuntimeError,
-                        Check::Undecided => Verdict::HarnessError,
-                    };
-                    (verdict, j.detail)
+                    (Verdict::from(j.check), j.detail)
                 }
                 Err(panic) => (
                     Verdict::HarnessError,

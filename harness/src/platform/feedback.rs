@@ -54,6 +54,11 @@ pub(super) fn results(course: &Course, p: &Points, rows: &[Row]) -> Results {
             }
         } else {
             let mut o = format!("{} of {} cases passed", score.passed, score.cases);
+            if let Some(k) = score.stub_passed {
+                o.push_str(&format!(
+                    "; the handout's empty stub passes {k} of them, and only what an answer does beyond it counts"
+                ));
+            }
             for f in failures {
                 o.push('\n');
                 o.push_str(&f);

@@ -952,12 +952,15 @@ fn imperial_class_in_c_through_the_exam_driver() {
             "broken,0,0,0,0,0,0,0,0,0,0,0,-10,-10,100,no",
             // get_fixed_letter_pos is wrong on the empty mask alone: one
             // case of A5's 20 (the driver's edge masks are cases of their
-            // own). It also hands in an edited gogen.h that cannot
-            // compile: the exam's overwrites it.
-            "empty-mask,5,5,5,10,9.5,15,7,10,15,15,3,0,99.5,100,yes",
-            // Its comment above main has two letters of the challenge's
-            // solution swapped.
-            "part-a-only,5,5,5,10,10,15,0.44,6.82,0.94,1.88,0,0,60.07,100,yes",
+            // own), one the handout's stub passes, so it costs 10 x 1/17
+            // (3 of the 20 are the stub's). It also hands in an edited
+            // gogen.h that cannot compile: the exam's overwrites it.
+            "empty-mask,5,5,5,10,9.41,15,7,10,15,15,3,0,99.41,100,yes",
+            // Part B is the skeleton's `return false` stubs: they pass 1,
+            // 15, 1 and 2 cases of B1 to B4 (10.08 marks as a plain
+            // share), and earn nothing. Its comment above main has two
+            // letters of the challenge's solution swapped.
+            "part-a-only,5,5,5,10,10,15,0,0,0,0,0,0,50,100,yes",
             "perfect,5,5,5,10,10,15,7,10,15,15,3,0,100,100,yes",
         ]
     );
@@ -991,6 +994,59 @@ fn imperial_class_in_c_through_the_exam_driver() {
         "wrong-answer",
         "{:?}",
         q5("part-a-only")
+    );
+    let counts = summary
+        .lines()
+        .find(|l| l.starts_with("part-a-only,"))
+        .unwrap();
+    assert!(
+        counts.contains("B2 valid_solution 15/22 (stub 15)"),
+        "{counts}"
+    );
+}
+
+/// The exam's skeleton as handed out (`adapters/gogen-exam/skeleton`: its
+/// bool stubs return false, its void ones do nothing) earns nothing, though
+/// it passes cases of every question but two: what the reference says a
+/// stub prints is what the real stubs print through the driver.
+#[test]
+fn the_imperial_skeleton_earns_nothing() {
+    let out = tempfile::tempdir().unwrap();
+    let class = out.path().join("class");
+    std::fs::create_dir(&class).unwrap();
+    let skeleton = workspace().join("adapters/gogen-exam/skeleton");
+    let stubs = class.join("stubs");
+    std::fs::create_dir(&stubs).unwrap();
+    for f in ["letter_mask.c", "gogen.c"] {
+        std::fs::copy(skeleton.join(f), stubs.join(f)).unwrap();
+    }
+    let (run, summary) = grade_class("imperial-gogen", &class, out.path(), &[]);
+    run.code(1);
+    assert_eq!(
+        points(&summary)[1],
+        "stubs,0,0,0,0,0,0,0,0,0,0,0,0,0,100,yes"
+    );
+    let rows = read_scorecard(&out.path().join("scorecard.csv"));
+    let passed = |part: &str| {
+        rows.iter()
+            .filter(|r| r["suite"].starts_with(&format!("{part}/")) && r["verdict"] == "accepted")
+            .count()
+    };
+    assert_eq!(
+        [
+            "get_bit_value",
+            "set_bit_value",
+            "set_all_bits",
+            "is_free_letter",
+            "get_fixed_letter_pos",
+            "intersect_neighbourhoods",
+            "get_letter_position",
+            "valid_solution",
+            "update",
+            "solve_board",
+        ]
+        .map(passed),
+        [1, 0, 0, 4, 3, 2, 1, 15, 1, 2]
     );
 }
 

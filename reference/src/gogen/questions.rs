@@ -83,8 +83,10 @@ pub const GET_BIT_VALUE: Question = Question {
     name: "gogen:get_bit_value",
     forms: FORMS,
     load: |f| {
+        let masks = case_masks(f)?;
+        let stub = vec!["0".repeat(SIDE * SIDE); masks.len()];
         Ok(exact(
-            case_masks(f)?
+            masks
                 .into_iter()
                 .map(|m| {
                     cells()
@@ -92,7 +94,8 @@ pub const GET_BIT_VALUE: Question = Question {
                         .collect()
                 })
                 .collect(),
-        ))
+        )
+        .with_stub(stub))
     },
 };
 
@@ -102,8 +105,13 @@ pub const SET_BIT_VALUE: Question = Question {
     name: "gogen:set_bit_value",
     forms: FORMS,
     load: |f| {
+        let masks = case_masks(f)?;
+        let stub = masks
+            .iter()
+            .map(|&m| vec![hex(m); SIDE * SIDE].join(" "))
+            .collect();
         Ok(exact(
-            case_masks(f)?
+            masks
                 .into_iter()
                 .map(|m| {
                     cells()
@@ -116,7 +124,8 @@ pub const SET_BIT_VALUE: Question = Question {
                         .join(" ")
                 })
                 .collect(),
-        ))
+        )
+        .with_stub(stub))
     },
 };
 
@@ -126,8 +135,13 @@ pub const SET_ALL_BITS: Question = Question {
     name: "gogen:set_all_bits",
     forms: FORMS,
     load: |f| {
+        let masks = case_masks(f)?;
         let line = format!("{} {}", hex(LetterMask::ALL), hex(LetterMask::EMPTY));
-        Ok(exact(vec![line; case_masks(f)?.len()]))
+        let stub = masks
+            .iter()
+            .map(|&m| format!("{} {}", hex(m), hex(m)))
+            .collect();
+        Ok(exact(vec![line; masks.len()]).with_stub(stub))
     },
 };
 
@@ -136,12 +150,15 @@ pub const IS_FREE_LETTER: Question = Question {
     name: "gogen:is_free_letter",
     forms: FORMS,
     load: |f| {
+        let masks = case_masks(f)?;
+        let stub = vec!["0".to_string(); masks.len()];
         Ok(exact(
-            case_masks(f)?
+            masks
                 .into_iter()
                 .map(|m| if m.is_free() { "1" } else { "0" }.to_string())
                 .collect(),
-        ))
+        )
+        .with_stub(stub))
     },
 };
 
@@ -149,7 +166,11 @@ pub const IS_FREE_LETTER: Question = Question {
 pub const GET_FIXED_LETTER_POS: Question = Question {
     name: "gogen:get_fixed_letter_pos",
     forms: FORMS,
-    load: |f| Ok(exact(case_masks(f)?.into_iter().map(fixed).collect())),
+    load: |f| {
+        let masks = case_masks(f)?;
+        let stub = vec!["0".to_string(); masks.len()];
+        Ok(exact(masks.into_iter().map(fixed).collect()).with_stub(stub))
+    },
 };
 
 /// `intersect_neighbourhoods` (15 marks): for each word, each pair of
@@ -160,16 +181,17 @@ pub const INTERSECT_NEIGHBOURHOODS: Question = Question {
     load: |f| {
         let p = load(f)?;
         let masks = test_masks(&p.board);
-        let mut lines = Vec::new();
+        let (mut lines, mut stub) = (Vec::new(), Vec::new());
         for word in &p.words {
             for pair in word.as_bytes().windows(2) {
                 let mut a = masks[usize::from(pair[0] - b'A')];
                 let mut b = masks[usize::from(pair[1] - b'A')];
+                stub.push(format!("{} {}", hex(a), hex(b)));
                 LetterMask::intersect_neighbourhoods(&mut a, &mut b);
                 lines.push(format!("{} {}", hex(a), hex(b)));
             }
         }
-        Ok(exact(lines))
+        Ok(exact(lines).with_stub(stub))
     },
 };
 
@@ -187,7 +209,8 @@ pub const GET_LETTER_POSITION: Question = Question {
                     None => "0".into(),
                 })
                 .collect(),
-        ))
+        )
+        .with_stub(vec!["0".to_string(); NUM_LETTERS]))
     },
 };
 
@@ -237,7 +260,8 @@ pub const VALID_SOLUTION: Question = Question {
                     .to_string()
                 })
                 .collect(),
-        ))
+        )
+        .with_stub(vec!["0".to_string(); boards.len()]))
     },
 };
 
@@ -250,10 +274,12 @@ pub const UPDATE: Question = Question {
     forms: FORMS,
     load: |f| {
         let p = load(f)?;
-        Ok(Transcript::Exact(vec![
-            update(&p.board, false),
-            update(&p.board, true),
-        ]))
+        let mut stub: Vec<String> = p.board.to_string().lines().map(String::from).collect();
+        stub.extend(std::iter::repeat_n(hex(LetterMask::ALL), NUM_LETTERS));
+        Ok(
+            Transcript::Exact(vec![update(&p.board, false), update(&p.board, true)])
+                .with_stub(stub),
+        )
     },
 };
 
@@ -372,6 +398,37 @@ mod tests {
         assert_eq!(t.judge(snap.as_bytes(), 0).check, Check::Accepted);
         let wrong = text.replace("00000080", "ffffff80");
         assert_eq!(t.judge(wrong.as_bytes(), 0).check, Check::WrongAnswer);
+    }
+
+    /// What a stub prints (a `bool` one's false, a `void` one's nothing
+    /// done) passes exactly where a correct function's transcript is the
+    /// same.
+    #[test]
+    fn stubs_pass_where_the_answer_is_what_they_print() {
+        let stub_passes = |q: &Question, text: &str| {
+            let t = case(q, text);
+            let stub = t.stub().expect("every question knows its stub");
+            t.judge(stub.stdout.as_bytes(), stub.exit_code.into()).check == Check::Accepted
+        };
+        let empty = ".....\n.....\n.....\n.....\n.....\n1\nAB\n";
+        assert!(stub_passes(&GET_LETTER_POSITION, empty));
+        assert!(!stub_passes(&GET_LETTER_POSITION, SOLVED));
+        // An unfinished board is never valid, a solved one is.
+        assert!(stub_passes(&VALID_SOLUTION, empty));
+        assert!(!stub_passes(&VALID_SOLUTION, SOLVED));
+        // update on an empty board leaves every mask all ones.
+        assert!(stub_passes(&UPDATE, empty));
+        assert!(!stub_passes(&UPDATE, SOLVED));
+        // The empty mask: no bit set, no bit to flip back, not free.
+        assert!(stub_passes(&GET_BIT_VALUE, "00000000"));
+        assert!(!stub_passes(&SET_BIT_VALUE, "00000000"));
+        assert!(stub_passes(&IS_FREE_LETTER, "00000000"));
+        assert!(!stub_passes(&IS_FREE_LETTER, "ffffff80"));
+        assert!(!stub_passes(&SET_ALL_BITS, "ffffff80"));
+        // The stub's transcript is not the answer.
+        let t = case(&VALID_SOLUTION, SOLVED);
+        assert_eq!(t.answer().stdout, "1\n0\n1\n0\n");
+        assert_eq!(t.stub().unwrap().stdout, "0\n0\n0\n0\n");
     }
 
     fn read_puzzle_text(text: &str) -> Puzzle {
