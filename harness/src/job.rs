@@ -271,7 +271,9 @@ pub struct Recipe {
     pub require: Vec<String>,
     /// The build's wall-clock limit.
     pub time_limit: Duration,
-    /// The course's files copied over the copy before the build, and the
-    /// student's files that win over them (`[build] overlay`, `handin`).
-    pub overlay: Option<(PathBuf, globset::GlobSet)>,
+    /// The folders of course files copied over the copy before the build,
+    /// in order (`[build] overlay`).
+    pub overlay: Vec<PathBuf>,
+    /// The student's files that win over them (`[build] handin`).
+    pub handin: globset::GlobSet,
 }

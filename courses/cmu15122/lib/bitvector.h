@@ -39,4 +39,12 @@ bitvector bitvector_flip(bitvector B, uint8_t i);
 /* Whether every bit of B1 equals the same bit of B2. */
 bool bitvector_equal(bitvector B1, bitvector B2);
 
+#ifdef BITVECTOR_FREE
+/* The 2025 handout's additions (its handout.mk defines BITVECTOR_FREE):
+ * the index type, and freeing a vector (nothing to free for an integer). */
+typedef uint8_t index_t;
+#define MAX_INDEX_VALUE UINT8_MAX
+void bitvector_free(bitvector B);
+#endif
+
 #endif

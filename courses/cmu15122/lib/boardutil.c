@@ -13,6 +13,10 @@ uint8_t get_index(int row, int col, uint8_t width, uint8_t height) {
     return (uint8_t)(row * width + col);
 }
 
+bool is_valid_pos(int row, int col, uint8_t width, uint8_t height) {
+    return 0 <= row && row < height && 0 <= col && col < width;
+}
+
 /* The end of a row: a newline (after an optional '\r'), or the end of
  * the file after the last row. */
 static bool row_end(FILE *f, bool last) {

@@ -17,6 +17,9 @@ bool is_valid_boardsize(uint8_t width, uint8_t height);
 /* The bit of cell (row, col); requires it to be on the board. */
 uint8_t get_index(int row, int col, uint8_t width, uint8_t height);
 
+/* Whether (row, col) is on a width x height board (later handouts). */
+bool is_valid_pos(int row, int col, uint8_t width, uint8_t height);
+
 /* Reads the board in file `path` into *board, *width and *height. False
  * (and nothing set) when the file cannot be read, is malformed, or the
  * board does not fit (is_valid_boardsize). */

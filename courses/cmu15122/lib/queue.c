@@ -51,3 +51,8 @@ void queue_free(queue_t Q, void (*elem_free)(queue_elem x)) {
     }
     free(Q);
 }
+
+void queue_print(queue_t Q, print_data_fn *print_data) {
+    REQUIRES(Q != NULL && print_data != NULL);
+    for (struct node *n = Q->front; n != NULL; n = n->next) print_data(n->data);
+}

@@ -6,6 +6,9 @@
 
 typedef void *queue_elem;
 typedef struct queue_header *queue_t;
+/* The later handouts' names for the client's functions. */
+typedef void print_data_fn(void *x);
+typedef void queue_elem_free_fn(queue_elem x);
 
 queue_t queue_new(void);
 bool queue_empty(queue_t Q);
@@ -14,5 +17,6 @@ void enq(queue_t Q, queue_elem x);
 queue_elem deq(queue_t Q);
 /* Frees the queue and, when elem_free is not NULL, each element left. */
 void queue_free(queue_t Q, void (*elem_free)(queue_elem x));
+void queue_print(queue_t Q, print_data_fn *print_data);
 
 #endif

@@ -78,11 +78,9 @@ pub fn build_job(course: &Course, sub: &Submission, work: &Path, n: usize) -> Jo
             course_dir: course.dir().to_owned(),
             require: b.require.clone(),
             time_limit: b.time_limit,
-            overlay: b.overlay.as_ref().map(|o| {
-                let handin = crate::course::handin_globs(&b.handin)
-                    .expect("validated when the course loaded");
-                (course.dir().join(o), handin)
-            }),
+            overlay: b.overlay.iter().map(|o| course.dir().join(o)).collect(),
+            handin: crate::course::handin_globs(&b.handin)
+                .expect("validated when the course loaded"),
         })
     });
     Job {

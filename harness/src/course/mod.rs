@@ -7,6 +7,7 @@
 
 pub mod contest;
 pub mod convert;
+mod extends;
 pub mod points;
 pub mod policy;
 pub mod rubric;
@@ -123,13 +124,14 @@ pub struct BuildFile {
     /// Files the submission must hold (a missing one is a compile error).
     #[serde(default)]
     pub require: Vec<String>,
-    /// A folder of the course's own files (relative to the config), copied
-    /// into each submission's copy before the build: the handout's
-    /// Makefile and libraries, an exam's read-only files, the course's
-    /// test drivers. Each replaces a student's file of the same path,
-    /// unless the path is one of `handin`.
-    #[serde(default)]
-    pub overlay: Option<PathBuf>,
+    /// Folders of the course's own files (relative to the config), copied
+    /// into each submission's copy before the build, in order (a later
+    /// one's file replaces an earlier one's: a handout year over the
+    /// course's common files): the handout's Makefile and libraries, an
+    /// exam's read-only files, the course's test drivers. Each replaces a
+    /// student's file of the same path, unless the path is one of `handin`.
+    #[serde(default, deserialize_with = "rubric::paths")]
+    pub overlay: Vec<PathBuf>,
     /// Globs of the files students hand in (`*.c`, `lib/board-ht.h`): a
     /// student's file matching one wins over the overlay's; every other
     /// overlay file replaces the student's.
@@ -336,11 +338,7 @@ impl Course {
             path: path.to_owned(),
             source,
         })?;
-        let file: CourseFile = toml::from_str(&text).map_err(|e| CourseError::Syntax {
-            path: path.to_owned(),
-            line: e.span().map(|s| line_at(&text, s.start)),
-            message: e.message().to_string(),
-        })?;
+        let file = extends::read(path, &text)?;
         let dir = path
             .parent()
             .filter(|d| !d.as_os_str().is_empty())
@@ -477,16 +475,14 @@ impl Course {
             )));
         }
         if let Some(b) = &file.build {
-            if let Some(o) = &b.overlay
-                && !dir.join(o).is_dir()
-            {
+            if let Some(o) = b.overlay.iter().find(|o| !dir.join(o).is_dir()) {
                 return Err(err(format!(
                     "[build] overlay {:?} is not a folder ({})",
                     o.display(),
                     dir.join(o).display()
                 )));
             }
-            if !b.handin.is_empty() && b.overlay.is_none() {
+            if !b.handin.is_empty() && b.overlay.is_empty() {
                 return Err(err(
                     "[build] handin says which files win over an overlay, and there is none".into(),
                 ));

@@ -118,6 +118,13 @@ fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D:
     })
 }
 
+/// A path or a list of paths, as a list.
+pub(crate) fn paths<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Vec<std::path::PathBuf>, D::Error> {
+    Ok(one_or_many(d)?.into_iter().map(Into::into).collect())
+}
+
 /// How an item scores.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -5,7 +5,7 @@
 //! `compile-error` row naming the compiler's last lines.
 
 use std::ffi::OsString;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::bail;
 
@@ -78,9 +78,7 @@ pub fn grade(ctx: &Context, row: &mut Row, build: &Build, slot: usize) {
     if let Some(why) = missing(dir, &b.require) {
         return failed(row, why);
     }
-    if let Some((overlay, handin)) = &b.overlay
-        && let Err(e) = lay_over(overlay, handin, dir)
-    {
+    if let Err(e) = lay_over(&b.overlay, &b.handin, dir) {
         row.verdict = Verdict::HarnessError;
         row.detail = format!("cannot lay the course's files over the copy: {e:#}");
         return;
@@ -248,11 +246,39 @@ fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Copies the course's files (`overlay`) into a submission's copy `dir`:
-/// each replaces what the student has at its path (a file, or a folder
-/// in its way), unless the path matches `handin` and the student handed
-/// that file in.
-fn lay_over(overlay: &Path, handin: &globset::GlobSet, dir: &Path) -> anyhow::Result<()> {
+/// Copies the course's files (`overlays`, in order) into a submission's
+/// copy `dir`: each replaces what the student has at its path (a file, or
+/// a folder in its way) or an earlier overlay put there, unless the path
+/// matches `handin` and the student handed that file in.
+fn lay_over(overlays: &[PathBuf], handin: &globset::GlobSet, dir: &Path) -> anyhow::Result<()> {
+    let walk = |overlay: &Path| {
+        walkdir::WalkDir::new(overlay)
+            .follow_links(false)
+            .min_depth(1)
+    };
+    // What the student handed in, looked at before any overlay is laid.
+    let mut kept = std::collections::HashSet::new();
+    for overlay in overlays {
+        for entry in walk(overlay) {
+            let rel = entry?.path().strip_prefix(overlay)?.to_owned();
+            let theirs = std::fs::symlink_metadata(dir.join(&rel));
+            if handin.is_match(&rel) && theirs.is_ok_and(|m| m.is_file()) {
+                kept.insert(rel);
+            }
+        }
+    }
+    for overlay in overlays {
+        lay_one(overlay, &kept, dir)?;
+    }
+    Ok(())
+}
+
+/// Lays one overlay folder over `dir`, but for the student's `kept` files.
+fn lay_one(
+    overlay: &Path,
+    kept: &std::collections::HashSet<PathBuf>,
+    dir: &Path,
+) -> anyhow::Result<()> {
     for entry in walkdir::WalkDir::new(overlay)
         .follow_links(false)
         .min_depth(1)
@@ -268,7 +294,7 @@ fn lay_over(overlay: &Path, handin: &globset::GlobSet, dir: &Path) -> anyhow::Re
             std::fs::create_dir_all(&target)?;
         } else if entry.file_type().is_file() {
             match theirs {
-                Some(m) if m.is_file() && handin.is_match(rel) => continue,
+                Some(m) if m.is_file() && kept.contains(rel) => continue,
                 Some(m) if m.is_dir() => std::fs::remove_dir_all(&target)?,
                 Some(_) => std::fs::remove_file(&target)?,
                 None => {}
@@ -308,7 +334,7 @@ mod tests {
             std::fs::write(s.join(f), text).unwrap();
         }
         let handin = crate::course::handin_globs(&["*.c".into(), "board-ht.h".into()]).unwrap();
-        lay_over(c, &handin, s).unwrap();
+        lay_over(&[c.to_owned()], &handin, s).unwrap();
         let read = |f: &str| std::fs::read_to_string(s.join(f)).unwrap();
         assert_eq!(
             read("Makefile"),
@@ -334,8 +360,23 @@ mod tests {
         // Where the student has no file of a handin path, the course's
         // default stands.
         std::fs::remove_file(s.join("board-ht.h")).unwrap();
-        lay_over(c, &handin, s).unwrap();
+        lay_over(&[c.to_owned()], &handin, s).unwrap();
         assert_eq!(read("board-ht.h"), "course header");
+        // A second overlay (a handout year over the course's common
+        // files) replaces the first's files, the handin's default too,
+        // but never a file the student handed in.
+        let year = tempfile::tempdir().unwrap();
+        std::fs::write(year.path().join("board-ht.h"), "year header").unwrap();
+        std::fs::write(year.path().join("Makefile"), "year make").unwrap();
+        std::fs::remove_file(s.join("board-ht.h")).unwrap();
+        let both = [c.to_owned(), year.path().to_owned()];
+        lay_over(&both, &handin, s).unwrap();
+        assert_eq!(read("board-ht.h"), "year header");
+        assert_eq!(read("Makefile"), "year make");
+        assert_eq!(read("lib/bitvector.h"), "course lib");
+        std::fs::write(s.join("board-ht.h"), "student header").unwrap();
+        lay_over(&both, &handin, s).unwrap();
+        assert_eq!(read("board-ht.h"), "student header");
     }
 
     #[test]

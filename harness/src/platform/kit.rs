@@ -101,7 +101,7 @@ pub fn named_paths(course: &Course) -> Vec<PathBuf> {
     let dir = course.dir();
     let mut out: Vec<PathBuf> = course.parts.iter().flat_map(|p| p.suites.clone()).collect();
     if let Some(build) = &course.file.build {
-        out.extend(build.overlay.as_ref().map(|o| dir.join(o)));
+        out.extend(build.overlay.iter().map(|o| dir.join(o)));
     }
     let commands = course
         .file

@@ -285,6 +285,58 @@ fn cmu15122_class_task_by_task() {
     assert!(!fixtures("cmu15122").join("perfect/lib").exists());
 }
 
+/// The later 15-122 handouts, each its own bundled course: a handin
+/// written for one (its board-ht.c on that year's lib/hdict.h, the 2025
+/// bit vectors' index_t and bitvector_free) gets every point there, and
+/// the 2015 handin (hash sets) does not build on them.
+#[test]
+fn cmu15122_every_handout_year() {
+    if !tool("valgrind", "the 15-122 course's leak check") {
+        return;
+    }
+    let years = workspace().join("harness/tests/fixtures/handout-years");
+    let perfect = fixtures("cmu15122").join("perfect");
+    for (course, board_ht, bitvector) in [
+        ("cmu15122-2016", "board-ht-2016.c", None),
+        ("cmu15122-2022", "board-ht-2022.c", None),
+        ("cmu15122-2025", "board-ht-2022.c", Some("bitvector-2025.c")),
+    ] {
+        let out = tempfile::tempdir().unwrap();
+        let class = out.path().join("class");
+        copy_dir(&perfect, &class.join("of-2015"));
+        let sub = class.join(format!("of-{course}"));
+        std::fs::create_dir_all(&sub).unwrap();
+        std::fs::copy(perfect.join("lightsout.c"), sub.join("lightsout.c")).unwrap();
+        std::fs::copy(years.join(board_ht), sub.join("board-ht.c")).unwrap();
+        let bv = bitvector.map_or(perfect.join("bitvector.c"), |b| years.join(b));
+        std::fs::copy(bv, sub.join("bitvector.c")).unwrap();
+        let summary = out.path().join("summary.csv");
+        let run = harness()
+            .current_dir(out.path())
+            .args(["grade", "--course", course, "--submissions"])
+            .arg(&class)
+            .arg("--summary")
+            .arg(&summary)
+            .args(["--jobs", "2", "--cpu-limit", "3s"])
+            .assert()
+            .code(1);
+        let text = std::fs::read_to_string(&summary).unwrap_or_default();
+        let totals: Vec<String> = points(&text)
+            .iter()
+            .skip(1)
+            .map(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                format!("{} {} {}", f[0], f[f.len() - 3], f[f.len() - 1])
+            })
+            .collect();
+        assert_eq!(
+            totals,
+            ["of-2015 0 no".to_string(), format!("of-{course} 19 yes")],
+            "{course}: {run:?}"
+        );
+    }
+}
+
 /// A program of the grader's that does not build costs its task alone:
 /// a hash table that treats bit vectors as integers does not compile on
 /// bool-array ones, and its rows say what is missing.
@@ -1709,7 +1761,7 @@ fn one_submission_where_the_platform_puts_it() {
 /// The course configs, adapters and suites are built into the binary: from
 /// a folder that is no checkout, `--course cis521` grades with the bundled
 /// config (written out once into the cache folder), and `harness courses`
-/// lists the five.
+/// lists the eight (15-122 in four handout years).
 #[test]
 fn bundled_courses_grade_from_any_folder() {
     let out = tempfile::tempdir().unwrap();
@@ -1721,9 +1773,12 @@ fn bundled_courses_grade_from_any_folder() {
         .assert()
         .code(0)
         .stdout(predicates::str::contains(
-            "cis521     cis521-lightsout.toml      lightsout       40 points  UPenn CIS 521 HW1 Lights Out",
+            "cis521        cis521-lightsout.toml         lightsout       40 points  UPenn CIS 521 HW1 Lights Out",
         ))
-        .stdout(predicates::function::function(|s: &str| s.lines().count() == 5));
+        .stdout(predicates::str::contains(
+            "cmu15122-2022 cmu15122-2022-lightsout.toml  lightsout       19 points  CMU 15-122 Lights Out (2022-2024 handouts)",
+        ))
+        .stdout(predicates::function::function(|s: &str| s.lines().count() == 8));
     let run = harness()
         .current_dir(out.path())
         .env("PUZZLEGRADE_CACHE", &cache)
@@ -1789,7 +1844,7 @@ fn bundled_courses_grade_from_any_folder() {
         .assert()
         .code(2)
         .stderr(predicates::str::contains(
-            "no course config cis999 here, and no bundled course of that name (cis521, cmu15110, cmu15122, cs61bl, imperial)",
+            "no course config cis999 here, and no bundled course of that name (cis521, cmu15110, cmu15122, cmu15122-2016, cmu15122-2022, cmu15122-2025, cs61bl, imperial)",
         ));
 }
 

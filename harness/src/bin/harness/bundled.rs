@@ -31,7 +31,7 @@ pub fn courses() -> Vec<(String, String)> {
         .filter_map(|f| {
             let name = f.path().file_name()?.to_str()?;
             let stem = name.strip_suffix(".toml")?;
-            let short = stem.split('-').next().unwrap_or(stem);
+            let short = stem.rsplit_once('-').map_or(stem, |(course, _)| course);
             Some((short.to_string(), name.to_string()))
         })
         .collect();

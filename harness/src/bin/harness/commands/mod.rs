@@ -29,7 +29,7 @@ pub fn courses() -> anyhow::Result<ExitCode> {
         let path = crate::bundled::course(std::path::Path::new(&short))?;
         let c = harness::course::Course::load(&path)?;
         out.push_str(&format!(
-            "{short:<10} {file:<26} {:<12} {:>5} points  {}\n",
+            "{short:<13} {file:<29} {:<12} {:>5} points  {}\n",
             c.family.name(),
             harness::course::rubric::show(c.max_points()),
             c.file.name
