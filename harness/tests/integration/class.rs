@@ -337,6 +337,57 @@ fn cmu15122_every_handout_year() {
     }
 }
 
+/// The Fall 2014 15-122 handout (bit arrays, `ba-ht.c` over hash sets):
+/// its 20 points as its writeup gives them, and its strange bit arrays
+/// (bits in another order, `bitarray_new()` not 0): a solver that takes
+/// an empty board to be 0 loses the boards built on them.
+#[test]
+fn cmu15122_fall_2014_bit_arrays() {
+    if !tool("valgrind", "the 15-122 course's leak check") {
+        return;
+    }
+    let years = workspace().join("harness/tests/fixtures/handout-years");
+    let out = tempfile::tempdir().unwrap();
+    let class = out.path().join("class");
+    // The 2015 fixture's solver, written for this handout's interfaces.
+    let solver = std::fs::read_to_string(fixtures("cmu15122").join("perfect/lightsout.c"))
+        .unwrap()
+        .replace("#include \"board-ht.h\"\n", "#include \"lib/ba-ht.h\"\n")
+        .replace("lib/bitvector.h", "lib/bitarray.h")
+        .replace("!bitvector_equal(B, bitvector_new())", "B != bitarray_new()")
+        .replace("bitvector", "bitarray");
+    for (name, solver) in [
+        ("perfect", solver.clone()),
+        ("zero", solver.replace("B != bitarray_new()", "B != 0")),
+    ] {
+        let sub = class.join(name);
+        std::fs::create_dir_all(&sub).unwrap();
+        std::fs::write(sub.join("lightsout.c"), solver).unwrap();
+        std::fs::copy(years.join("bitarray-2014.c"), sub.join("bitarray.c")).unwrap();
+        std::fs::copy(years.join("ba-ht-2014.c"), sub.join("ba-ht.c")).unwrap();
+    }
+    let (run, summary) = grade_class(
+        "cmu15122-2014-lightsout",
+        &class,
+        out.path(),
+        &["--cpu-limit", "3s"],
+    );
+    run.code(1);
+    let points = points(&summary);
+    assert_eq!(
+        points[0],
+        "submission,Task 1 bitarray.c,Task 2 ba-ht.c,Task 3 exit 0 or 1,Task 3 moves,\
+         Task 3 no leaks,handin penalty,total,max,built"
+    );
+    assert_eq!(points[1], "perfect,6,5,3,5,1,0,20,20,yes");
+    // On the strange bit arrays it never sees a lit board as out: exit 1
+    // on the solvable ones, no moves.
+    let zero: Vec<&str> = points[2].split(',').collect();
+    assert_eq!(&zero[..3], ["zero", "6", "5"]);
+    assert!(zero[3].parse::<f64>().unwrap() < 3.0, "{}", points[2]);
+    assert!(zero[4].parse::<f64>().unwrap() < 5.0, "{}", points[2]);
+}
+
 /// A program of the grader's that does not build costs its task alone:
 /// a hash table that treats bit vectors as integers does not compile on
 /// bool-array ones, and its rows say what is missing.
