@@ -1,4 +1,5 @@
-# The 2025 handout: lib/hdict.h of entries (the 2022 overlay, laid before
-# this one) and bit vectors with index_t and bitvector_free.
+# The 2025 handout: the 2022 library (its layer laid before this one),
+# and bit vectors with index_t and bitvector_free.
 TABLE = hdict
+TABLE_LIB = lib/hdict.c
 CFLAGS += -DBITVECTOR_FREE

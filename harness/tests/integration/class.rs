@@ -139,12 +139,18 @@ fn the_15122_overlay_headers_bring_what_the_courses_do() {
     )
     .unwrap();
     let lib = workspace().join("courses/cmu15122/lib");
+    let hset = workspace().join("courses/cmu15122-hset/lib");
     let out = std::process::Command::new("gcc")
         .args(["-Wall", "-Wextra", "-Werror", "-std=c99", "-pedantic", "-I"])
         .arg(workspace().join("courses/cmu15122"))
+        .arg("-I")
+        .arg(workspace().join("courses/cmu15122-hset"))
+        .arg("-I")
+        .arg(&lib)
         .arg(&source)
         .arg(lib.join("xalloc.c"))
-        .arg(lib.join("hset.c"))
+        .arg(lib.join("kv.c"))
+        .arg(hset.join("hset.c"))
         .arg("-o")
         .arg(dir.path().join("a.out"))
         .output()
@@ -354,7 +360,10 @@ fn cmu15122_fall_2014_bit_arrays() {
         .unwrap()
         .replace("#include \"board-ht.h\"\n", "#include \"lib/ba-ht.h\"\n")
         .replace("lib/bitvector.h", "lib/bitarray.h")
-        .replace("!bitvector_equal(B, bitvector_new())", "B != bitarray_new()")
+        .replace(
+            "!bitvector_equal(B, bitvector_new())",
+            "B != bitarray_new()",
+        )
         .replace("bitvector", "bitarray");
     for (name, solver) in [
         ("perfect", solver.clone()),
@@ -1812,7 +1821,7 @@ fn one_submission_where_the_platform_puts_it() {
 /// The course configs, adapters and suites are built into the binary: from
 /// a folder that is no checkout, `--course cis521` grades with the bundled
 /// config (written out once into the cache folder), and `harness courses`
-/// lists the eight (15-122 in four handout years).
+/// lists the nine (15-122 in five handout years).
 #[test]
 fn bundled_courses_grade_from_any_folder() {
     let out = tempfile::tempdir().unwrap();
@@ -1829,7 +1838,7 @@ fn bundled_courses_grade_from_any_folder() {
         .stdout(predicates::str::contains(
             "cmu15122-2022 cmu15122-2022-lightsout.toml  lightsout       19 points  CMU 15-122 Lights Out (2022-2024 handouts)",
         ))
-        .stdout(predicates::function::function(|s: &str| s.lines().count() == 8));
+        .stdout(predicates::function::function(|s: &str| s.lines().count() == 9));
     let run = harness()
         .current_dir(out.path())
         .env("PUZZLEGRADE_CACHE", &cache)
@@ -1895,7 +1904,7 @@ fn bundled_courses_grade_from_any_folder() {
         .assert()
         .code(2)
         .stderr(predicates::str::contains(
-            "no course config cis999 here, and no bundled course of that name (cis521, cmu15110, cmu15122, cmu15122-2016, cmu15122-2022, cmu15122-2025, cs61bl, imperial)",
+            "no course config cis999 here, and no bundled course of that name (cis521, cmu15110, cmu15122, cmu15122-2014, cmu15122-2016, cmu15122-2022, cmu15122-2025, cs61bl, imperial)",
         ));
 }
 
