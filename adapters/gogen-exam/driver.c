@@ -122,7 +122,7 @@ static int test_masks(letter_mask_t out[TESTS]) {
     return NUM_LETTERS;
 }
 
-static void print_board(board_t b) {
+static void show_board(board_t b) {
     for (int r = 0; r < HEIGHT; r++) printf("%.*s\n", WIDTH, b[r]);
 }
 
@@ -230,14 +230,14 @@ int main(int argc, char **argv) {
         for (int l = 0; l < NUM_LETTERS; l++) masks[l] = FULL;
         update(board, masks);
         printf("@ update(board, masks) on all-ones masks left the board\n");
-        print_board(board);
+        show_board(board);
         for (int l = 0; l < NUM_LETTERS; l++) {
             printf("@ update(board, masks) on all-ones masks left the mask of '%c'\n", 'A' + l);
             printf("%08x\n", (unsigned)masks[l]);
         }
     } else if (!strcmp(fn, "solve_board")) {
         if (!solve_board(board, words)) return 1;
-        print_board(board);
+        show_board(board);
     } else {
         fprintf(stderr, "gogen-driver: unknown function %s\n", fn);
         return 2;

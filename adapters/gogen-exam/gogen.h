@@ -8,6 +8,10 @@
 /* A 5x5 board of 'A' to 'Y', '.' for an empty cell. */
 typedef char board_t[HEIGHT][WIDTH];
 
+/* The skeleton's gogen.c defines these (as the exam's header declares). */
+void parse_gogen_file(const char *filename, board_t board, char ***words_ptr);
+void print_board(board_t board);
+
 bool get_letter_position(board_t board, char letter, int *row, int *col);
 bool valid_solution(board_t board, char **words);
 void update(board_t board, letter_mask_t masks[NUM_LETTERS]);

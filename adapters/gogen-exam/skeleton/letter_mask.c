@@ -1,7 +1,7 @@
 /* The Imperial Gogen exam's letter_mask.c as handed out, as its handout
  * describes it (puzzlegrade's own copy): print_bitmask and "empty stubs of
  * the functions you should implement". A bool stub returns false, a void
- * one does nothing. What these stubs pass earns nothing (the course's
+ * one does nothing, as in public copies of the exam's skeleton. What these stubs pass earns nothing (the course's
  * rubric items are `beyond_stub`); the reference knows what each prints
  * through our driver, and a test grades this skeleton to 0. */
 #include <stdio.h>

@@ -1117,6 +1117,36 @@ fn imperial_class_in_c_through_the_exam_driver() {
     );
 }
 
+/// A handin that uses the exam header's mask constants (`BOARD_ONES`,
+/// `FIRST_CELL_SET`) and calls `print_bitmask` from `gogen.c` builds on
+/// our headers, as on the exam's, and gets every mark.
+#[test]
+fn the_imperial_headers_have_the_exams_constants() {
+    let out = tempfile::tempdir().unwrap();
+    let class = out.path().join("class");
+    let sub = class.join("constants");
+    copy_dir(&fixtures("imperial").join("perfect"), &sub);
+    let mask = std::fs::read_to_string(sub.join("letter_mask.c")).unwrap();
+    let uses = mask
+        .replace("#define FULL 0xFFFFFF80u\n", "")
+        .replace("value ? FULL : 0", "value ? BOARD_ONES : BOARD_ZEROS");
+    assert_ne!(uses, mask, "the fixture changed: fix the test");
+    std::fs::write(sub.join("letter_mask.c"), uses).unwrap();
+    let gogen = std::fs::read_to_string(sub.join("gogen.c")).unwrap();
+    let calls = gogen.replace(
+        "int main(void) { return 0; }",
+        "int main(void) {\n    print_bitmask(FIRST_CELL_SET | LAST_COL_SET);\n    return 0;\n}",
+    );
+    assert_ne!(calls, gogen, "the fixture changed: fix the test");
+    std::fs::write(sub.join("gogen.c"), calls).unwrap();
+    let (run, summary) = grade_class("imperial-gogen", &class, out.path(), &[]);
+    run.code(0);
+    assert_eq!(
+        points(&summary)[1],
+        "constants,5,5,5,10,10,15,7,10,15,15,3,0,100,100,yes"
+    );
+}
+
 /// The exam's skeleton as handed out (`adapters/gogen-exam/skeleton`: its
 /// bool stubs return false, its void ones do nothing) earns nothing, though
 /// it passes cases of every question but two: what the reference says a
