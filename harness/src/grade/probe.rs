@@ -60,6 +60,7 @@ pub fn grade(
 /// The verdict on one case: the status first, then the output.
 fn judge(row: &mut Row, family: &dyn Grader, probe: &Probe, run: &RunResult, limits: &Limits) {
     row.wall_ms = Some(millis(run.wall));
+    row.cpu_ms = run.cpu.map(millis);
     let expected = probe
         .expect
         .iter()
@@ -69,11 +70,11 @@ fn judge(row: &mut Row, family: &dyn Grader, probe: &Probe, run: &RunResult, lim
     let (verdict, detail) = match (&run.ending, run.limit) {
         (Ending::Failed(why), _) => (Verdict::HarnessError, why.clone()),
         _ if run.cancelled => (Verdict::Cancelled, "stopped: the run was cancelled".into()),
-        (_, Some(LimitHit::Time | LimitHit::Cpu)) => (
+        (_, Some(hit @ (LimitHit::Time | LimitHit::Cpu))) => (
             Verdict::TimeLimit,
             format!(
-                "still running after {} (expected exit {expected})",
-                humantime::format_duration(limits.time)
+                "{} (expected exit {expected})",
+                super::puzzle::time_detail(hit, run, limits)
             ),
         ),
         (_, Some(LimitHit::Stdout)) => (Verdict::OutputLimit, "stdout over its cap".into()),
@@ -96,6 +97,7 @@ fn judge(row: &mut Row, family: &dyn Grader, probe: &Probe, run: &RunResult, lim
     };
     row.verdict = verdict;
     row.detail = detail;
+    row.clock = super::puzzle::clock(verdict, run.limit, limits);
 }
 
 fn output_verdict(
@@ -127,5 +129,55 @@ fn output_verdict(
                 }
             }
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::outcome::Clock;
+
+    /// A probe stopped at a time limit says which clock stopped it, as a
+    /// suite's case does (it said "still running after" the wall-clock
+    /// limit when its CPU time had stopped it).
+    #[test]
+    fn a_probe_says_which_clock_stopped_it() {
+        let limits = Limits {
+            cpu: Some(Duration::from_secs(2)),
+            ..Limits::new(Duration::from_secs(11), 1 << 30)
+        };
+        let probe = Probe {
+            args: Vec::new(),
+            puzzle: Vec::new(),
+            stdin: "/dev/null".into(),
+            expect: vec![1],
+            output: Output::Any,
+        };
+        let family = reference::families::family("toy").unwrap();
+        let stopped = |hit| {
+            let mut run = RunResult::ended(Ending::Signaled(9), Duration::from_millis(2100));
+            run.limit = Some(hit);
+            run.cpu = Some(Duration::from_millis(2003));
+            let mut row = Row::new("c", "toy", "usage", "probe");
+            judge(&mut row, family, &probe, &run, &limits);
+            (row.verdict, row.detail, row.clock, row.cpu_ms)
+        };
+        assert_eq!(
+            stopped(LimitHit::Cpu),
+            (
+                Verdict::TimeLimit,
+                "CPU time over 2s (expected exit 1)".to_string(),
+                Some(Clock::Cpu),
+                Some(2003.0)
+            )
+        );
+        let (_, detail, clock, _) = stopped(LimitHit::Time);
+        assert_eq!(
+            detail,
+            "stopped by the wall-clock safety net at 11s with 2.00 s of CPU time (the limit is 2s) (expected exit 1)"
+        );
+        assert_eq!(clock, Some(Clock::SafetyNet));
     }
 }

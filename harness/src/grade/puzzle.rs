@@ -149,13 +149,7 @@ pub fn fill(row: &mut Row, case: &dyn Puzzle, run: &RunResult, limits: &Limits) 
             Verdict::Cancelled,
             "stopped: the grading run was cancelled".to_string(),
         ),
-        (Some(LimitHit::Cpu), _) => (
-            Verdict::TimeLimit,
-            format!(
-                "CPU time over {}",
-                humantime::format_duration(limits.cpu.unwrap_or_default())
-            ),
-        ),
+        (Some(hit @ LimitHit::Cpu), _) => (Verdict::TimeLimit, time_detail(*hit, run, limits)),
         (Some(LimitHit::Memory), _) => (
             Verdict::MemoryLimit,
             format!(
@@ -170,23 +164,7 @@ pub fn fill(row: &mut Row, case: &dyn Puzzle, run: &RunResult, limits: &Limits) 
                 limits.stdout, run.stdout.total
             ),
         ),
-        (Some(LimitHit::Time), _) => (
-            Verdict::TimeLimit,
-            match limits.cpu.filter(|c| *c < limits.time) {
-                Some(cpu) => format!(
-                    "stopped by the wall-clock safety net at {}{} with {:.2} s of CPU time (the limit is {})",
-                    humantime::format_duration(limits.time),
-                    not_counted(run.waited),
-                    run.cpu.unwrap_or_default().as_secs_f64(),
-                    humantime::format_duration(cpu)
-                ),
-                None => format!(
-                    "still running after {}{}",
-                    humantime::format_duration(limits.time),
-                    not_counted(run.waited)
-                ),
-            },
-        ),
+        (Some(hit @ LimitHit::Time), _) => (Verdict::TimeLimit, time_detail(*hit, run, limits)),
         (None, Ending::Signaled(sig)) => (
             Verdict::RuntimeError,
             format!("killed by {}", signal_name(*sig)),
@@ -246,8 +224,31 @@ fn not_counted(waited: std::time::Duration) -> String {
     }
 }
 
+/// Why a case was stopped at a time limit, naming the clock that stopped
+/// it (a suite's case or a battery's probe).
+pub(super) fn time_detail(hit: LimitHit, run: &RunResult, limits: &Limits) -> String {
+    match (hit, limits.cpu.filter(|c| *c < limits.time)) {
+        (LimitHit::Cpu, _) => format!(
+            "CPU time over {}",
+            humantime::format_duration(limits.cpu.unwrap_or_default())
+        ),
+        (_, Some(cpu)) => format!(
+            "stopped by the wall-clock safety net at {}{} with {:.2} s of CPU time (the limit is {})",
+            humantime::format_duration(limits.time),
+            not_counted(run.waited),
+            run.cpu.unwrap_or_default().as_secs_f64(),
+            humantime::format_duration(cpu)
+        ),
+        (_, None) => format!(
+            "still running after {}{}",
+            humantime::format_duration(limits.time),
+            not_counted(run.waited)
+        ),
+    }
+}
+
 /// Which clock stopped a `time-limit` case.
-fn clock(verdict: Verdict, limit: Option<LimitHit>, limits: &Limits) -> Option<Clock> {
+pub(super) fn clock(verdict: Verdict, limit: Option<LimitHit>, limits: &Limits) -> Option<Clock> {
     match (verdict, limit) {
         (Verdict::TimeLimit, Some(LimitHit::Cpu)) => Some(Clock::Cpu),
         (Verdict::TimeLimit, Some(LimitHit::Time)) => Some(match limits.cpu {
