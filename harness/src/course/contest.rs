@@ -247,7 +247,13 @@ fn ordinal(n: usize) -> String {
 pub fn write_credits(path: &Path, credits: &[Credit]) -> anyhow::Result<()> {
     let mut w = csv::Writer::from_writer(Vec::new());
     for c in credits {
-        w.serialize(c)?;
+        let guard = |t: &str| crate::outcome::guard_cell(t).into_owned();
+        w.serialize(Credit {
+            submission: guard(&c.submission),
+            team: guard(&c.team),
+            detail: guard(&c.detail),
+            ..c.clone()
+        })?;
     }
     let bytes = w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
     crate::export::write_atomically(path, &bytes)
@@ -259,7 +265,10 @@ pub fn read_credits(path: &Path) -> anyhow::Result<BTreeMap<String, Credit>> {
         .with_context(|| format!("cannot read contest credit {}", path.display()))?;
     let mut out = BTreeMap::new();
     for (i, c) in r.deserialize::<Credit>().enumerate() {
-        let c = c.with_context(|| format!("{}: line {}", path.display(), i + 2))?;
+        let mut c = c.with_context(|| format!("{}: line {}", path.display(), i + 2))?;
+        for t in [&mut c.submission, &mut c.team, &mut c.detail] {
+            *t = crate::outcome::unguard_cell(t).to_owned();
+        }
         out.insert(c.submission.clone(), c);
     }
     Ok(out)

@@ -20,8 +20,9 @@ pub fn read_leaderboard(text: &str) -> anyhow::Result<Vec<Row>> {
     let mut rows = Vec::new();
     for (i, rec) in reader.records().enumerate() {
         let rec = rec.with_context(|| format!("line {}", i + 2))?;
-        let entry = rec.get(1).unwrap_or_default();
+        let entry = crate::outcome::unguard_cell(rec.get(1).unwrap_or_default());
         for (col, value) in header.iter().zip(rec.iter()).skip(fixed) {
+            let col = crate::outcome::unguard_cell(col);
             let (suite, case) = col.rsplit_once('/').unwrap_or(("leaderboard", col));
             let mut row = Row::new(entry, "", suite, case);
             match value.parse::<f64>() {

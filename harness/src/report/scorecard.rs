@@ -297,7 +297,7 @@ fn encode(rows: &[Row], header: bool) -> anyhow::Result<Vec<u8>> {
         .buffer_capacity(1024)
         .from_writer(Vec::with_capacity(256 * rows.len().max(1)));
     for row in rows {
-        w.serialize(row)?;
+        w.serialize(row.guarded())?;
     }
     w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))
 }
@@ -334,13 +334,15 @@ fn each_row(
         .with_context(|| format!("cannot read scorecard {}", path.display()))?;
     let mut reader = csv::Reader::from_reader(std::io::BufReader::new(file.take(whole)));
     for (i, record) in reader.deserialize::<Row>().enumerate() {
-        let row = record.with_context(|| {
-            format!(
-                "scorecard {}: line {}: not a scorecard row",
-                path.display(),
-                i + 2
-            )
-        })?;
+        let row = record
+            .with_context(|| {
+                format!(
+                    "scorecard {}: line {}: not a scorecard row",
+                    path.display(),
+                    i + 2
+                )
+            })?
+            .unguarded();
         if let Some(label) = label
             && row.candidate != label
         {
@@ -397,7 +399,7 @@ fn rewrite(
     lock(tmp.as_file(), path)?;
     let mut out = csv::Writer::from_writer(std::io::BufWriter::new(tmp));
     fill(&mut |row| {
-        out.serialize(row)
+        out.serialize(row.guarded())
             .with_context(|| format!("cannot write the scorecard {}", path.display()))
     })?;
     let tmp = out

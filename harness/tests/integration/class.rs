@@ -1147,6 +1147,47 @@ fn the_imperial_headers_have_the_exams_constants() {
     );
 }
 
+/// Submission ids a spreadsheet would run as formulas are written as text
+/// (a leading `'`) in the scorecard and summary.csv, and read back as they
+/// were: `--resume` finds every row kept.
+#[test]
+fn no_cell_is_a_formula() {
+    let out = tempfile::tempdir().unwrap();
+    let class = out.path().join("class");
+    for id in ["=HYPERLINK(A1)", "@SUM(1)"] {
+        copy_dir(&fixtures("imperial").join("perfect"), &class.join(id));
+    }
+    let (run, summary) = grade_class("imperial-gogen", &class, out.path(), &[]);
+    run.code(0);
+    let lines = points(&summary);
+    assert!(lines[1].starts_with("'=HYPERLINK(A1),5,"), "{}", lines[1]);
+    assert!(lines[2].starts_with("'@SUM(1),5,"), "{}", lines[2]);
+    let card = std::fs::read_to_string(out.path().join("scorecard.csv")).unwrap();
+    assert!(card.contains("\n'=HYPERLINK(A1),"), "{card}");
+    assert!(!card.contains("\n=HYPERLINK"), "{card}");
+    let rows = card.lines().count();
+    harness()
+        .current_dir(out.path())
+        .arg("grade")
+        .arg("--course")
+        .arg(workspace().join("courses/imperial-gogen.toml"))
+        .arg("--submissions")
+        .arg(&class)
+        .args(["--summary", "summary.csv", "--jobs", "2", "--resume"])
+        .assert()
+        .code(0);
+    let again = std::fs::read_to_string(out.path().join("scorecard.csv")).unwrap();
+    assert_eq!(
+        again.lines().count(),
+        rows,
+        "every row kept, none run again"
+    );
+    assert_eq!(
+        points(&std::fs::read_to_string(out.path().join("summary.csv")).unwrap()),
+        lines
+    );
+}
+
 /// The exam's skeleton as handed out (`adapters/gogen-exam/skeleton`: its
 /// bool stubs return false, its void ones do nothing) earns nothing, though
 /// it passes cases of every question but two: what the reference says a
