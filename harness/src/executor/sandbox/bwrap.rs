@@ -57,7 +57,11 @@ fn words(view: &View, cwd: &Path, report: i32) -> Vec<OsString> {
     // the candidate's TMPDIR, writable; a build's own folder too).
     for step in &view.steps {
         match step {
+            // Each capped at the view's size (bubblewrap's --size applies
+            // to the --tmpfs after it).
             Step::Private(p) => {
+                out.push("--size".into());
+                out.push(view.size.max(1 << 20).to_string().into());
                 out.push("--tmpfs".into());
                 out.push(p.into());
             }
@@ -180,6 +184,8 @@ mod tests {
                 "/dev",
                 "--proc",
                 "/proc",
+                "--size",
+                "1048576",
                 "--tmpfs",
                 "/tmp",
                 "--bind",
