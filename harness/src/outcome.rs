@@ -199,6 +199,11 @@ pub fn guard_cell(text: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// A CSV record's cells, each as [`guard_cell`] writes it.
+pub fn guard_cells(record: &[String]) -> Vec<String> {
+    record.iter().map(|c| guard_cell(c).into_owned()).collect()
+}
+
 /// The text [`guard_cell`] wrote as `cell`.
 pub fn unguard_cell(cell: &str) -> &str {
     if quoted(cell) { &cell[1..] } else { cell }

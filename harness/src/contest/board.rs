@@ -119,13 +119,7 @@ pub fn leaderboard(standings: &[Standing], names: &[String]) -> anyhow::Result<V
     if let Some(first) = standings.first() {
         header.extend(first.cases.iter().map(|c| c.case.clone()));
     }
-    let cells = |record: &[String]| -> Vec<String> {
-        record
-            .iter()
-            .map(|c| crate::outcome::guard_cell(c).into_owned())
-            .collect()
-    };
-    w.write_record(cells(&header))?;
+    w.write_record(crate::outcome::guard_cells(&header))?;
     for (s, name) in standings.iter().zip(names) {
         let mut rec = vec![
             s.rank.to_string(),
@@ -141,7 +135,7 @@ pub fn leaderboard(standings: &[Standing], names: &[String]) -> anyhow::Result<V
                 "unsolved".into()
             }
         }));
-        w.write_record(cells(&rec))?;
+        w.write_record(crate::outcome::guard_cells(&rec))?;
     }
     w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))
 }

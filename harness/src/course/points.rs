@@ -221,13 +221,7 @@ pub fn write_summary(path: &Path, course: &Course, points: &[Points]) -> anyhow:
         None => header.extend(course.item_names()),
     }
     header.extend(["total", "max", "built", "accepted", "cases", "counts"].map(String::from));
-    let cells = |record: Vec<String>| -> Vec<String> {
-        record
-            .iter()
-            .map(|c| crate::outcome::guard_cell(c).into_owned())
-            .collect()
-    };
-    w.write_record(cells(header))?;
+    w.write_record(crate::outcome::guard_cells(&header))?;
     for p in points {
         let mut record = vec![p.submission.clone()];
         record.extend(p.items.iter().map(|(_, s)| show(s.points)));
@@ -247,7 +241,7 @@ pub fn write_summary(path: &Path, course: &Course, points: &[Points]) -> anyhow:
             p.cases.to_string(),
             counts.join("; "),
         ]);
-        w.write_record(cells(record))?;
+        w.write_record(crate::outcome::guard_cells(&record))?;
     }
     let bytes = w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
     crate::export::write_atomically(path, &bytes)
