@@ -19,6 +19,12 @@
 #[cfg(not(test))]
 #[unsafe(no_mangle)]
 pub extern "C" fn main(_argc: std::ffi::c_int, _argv: *const *const std::ffi::c_char) -> i32 {
+    // `harness-exec exec FD NPROC PROGRAM ARGS...`: a candidate started
+    // inside bubblewrap.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    if args.first().is_some_and(|a| a == "exec") {
+        return harness::executor::exec_in_sandbox(&args[1..]);
+    }
     if harness::executor::serve_keeper() == std::process::ExitCode::SUCCESS {
         0
     } else {

@@ -14,6 +14,7 @@ mod grading;
 mod landlock;
 mod lifecycle;
 mod misbehaving;
+mod neighbours;
 mod parts;
 mod platforms;
 mod privacy;

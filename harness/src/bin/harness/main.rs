@@ -22,6 +22,11 @@ fn main() -> ExitCode {
     if std::env::args_os().nth(1).is_some_and(|a| a == "__keeper") {
         return harness::executor::serve_keeper();
     }
+    // A candidate started inside bubblewrap (likewise).
+    if std::env::args_os().nth(1).is_some_and(|a| a == "__exec") {
+        let args: Vec<std::ffi::OsString> = std::env::args_os().skip(2).collect();
+        return ExitCode::from(harness::executor::exec_in_sandbox(&args) as u8);
+    }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

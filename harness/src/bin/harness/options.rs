@@ -277,6 +277,7 @@ pub fn isolation(args: &IsolationArgs, jobs: Option<NonZeroUsize>) -> anyhow::Re
             SandboxArg::Landlock => SandboxChoice::Landlock,
         },
         env,
+        network: args.network,
         hide: Vec::new(),
     })
 }

@@ -24,6 +24,7 @@ pub(super) mod cgfiles;
 pub(super) mod cpus;
 mod hierarchy;
 mod settle;
+mod view;
 
 use std::path::{Path, PathBuf};
 
@@ -32,6 +33,7 @@ pub use cgfiles::Join;
 pub use cgfiles::Usage;
 use cgfiles::{OpenFiles, oom_kills};
 use hierarchy::{delegate, join, make, own_cgroup, parse_mounts, remove_when_empty};
+pub use view::Place;
 
 use std::time::Duration;
 

@@ -70,6 +70,9 @@ pub struct Isolation {
     pub sandbox: SandboxChoice,
     /// `--env NAME=VALUE` pairs, added to the minimum.
     pub env: Vec<(OsString, OsString)>,
+    /// Whether cases may reach the network (off: each has a loopback of
+    /// its own, or, under Landlock alone, no socket but a Unix one).
+    pub network: bool,
     /// Folders no case may see (the suites, a class's submissions, a
     /// contest's entries): each is an empty private folder in a case's view.
     pub hide: Vec<PathBuf>,
@@ -88,6 +91,7 @@ impl Default for Isolation {
             file_size_limit: 64 << 20,
             sandbox: SandboxChoice::Auto,
             env: Vec::new(),
+            network: false,
             hide: Vec::new(),
         }
     }

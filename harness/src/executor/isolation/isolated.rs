@@ -68,6 +68,8 @@ pub(in crate::executor) struct Isolated {
     cores: Option<Vec<Vec<usize>>>,
     /// RLIMIT_NPROC, where it means something.
     nproc: Option<u64>,
+    /// The case's own budget, where its sandbox counts it apart.
+    case_nproc: Option<u64>,
     max_file: u64,
     cases: AtomicUsize,
     /// Removes finished cases' cgroups and scratch folders off the cases'
@@ -108,15 +110,22 @@ impl Isolated {
             }
             None => None,
         };
+        let bwrap = level.sandbox == Some(sandbox::Kind::Bwrap);
         let nproc = match (level.uid_base, &cgroups) {
             // The pids controller does it exactly (and RLIMIT_NPROC would
             // count the zombies of a killed case against the next one).
             (_, Some(_)) => None,
             // Each slot's uid is its own: the count is the case's.
             (Some(_), None) => Some(isolation.pids_limit),
-            // Counted per user: this user's processes now, plus the limit.
-            (None, None) => Some(own_processes() + isolation.pids_limit),
+            // Counted per user: this user's processes now, plus the limit;
+            // under bubblewrap, room for every slot's, the case's own
+            // budget counted in its user namespace (see `Around::nproc`).
+            (None, None) => Some(
+                super::uids::own_processes()
+                    + isolation.pids_limit * if bwrap { isolation.slots as u64 + 1 } else { 1 },
+            ),
         };
+        let case_nproc = nproc.filter(|_| bwrap).map(|_| isolation.pids_limit);
         let cores = match crate::executor::cgroup::cpus::share(
             &crate::executor::cgroup::cpus::allowed(),
             isolation.slots,
@@ -182,6 +191,7 @@ impl Isolated {
             cgroups,
             cores,
             nproc,
+            case_nproc,
             max_file,
             cases: AtomicUsize::new(0),
             janitor,
@@ -206,6 +216,16 @@ impl Isolated {
     /// away ([`Isolated::finish`]). Our failure on the way is
     /// [`Ending::Failed`].
     pub(in crate::executor) fn execute(
+        &self,
+        spec: &Spec,
+        limits: &Limits,
+        cancel: &Cancel,
+        guard: Option<&Guard>,
+    ) -> RunResult {
+        super::slot::with_retries(cancel, || self.execute_once(spec, limits, cancel, guard))
+    }
+
+    fn execute_once(
         &self,
         spec: &Spec,
         limits: &Limits,
@@ -294,12 +314,26 @@ impl Isolated {
             .sandbox
             .as_deref()
             .map(|s| (s, self.slot_view(&mut slot, spec)));
+        if slot.failure.is_none() {
+            slot.failure = Some(
+                super::slot::failure_pipe()
+                    .map_err(|e| ExecError::system("make the slot's failure pipe", e))?,
+            );
+        }
+        let (failure, failure_end) = slot.failure.as_ref().expect("made above");
+        // (Nothing an earlier case's sandbox left there is this one's.)
+        super::slot::failure_said(failure);
         let place = sandbox.as_ref().map(|(_, view)| sandbox::Case {
             id: case.id,
             slot: spec.slot,
             view,
             cwd: workdir,
             run_dir: self.run_dir.path(),
+            cgroups: (self.cgroups.as_ref().zip(case.cgroup.as_ref()))
+                .map_or_else(Vec::new, |(all, c)| all.view(c, spec.slot)),
+            network: self.isolation.network,
+            nproc: self.case_nproc,
+            failure: failure_end.as_raw_fd(),
         });
         if let Some(cores) = self.cores.as_ref().and_then(|c| c.get(spec.slot)) {
             super::slot::keep_thread_to(spec.slot, cores);
@@ -310,13 +344,6 @@ impl Isolated {
         };
         let launch = self.launch(spec, limits, case, workdir, &entered);
         let plan = Plan::new(&launch)?;
-        if slot.failure.is_none() {
-            slot.failure = Some(
-                super::slot::failure_pipe()
-                    .map_err(|e| ExecError::system("make the slot's failure pipe", e))?,
-            );
-        }
-        let (failure, failure_end) = slot.failure.as_ref().expect("made above");
         let mut start = |ends: Ends| {
             crate::executor::run::spawn::spawn(
                 &plan,
@@ -411,8 +438,11 @@ impl Isolated {
                 .cloned()
                 .unwrap_or_default(),
             namespace: entered.namespace,
+            network: entered.network,
+            cgroup_view: entered.cgroup_view.clone(),
+            offline: entered.offline,
             wrap: entered.wrap.clone(),
-            report: entered.report.as_ref().map(|(_, f)| f.as_raw_fd()),
+            hand: entered.handed(),
             landlock: entered.landlock,
             no_new_privs: entered.wrap.is_empty(),
         }
@@ -565,30 +595,4 @@ struct Prepared {
     scratch: Scratch,
     copies: Vec<PathBuf>,
     cgroup: Option<CaseCgroup>,
-}
-
-/// How many processes this process's user has now (for RLIMIT_NPROC,
-/// which counts per user).
-fn own_processes() -> u64 {
-    let me = rustix::process::getuid().as_raw().to_string();
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return 0;
-    };
-    entries
-        .flatten()
-        .filter(|e| {
-            e.file_name()
-                .to_string_lossy()
-                .bytes()
-                .all(|b| b.is_ascii_digit())
-        })
-        .filter(|e| {
-            std::fs::read_to_string(e.path().join("status")).is_ok_and(|s| {
-                s.lines()
-                    .find_map(|l| l.strip_prefix("Uid:"))
-                    .and_then(|l| l.split_whitespace().next())
-                    == Some(me.as_str())
-            })
-        })
-        .count() as u64
 }

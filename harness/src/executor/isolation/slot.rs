@@ -37,6 +37,47 @@ pub(in crate::executor) fn keep_thread_to(slot: usize, cores: &[usize]) {
     });
 }
 
+/// The waits before each new try of a case that could not start for a
+/// moment's want (see [`transient`]).
+pub(in crate::executor) const RETRY_WAITS: [std::time::Duration; 4] = [
+    std::time::Duration::from_millis(100),
+    std::time::Duration::from_secs(1),
+    std::time::Duration::from_secs(4),
+    std::time::Duration::from_secs(16),
+];
+
+/// Whether `result` is a failure to start the case for a moment's want:
+/// no process (EAGAIN, a fork bomb's neighbour) or no memory (ENOMEM),
+/// the kernel's words or bubblewrap's. Any other failure (a program
+/// missing) would fail again.
+pub(in crate::executor) fn transient(result: &crate::executor::RunResult) -> bool {
+    let crate::executor::Ending::Failed(why) = &result.ending else {
+        return false;
+    };
+    !result.cancelled
+        && ["Resource temporarily unavailable", "Cannot allocate memory"]
+            .iter()
+            .any(|w| why.contains(w))
+}
+
+/// `run`'s result, tried again after each of [`RETRY_WAITS`] while it is a
+/// failure to start for a moment's want (a neighbour's fork bomb, a
+/// moment's memory pressure) and the run goes on.
+pub(in crate::executor) fn with_retries(
+    cancel: &crate::cancel::Cancel,
+    mut run: impl FnMut() -> crate::executor::RunResult,
+) -> crate::executor::RunResult {
+    let mut result = run();
+    for wait in RETRY_WAITS {
+        if !transient(&result) || cancel.is_requested() {
+            break;
+        }
+        std::thread::sleep(wait);
+        result = run();
+    }
+    result
+}
+
 /// A failure pipe whose read end never waits.
 pub(in crate::executor) fn failure_pipe()
 -> std::io::Result<(std::io::PipeReader, std::io::PipeWriter)> {
@@ -55,4 +96,41 @@ pub(in crate::executor) fn failure_said(reader: &std::io::PipeReader) -> Vec<u8>
         said.extend_from_slice(&buf[..n]);
     }
     said
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::executor::{Ending, RunResult};
+
+    #[test]
+    fn only_a_moments_want_is_tried_again() {
+        let failed =
+            |why: &str| RunResult::ended(Ending::Failed(why.into()), std::time::Duration::ZERO);
+        assert!(transient(&failed(
+            "the sandbox (bwrap) did not start the candidate: bwrap: Can't fork for pid 1: Resource temporarily unavailable"
+        )));
+        assert!(transient(&failed(
+            "cannot start x: Cannot allocate memory (os error 12)"
+        )));
+        assert!(!transient(&failed(
+            "cannot start rubyx: No such file or directory (os error 2)"
+        )));
+        let mut cancelled = failed("Resource temporarily unavailable");
+        cancelled.cancelled = true;
+        assert!(!transient(&cancelled));
+        let exited = RunResult::ended(Ending::Exited(1), std::time::Duration::ZERO);
+        assert!(!transient(&exited));
+        let cancel = crate::cancel::Cancel::new();
+        let mut tries = 0;
+        let end = with_retries(&cancel, || {
+            tries += 1;
+            if tries < 3 {
+                failed("Resource temporarily unavailable")
+            } else {
+                RunResult::ended(Ending::Exited(0), std::time::Duration::ZERO)
+            }
+        });
+        assert_eq!((tries, end.ending), (3, Ending::Exited(0)));
+    }
 }

@@ -126,6 +126,32 @@ pub fn kill_all((uid, gid): (u32, u32)) -> Result<(), ExecError> {
     }
 }
 
+/// How many processes this process's user has now (for RLIMIT_NPROC,
+/// which counts per user).
+pub(super) fn own_processes() -> u64 {
+    let me = rustix::process::getuid().as_raw().to_string();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+        })
+        .filter(|e| {
+            std::fs::read_to_string(e.path().join("status")).is_ok_and(|s| {
+                s.lines()
+                    .find_map(|l| l.strip_prefix("Uid:"))
+                    .and_then(|l| l.split_whitespace().next())
+                    == Some(me.as_str())
+            })
+        })
+        .count() as u64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,23 +1,47 @@
 //! What a case's process does to the kernel's state it could share: its
-//! user's keyrings emptied (`forget_keys`), and the seccomp filter every
-//! isolated case runs under (outside bubblewrap,
-//! with `no_new_privs`): the calls no puzzle solver needs that reach
-//! state shared beyond the case or the kernel's riskiest surface answer
-//! EPERM: the kernel keyrings (a key one case stores, a later case of the
-//! same user would find), io_uring, bpf, perf events and userfaultfd.
-//! Everything else is allowed: interpreters and the JVM run as ever.
+//! user's keyrings emptied (`forget_keys`), and the seccomp filters every
+//! isolated case runs under (installed by the case's process with
+//! `no_new_privs`, or handed to bubblewrap, which installs them before
+//! its exec): the calls no puzzle solver needs that reach state shared
+//! beyond the case, or the kernel's riskiest surface, answer EPERM: the
+//! kernel keyrings (a key one case stores, a later case of the same user
+//! would find), io_uring, bpf, perf events, userfaultfd, ptrace and
+//! reading or writing another process's memory, mounts, and namespaces
+//! (`unshare`, `setns`, a `clone` asking for one); `clone3`, whose flags a
+//! filter cannot see, answers ENOSYS, so the C library falls back to
+//! `clone`. Where a case has no network of its own (`offline`), a socket
+//! of any family but Unix is refused too. Everything else is allowed:
+//! interpreters, the JVM and valgrind run as ever.
 
 use std::sync::OnceLock;
 
-/// The filter's program, compiled once (`None`: it could not be, on
-/// this architecture; the case then runs without it).
-pub(in crate::executor) fn program() -> Option<&'static [libc::sock_filter]> {
-    static PROGRAM: OnceLock<Option<Vec<libc::sock_filter>>> = OnceLock::new();
-    PROGRAM.get_or_init(compile).as_deref()
+/// The filters' programs, compiled once (empty: they could not be, on
+/// this architecture; the case then runs without them). `offline`: no
+/// socket but a Unix one.
+pub(in crate::executor) fn programs(offline: bool) -> &'static [Vec<libc::sock_filter>] {
+    static ONLINE: OnceLock<Vec<Vec<libc::sock_filter>>> = OnceLock::new();
+    static OFFLINE: OnceLock<Vec<Vec<libc::sock_filter>>> = OnceLock::new();
+    let cell = if offline { &OFFLINE } else { &ONLINE };
+    cell.get_or_init(|| compile(offline).unwrap_or_default())
 }
 
-/// The calls refused.
-const REFUSED: [i64; 9] = [
+/// A program as bubblewrap reads it (`--add-seccomp-fd`): its
+/// instructions in the machine's order.
+pub(in crate::executor) fn bytes(program: &[libc::sock_filter]) -> Vec<u8> {
+    program
+        .iter()
+        .flat_map(|f| {
+            let mut b = Vec::with_capacity(8);
+            b.extend(f.code.to_ne_bytes());
+            b.extend([f.jt, f.jf]);
+            b.extend(f.k.to_ne_bytes());
+            b
+        })
+        .collect()
+}
+
+/// The calls refused, whatever their arguments.
+const REFUSED: [i64; 27] = [
     libc::SYS_keyctl,
     libc::SYS_add_key,
     libc::SYS_request_key,
@@ -27,30 +51,83 @@ const REFUSED: [i64; 9] = [
     libc::SYS_bpf,
     libc::SYS_perf_event_open,
     libc::SYS_userfaultfd,
+    libc::SYS_ptrace,
+    libc::SYS_process_vm_readv,
+    libc::SYS_process_vm_writev,
+    libc::SYS_mount,
+    libc::SYS_umount2,
+    libc::SYS_pivot_root,
+    libc::SYS_open_tree,
+    libc::SYS_move_mount,
+    libc::SYS_fsopen,
+    libc::SYS_fsconfig,
+    libc::SYS_fsmount,
+    libc::SYS_fspick,
+    libc::SYS_mount_setattr,
+    libc::SYS_unshare,
+    libc::SYS_setns,
+    libc::SYS_kexec_load,
+    libc::SYS_init_module,
+    libc::SYS_finit_module,
 ];
 
-fn compile() -> Option<Vec<libc::sock_filter>> {
-    use seccompiler::{SeccompAction, SeccompFilter};
+/// `clone`'s flags that make a namespace.
+const NAMESPACES: [libc::c_int; 7] = [
+    libc::CLONE_NEWNS,
+    libc::CLONE_NEWUSER,
+    libc::CLONE_NEWPID,
+    libc::CLONE_NEWNET,
+    libc::CLONE_NEWIPC,
+    libc::CLONE_NEWUTS,
+    libc::CLONE_NEWCGROUP,
+];
+
+/// The refusals (EPERM), then `clone3`'s ENOSYS.
+fn compile(offline: bool) -> Option<Vec<Vec<libc::sock_filter>>> {
+    use seccompiler::{SeccompAction, SeccompCmpArgLen as Len, SeccompCmpOp, SeccompCondition};
+    use seccompiler::{SeccompFilter, SeccompRule};
+    let flag = |f: libc::c_int| {
+        let f = f as u64;
+        SeccompCondition::new(0, Len::Qword, SeccompCmpOp::MaskedEq(f), f)
+            .and_then(|c| SeccompRule::new(vec![c]))
+    };
+    let mut rules: std::collections::BTreeMap<i64, Vec<SeccompRule>> =
+        REFUSED.iter().map(|&call| (call, vec![])).collect();
+    let clone = NAMESPACES.into_iter().map(flag).collect::<Result<_, _>>();
+    rules.insert(libc::SYS_clone, clone.ok()?);
+    if offline {
+        let unix = libc::AF_UNIX as u64;
+        let other = SeccompCondition::new(0, Len::Dword, SeccompCmpOp::Ne, unix)
+            .and_then(|c| SeccompRule::new(vec![c]));
+        rules.insert(libc::SYS_socket, vec![other.ok()?]);
+    }
     let arch = std::env::consts::ARCH.try_into().ok()?;
-    let filter = SeccompFilter::new(
-        REFUSED.iter().map(|&call| (call, vec![])).collect(),
-        SeccompAction::Allow,
-        SeccompAction::Errno(libc::EPERM as u32),
-        arch,
-    )
-    .ok()?;
-    let program: seccompiler::BpfProgram = filter.try_into().ok()?;
-    Some(
-        program
-            .into_iter()
-            .map(|f| libc::sock_filter {
-                code: f.code,
-                jt: f.jt,
-                jf: f.jf,
-                k: f.k,
-            })
-            .collect(),
-    )
+    let refuse = |rules, errno: i32| {
+        let filter = SeccompFilter::new(
+            rules,
+            SeccompAction::Allow,
+            SeccompAction::Errno(errno as u32),
+            arch,
+        )
+        .ok()?;
+        let program: seccompiler::BpfProgram = filter.try_into().ok()?;
+        Some(
+            program
+                .into_iter()
+                .map(|f| libc::sock_filter {
+                    code: f.code,
+                    jt: f.jt,
+                    jf: f.jf,
+                    k: f.k,
+                })
+                .collect::<Vec<_>>(),
+        )
+    };
+    let clone3 = [(libc::SYS_clone3, vec![])].into_iter().collect();
+    Some(vec![
+        refuse(rules, libc::EPERM)?,
+        refuse(clone3, libc::ENOSYS)?,
+    ])
 }
 
 /// The keyrings the slot's user reaches, emptied (in the case's process,
@@ -107,8 +184,13 @@ pub(super) fn install(program: &libc::sock_fprog) -> Result<(), i32> {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn the_filter_compiles_here() {
-        let program = super::program().expect("a filter for this architecture");
-        assert!(program.len() > super::REFUSED.len());
+    fn the_filters_compile_here() {
+        for offline in [false, true] {
+            let programs = super::programs(offline);
+            assert_eq!(programs.len(), 2, "the refusals, then clone3's ENOSYS");
+            assert!(programs[0].len() > super::REFUSED.len());
+            assert_eq!(super::bytes(&programs[1]).len(), 8 * programs[1].len());
+        }
+        assert!(super::programs(true)[0].len() > super::programs(false)[0].len());
     }
 }

@@ -40,9 +40,19 @@ pub struct Launch {
     /// The sandbox's program around the candidate, if any: its words
     /// before the candidate's.
     pub wrap: Vec<OsString>,
-    /// An open file the case's process hands on to the sandbox's program
-    /// (bubblewrap's report).
-    pub report: Option<RawFd>,
+    /// A network namespace to enter (the slot keeper's: a loopback of
+    /// the slot's own).
+    pub network: Option<RawFd>,
+    /// A cgroup namespace of the case's own, rooted at its cgroups, and
+    /// these hierarchies mounted again from inside it, each at its place
+    /// (in a mount namespace of the case's own, made from the slot's
+    /// view): the case sees its own cgroups alone.
+    pub cgroup_view: Vec<crate::executor::cgroup::Place>,
+    /// No socket but a Unix one (a case with no network of its own).
+    pub offline: bool,
+    /// Open files the case's process hands on to the sandbox's program
+    /// (bubblewrap's report, its seccomp programs).
+    pub hand: Vec<RawFd>,
     /// No privilege gained by exec (`no_new_privs`: a set-user-ID program
     /// runs as the case's user), where no sandbox program around the case
     /// needs its own.

@@ -7,10 +7,13 @@
 //! and the sandbox that makes its view (`super::sandbox`) are parts of
 //! their own.
 
+mod cgroups;
 pub(super) mod child;
-mod filter;
+pub(super) mod filter;
 pub(super) mod guard;
 pub(super) mod launch;
+pub(super) mod shim;
 pub(super) mod spawn;
+mod stack;
 mod stream;
 mod waits;

@@ -43,14 +43,21 @@ enum Step {
     Privileges,
     Filter,
     Landlock,
+    Network,
+    CgroupView,
+    Sandboxed,
 }
+
+/// The code of a failure to start the candidate inside a sandbox (see
+/// `shim`).
+pub(super) const SANDBOXED: u32 = Step::Sandboxed as u32;
 
 impl Step {
     fn from_code(code: u32) -> Option<Self> {
         use Step::*;
         [
             Pipes, Group, Join, Limit, Cores, Terminal, View, Ipc, Folder, User, Exec, Report,
-            Privileges, Filter, Landlock,
+            Privileges, Filter, Landlock, Network, CgroupView, Sandboxed,
         ]
         .into_iter()
         .find(|s| *s as u32 == code)
@@ -73,15 +80,20 @@ pub(in crate::executor) struct Plan {
     rlimits: Vec<(Resource, Rlimit)>,
     cpus: Option<rustix::thread::CpuSet>,
     namespace: Option<RawFd>,
+    network: Option<RawFd>,
+    /// Each hierarchy to mount again: place, type, options.
+    cgroup_view: Vec<[CString; 3]>,
     user: Option<(u32, u32)>,
     no_new_privs: bool,
     /// A Landlock ruleset's descriptor (`no_new_privs` set before it).
     landlock: Option<RawFd>,
-    /// The seccomp filter, with `no_new_privs` (see `filter`).
-    filter: Option<libc::sock_fprog>,
-    report: Option<RawFd>,
+    /// The seccomp filters, with `no_new_privs` (see `filter`).
+    filters: Vec<libc::sock_fprog>,
+    hand: Vec<RawFd>,
     /// What the program is called in a failure.
     name: String,
+    /// What the candidate's program is called (inside a sandbox's).
+    candidate: String,
 }
 
 impl Plan {
@@ -180,20 +192,40 @@ impl Plan {
             rlimits,
             cpus,
             namespace: launch.namespace,
+            network: launch.network,
+            cgroup_view: launch
+                .cgroup_view
+                .iter()
+                .map(|p| {
+                    Ok([
+                        c(p.point.as_os_str())?,
+                        c(std::ffi::OsStr::new(p.fstype))?,
+                        c(std::ffi::OsStr::new(&p.options))?,
+                    ])
+                })
+                .collect::<Result<_, crate::executor::ExecError>>()?,
             user: launch.user,
             no_new_privs: launch.no_new_privs,
             // Landlock needs `no_new_privs` (or CAP_SYS_ADMIN) first.
             landlock: launch.landlock.filter(|_| launch.no_new_privs),
-            filter: launch
-                .no_new_privs
-                .then(super::filter::program)
-                .flatten()
-                .map(|p| libc::sock_fprog {
-                    len: p.len() as u16,
-                    filter: p.as_ptr().cast_mut(),
-                }),
-            report: launch.report,
+            filters: if launch.no_new_privs {
+                super::filter::programs(launch.offline)
+                    .iter()
+                    .map(|p| libc::sock_fprog {
+                        len: p.len() as u16,
+                        filter: p.as_ptr().cast_mut(),
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            },
+            hand: launch.hand.clone(),
             name,
+            candidate: launch
+                .argv
+                .first()
+                .map(|a| a.to_string_lossy().into_owned())
+                .unwrap_or_default(),
         })
     }
 
@@ -221,9 +253,12 @@ impl Plan {
             Some(Step::Folder) => format!("cannot enter {}", self.cwd.to_string_lossy()),
             Some(Step::User) => "cannot become the job slot's user".into(),
             Some(Step::Exec) => format!("cannot start {}", self.name),
-            Some(Step::Report) => "cannot hand the sandbox its report".into(),
+            Some(Step::Report) => "cannot hand the sandbox its files".into(),
             Some(Step::Privileges) => "cannot give up gaining privileges (no_new_privs)".into(),
             Some(Step::Filter) => "cannot install the case's seccomp filter".into(),
+            Some(Step::Network) => "cannot enter the job slot's network".into(),
+            Some(Step::CgroupView) => "cannot give the case its cgroup view".into(),
+            Some(Step::Sandboxed) => format!("cannot start {} in the sandbox", self.candidate),
             Some(Step::Landlock) => "cannot apply the case's Landlock ruleset".into(),
             None => "the case's process failed".into(),
         };
@@ -256,60 +291,6 @@ struct Child<'a> {
     failure: RawFd,
 }
 
-/// The child's stack: mapped once per harness thread that starts cases,
-/// with a guard page below it.
-struct Stack {
-    base: *mut c_void,
-    len: usize,
-}
-
-impl Stack {
-    const SIZE: usize = 256 << 10;
-    const GUARD: usize = 4096;
-
-    fn new() -> std::io::Result<Self> {
-        use rustix::mm::{MapFlags, MprotectFlags, ProtFlags};
-        let len = Self::SIZE + Self::GUARD;
-        // SAFETY: a fresh private anonymous mapping, no address asked for;
-        // only this Stack uses it, and it is unmapped on drop.
-        #[allow(unsafe_code)]
-        let base = unsafe {
-            rustix::mm::mmap_anonymous(
-                std::ptr::null_mut(),
-                len,
-                ProtFlags::READ | ProtFlags::WRITE,
-                MapFlags::PRIVATE | MapFlags::STACK,
-            )?
-        };
-        // SAFETY: the lowest page of the mapping made above.
-        #[allow(unsafe_code)]
-        unsafe {
-            rustix::mm::mprotect(base, Self::GUARD, MprotectFlags::empty())?;
-        }
-        Ok(Self { base, len })
-    }
-
-    /// The top (stacks grow down), 16-byte aligned.
-    fn top(&self) -> *mut c_void {
-        self.base.wrapping_byte_add(self.len)
-    }
-}
-
-impl Drop for Stack {
-    fn drop(&mut self) {
-        // SAFETY: the mapping made in `new`, used by no child any more (a
-        // child runs on it only while this thread waits in `spawn`).
-        #[allow(unsafe_code)]
-        unsafe {
-            let _ = rustix::mm::munmap(self.base, self.len);
-        }
-    }
-}
-
-thread_local! {
-    static STACK: std::cell::RefCell<Option<Stack>> = const { std::cell::RefCell::new(None) };
-}
-
 /// Starts `plan`'s process with `stdio` (stdin, stdout, stderr) and the
 /// write end of its failure pipe; returns its pid once it has exec'd (or
 /// failed). It is this process's child, and the leader of a process group
@@ -324,12 +305,14 @@ pub(in crate::executor) fn spawn(
         stdio: stdio.map(|fd| fd.as_raw_fd()),
         failure: failure.as_raw_fd(),
     };
-    STACK.with(|cell| {
+    super::stack::STACK.with(|cell| {
         let mut slot = cell.borrow_mut();
         if slot.is_none() {
-            *slot = Some(Stack::new()?);
+            *slot = Some(super::stack::Stack::new()?);
         }
-        let top = slot.as_ref().map_or(std::ptr::null_mut(), Stack::top);
+        let top = slot
+            .as_ref()
+            .map_or(std::ptr::null_mut(), super::stack::Stack::top);
         // SAFETY: `sigset_t`s filled by the C library before use; the mask
         // is this thread's, restored before returning.
         #[allow(unsafe_code)]
@@ -435,7 +418,7 @@ fn run(child: &Child<'_>) -> (Step, i32) {
             .as_raw_nonzero()
             .get()
             .unsigned_abs();
-        let pid_text = decimal(pid, &mut digits);
+        let pid_text = super::stack::decimal(pid, &mut digits);
         for &(fd, itself) in &plan.join {
             let text: &[u8] = if itself { b"0" } else { pid_text };
             if let Err(e) = rustix::io::write(BorrowedFd::borrow_raw(fd), text) {
@@ -476,16 +459,34 @@ fn run(child: &Child<'_>) -> (Step, i32) {
             ) {
                 return (Step::View, errno(e));
             }
-            // System V objects die with the case.
-            if let Err(e) = rustix::thread::unshare_unsafe(rustix::thread::UnshareFlags::NEWIPC) {
+            // System V objects die with the case; its cgroup view is its own.
+            use rustix::thread::UnshareFlags as U;
+            let own = if !plan.cgroup_view.is_empty() {
+                U::NEWIPC | U::NEWNS | U::NEWCGROUP
+            } else {
+                U::NEWIPC
+            };
+            if let Err(e) = rustix::thread::unshare_unsafe(own) {
                 return (Step::Ipc, errno(e));
             }
+            if let Err(e) = super::cgroups::remount(&plan.cgroup_view) {
+                return (Step::CgroupView, errno(e));
+            }
         }
-        if let Some(fd) = plan.report
-            && let Err(e) =
-                rustix::io::fcntl_setfd(BorrowedFd::borrow_raw(fd), rustix::io::FdFlags::empty())
+        if let Some(ns) = plan.network
+            && let Err(e) = rustix::thread::move_into_link_name_space(
+                BorrowedFd::borrow_raw(ns),
+                Some(rustix::thread::LinkNameSpaceType::Network),
+            )
         {
-            return (Step::Report, errno(e));
+            return (Step::Network, errno(e));
+        }
+        for &fd in &plan.hand {
+            if let Err(e) =
+                rustix::io::fcntl_setfd(BorrowedFd::borrow_raw(fd), rustix::io::FdFlags::empty())
+            {
+                return (Step::Report, errno(e));
+            }
         }
         if let Err(e) = rustix::process::chdir(plan.cwd.as_c_str()) {
             return (Step::Folder, errno(e));
@@ -511,9 +512,9 @@ fn run(child: &Child<'_>) -> (Step, i32) {
         {
             return (Step::Landlock, *libc::__errno_location());
         }
-        if let Some(program) = &plan.filter {
-            // The last step before the exec: the harness's own calls above
-            // (keyctl among them) are done.
+        // The last step before the exec: the harness's own calls above
+        // (keyctl among them) are done.
+        for program in &plan.filters {
             if let Err(errno) = super::filter::install(program) {
                 return (Step::Filter, errno);
             }
@@ -539,31 +540,9 @@ fn run(child: &Child<'_>) -> (Step, i32) {
     }
 }
 
-/// `n` in decimal, in `buf`.
-fn decimal(mut n: u32, buf: &mut [u8; 12]) -> &[u8] {
-    let mut at = buf.len();
-    loop {
-        at -= 1;
-        buf[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 || at == 0 {
-            break;
-        }
-    }
-    &buf[at..]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn pids_are_written_in_decimal() {
-        let mut buf = [0u8; 12];
-        assert_eq!(decimal(0, &mut buf), b"0");
-        assert_eq!(decimal(4_194_304, &mut buf), b"4194304");
-        assert_eq!(decimal(u32::MAX, &mut buf), b"4294967295");
-    }
 
     #[test]
     fn a_failure_is_said_in_words() {

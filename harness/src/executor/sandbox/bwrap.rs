@@ -13,8 +13,10 @@ use super::view::{Step, View};
 use super::{Case, Entered, Sandbox};
 use crate::executor::{Ending, ExecError, RunResult};
 
-/// bubblewrap around each case.
-pub(super) struct Bwrap;
+/// bubblewrap around each case; `program` starts the candidate inside it.
+pub(super) struct Bwrap {
+    pub program: super::Program,
+}
 
 impl Sandbox for Bwrap {
     fn enter(&self, case: &Case) -> Result<Entered, ExecError> {
@@ -22,10 +24,22 @@ impl Sandbox for Bwrap {
         let path = case.run_dir.join(format!("case-{}.sandbox", case.id));
         let file = std::fs::File::create(&path)
             .map_err(|e| ExecError::io("make the sandbox's report", &path, e))?;
-        let wrap = words(case.view, case.cwd, file.as_raw_fd());
+        let hand = seccomp()?;
+        let around = Around {
+            report: file.as_raw_fd(),
+            seccomp: hand.iter().map(AsRawFd::as_raw_fd).collect(),
+            network: case.network,
+            cgroups: &case.cgroups,
+            shim: self.program.exec_words(),
+            failure: case.failure,
+            nproc: case.nproc,
+        };
+        let wrap = words(case.view, case.cwd, &around);
         Ok(Entered {
             wrap,
             report: Some((path, file)),
+            hand,
+            pass: Some(case.failure),
             ..Entered::default()
         })
     }
@@ -44,10 +58,48 @@ impl Sandbox for Bwrap {
     }
 }
 
+/// The seccomp programs (see `filter`), each in a file of its own, at its
+/// start, for bubblewrap to read and install before its exec.
+fn seccomp() -> Result<Vec<std::fs::File>, ExecError> {
+    use std::io::{Seek, Write};
+    crate::executor::run::filter::programs(false)
+        .iter()
+        .map(|program| {
+            let fd =
+                rustix::fs::memfd_create(c"puzzlegrade-seccomp", rustix::fs::MemfdFlags::CLOEXEC)
+                    .map_err(|e| ExecError::system("make the case's seccomp program", e))?;
+            let mut file = std::fs::File::from(fd);
+            file.write_all(&crate::executor::run::filter::bytes(program))
+                .and_then(|()| file.rewind())
+                .map_err(|e| {
+                    ExecError::io("write the case's seccomp program", Path::new("memfd"), e)
+                })?;
+            Ok(file)
+        })
+        .collect()
+}
+
+/// What bubblewrap puts around a case beyond its view: its report's and
+/// seccomp programs' descriptors, whether it shares the network, its
+/// cgroup's folder.
+struct Around<'a> {
+    report: i32,
+    seccomp: Vec<i32>,
+    network: bool,
+    cgroups: &'a [crate::executor::cgroup::Place],
+    /// What starts the candidate inside (see `run::shim`), saying on
+    /// `failure` when it cannot, and with the case's own process budget
+    /// (`nproc`), which its user namespace counts apart from every other
+    /// case's.
+    shim: Vec<OsString>,
+    failure: i32,
+    nproc: Option<u64>,
+}
+
 /// bubblewrap's words before the candidate's: the whole system
-/// read-only, `view` on top, its report on descriptor `report`, the
-/// working folder `cwd`.
-fn words(view: &View, cwd: &Path, report: i32) -> Vec<OsString> {
+/// read-only, `view` on top, the cgroup folder the case may see (its
+/// own, or none), then `around`'s descriptors, the working folder `cwd`.
+fn words(view: &View, cwd: &Path, around: &Around) -> Vec<OsString> {
     let mut out: Vec<OsString> = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev"]
         .into_iter()
         .chain(["--proc", "/proc"])
@@ -72,9 +124,33 @@ fn words(view: &View, cwd: &Path, report: i32) -> Vec<OsString> {
             }
         }
     }
+    // Of the cgroups, its own alone, each at its hierarchy's place
+    // (bubblewrap's cgroup namespace is rooted there), or nothing.
+    let cgroups = OsString::from("/sys/fs/cgroup");
+    out.extend([
+        "--size".into(),
+        "4096".into(),
+        "--tmpfs".into(),
+        cgroups.clone(),
+    ]);
+    for place in around.cgroups {
+        out.extend([
+            "--ro-bind".into(),
+            place.dir.clone().into(),
+            place.point.clone().into(),
+        ]);
+    }
+    out.extend(["--remount-ro".into(), cgroups]);
     // bubblewrap says on this file when the candidate's process exists.
     out.push("--info-fd".into());
-    out.push(report.to_string().into());
+    out.push(around.report.to_string().into());
+    for fd in &around.seccomp {
+        out.push("--add-seccomp-fd".into());
+        out.push(fd.to_string().into());
+    }
+    if around.network {
+        out.push("--share-net".into());
+    }
     out.extend(
         [
             "--unshare-all",
@@ -86,6 +162,9 @@ fn words(view: &View, cwd: &Path, report: i32) -> Vec<OsString> {
     );
     out.push(cwd.as_os_str().to_owned());
     out.push("--".into());
+    out.extend(around.shim.iter().cloned());
+    out.push(around.failure.to_string().into());
+    out.push(around.nproc.map_or("-".into(), |n| n.to_string()).into());
     out
 }
 
@@ -169,7 +248,16 @@ mod tests {
             ],
             size: 1 << 20,
         };
-        let argv: Vec<String> = words(&view, Path::new("/work/x y"), 7)
+        let around = Around {
+            report: 7,
+            seccomp: vec![8, 9],
+            network: false,
+            cgroups: &[],
+            shim: vec!["/bin/harness-exec".into(), "exec".into()],
+            failure: 10,
+            nproc: Some(256),
+        };
+        let argv: Vec<String> = words(&view, Path::new("/work/x y"), &around)
             .into_iter()
             .map(|a| a.into_string().unwrap())
             .collect();
@@ -191,14 +279,28 @@ mod tests {
                 "--bind",
                 "/tmp/a b/scratch",
                 "/tmp/a b/scratch",
+                "--size",
+                "4096",
+                "--tmpfs",
+                "/sys/fs/cgroup",
+                "--remount-ro",
+                "/sys/fs/cgroup",
                 "--info-fd",
                 "7",
+                "--add-seccomp-fd",
+                "8",
+                "--add-seccomp-fd",
+                "9",
                 "--unshare-all",
                 "--die-with-parent",
                 "--new-session",
                 "--chdir",
                 "/work/x y",
                 "--",
+                "/bin/harness-exec",
+                "exec",
+                "10",
+                "256",
             ]
         );
     }

@@ -35,8 +35,9 @@ const REFUSED: u8 = b'E';
 /// The largest request accepted.
 const MAX_REQUEST: usize = 16 << 20;
 
-/// The program that runs keepers: the small `harness-exec` beside the
-/// harness when it is there, else `harness __keeper`.
+/// The program that runs keepers (and starts a candidate inside
+/// bubblewrap, see `run::shim`): the small `harness-exec` beside the
+/// harness when it is there, else `harness __keeper` (`__exec`).
 #[derive(Debug, Clone)]
 pub struct Program {
     program: PathBuf,
@@ -58,6 +59,13 @@ impl Program {
                 subcommand: true,
             }
         }
+    }
+
+    /// Its words that start a candidate inside a sandbox (see `run::shim`).
+    pub fn exec_words(&self) -> Vec<OsString> {
+        let mut out = vec![self.program.clone().into_os_string()];
+        out.push(if self.subcommand { "__exec" } else { "exec" }.into());
+        out
     }
 }
 
@@ -98,6 +106,19 @@ impl Keeper {
         self.send(BUILD, &body)?;
         self.reply()?;
         let ns = std::fs::File::open(format!("/proc/{}/ns/mnt", self.child.id()))?;
+        Ok(OwnedFd::from(ns))
+    }
+
+    /// The keeper's network namespace (a loopback of its own), for cases
+    /// to enter.
+    pub fn network(&self) -> std::io::Result<OwnedFd> {
+        use std::os::unix::fs::MetadataExt;
+        let ns = std::fs::File::open(format!("/proc/{}/ns/net", self.child.id()))?;
+        if ns.metadata()?.ino() == std::fs::metadata("/proc/self/ns/net")?.ino() {
+            return Err(std::io::Error::other(
+                "the keeper has no network of its own",
+            ));
+        }
         Ok(OwnedFd::from(ns))
     }
 
@@ -162,6 +183,11 @@ pub fn serve() -> ExitCode {
     if let Ok(null) = std::fs::File::open("/dev/null") {
         let _ = rustix::stdio::dup2_stdin(&null);
     }
+    // A network of the slot's own: its cases reach only its loopback.
+    if let Err(e) = own_network() {
+        eprintln!("harness keeper: cannot make the slot's network: {e}");
+        return ExitCode::from(FAILED as u8);
+    }
     let Ok(host) = std::fs::File::open("/proc/self/ns/mnt") else {
         eprintln!("harness keeper: cannot open its own mount namespace");
         return ExitCode::from(FAILED as u8);
@@ -217,6 +243,40 @@ pub fn serve() -> ExitCode {
         }
         drop(left);
     }
+}
+
+/// Moves the keeper into a network namespace of its own, its loopback up
+/// (as bubblewrap does): a case can talk to itself over 127.0.0.1 and
+/// abstract sockets, and to nothing beyond its slot.
+fn own_network() -> std::io::Result<()> {
+    // SAFETY: no FILES flag: the descriptor table stays shared.
+    #[allow(unsafe_code)]
+    unsafe {
+        rustix::thread::unshare_unsafe(rustix::thread::UnshareFlags::NEWNET)?;
+    }
+    let socket = rustix::net::socket(
+        rustix::net::AddressFamily::INET,
+        rustix::net::SocketType::DGRAM,
+        None,
+    )?;
+    // SAFETY: an `ifreq` naming "lo", filled by the kernel and sent back
+    // with one more flag; `socket` is open.
+    #[allow(unsafe_code)]
+    unsafe {
+        use std::os::fd::AsRawFd;
+        let mut request: libc::ifreq = std::mem::zeroed();
+        for (to, from) in request.ifr_name.iter_mut().zip(b"lo") {
+            *to = *from as libc::c_char;
+        }
+        if libc::ioctl(socket.as_raw_fd(), libc::SIOCGIFFLAGS, &mut request) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        request.ifr_ifru.ifru_flags |= libc::IFF_UP as libc::c_short;
+        if libc::ioctl(socket.as_raw_fd(), libc::SIOCSIFFLAGS, &request) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
 }
 
 /// Leaves the view the keeper is in, if any (back to `host`'s

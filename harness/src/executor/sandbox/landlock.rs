@@ -58,7 +58,7 @@ impl Sandbox for Landlock {
         let fd = match rulesets.get(&key) {
             Some(fd) => fd.as_raw_fd(),
             None => {
-                let fd = ruleset(case.view)?;
+                let fd = ruleset(case.view, case.network)?;
                 let raw = fd.as_raw_fd();
                 rulesets.insert(key, fd);
                 raw
@@ -66,6 +66,9 @@ impl Sandbox for Landlock {
         };
         Ok(Entered {
             landlock: Some(fd),
+            // No network of its own: no socket but a Unix one (UDP and
+            // the rest, which Landlock does not see).
+            offline: !case.network,
             ..Entered::default()
         })
     }
@@ -107,7 +110,7 @@ fn supports(
 }
 
 /// The ruleset of `view`, made ready to apply: its descriptor.
-fn ruleset(view: &View) -> Result<OwnedFd, ExecError> {
+fn ruleset(view: &View, network: bool) -> Result<OwnedFd, ExecError> {
     let failed = |e: landlock::RulesetError| ExecError::System {
         what: "make the case's Landlock ruleset".into(),
         error: std::io::Error::other(e.to_string()),
@@ -131,10 +134,16 @@ fn ruleset(view: &View) -> Result<OwnedFd, ExecError> {
             })
             .collect::<Vec<_>>()
     };
+    // With the network open (`--network`), TCP and abstract sockets are
+    // left alone; signals stay within the case.
     let created = Ruleset::default()
         .handle_access(all)
-        .and_then(|r| r.handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp))
-        .and_then(|r| r.scope(Scope::from_all(ABI::V6)))
+        .and_then(|r| match network {
+            false => r
+                .handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)?
+                .scope(Scope::from_all(ABI::V6)),
+            true => r.scope(Scope::Signal),
+        })
         .and_then(Ruleset::create)
         .map_err(failed)?;
     let created = created

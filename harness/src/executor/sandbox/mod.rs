@@ -67,7 +67,7 @@ impl Kind {
 pub(super) fn make(kind: Kind, program: Program, slots: usize) -> Box<dyn Sandbox> {
     match kind {
         Kind::Native => Box::new(native::Native::new(program, slots)),
-        Kind::Bwrap => Box::new(bwrap::Bwrap),
+        Kind::Bwrap => Box::new(bwrap::Bwrap { program }),
         Kind::Landlock => Box::new(landlock::Landlock::default()),
     }
 }
@@ -102,6 +102,16 @@ pub(super) struct Case<'a> {
     /// The run's own folder (the harness's, out of every case's reach),
     /// where a sandbox may put files about the case (its report).
     pub run_dir: &'a Path,
+    /// Its cgroups, as it sees them.
+    pub cgroups: Vec<crate::executor::cgroup::Place>,
+    /// Whether it may reach the network (`--network`).
+    pub network: bool,
+    /// Its own process budget, where the sandbox counts it apart (in a
+    /// user namespace of its own).
+    pub nproc: Option<u64>,
+    /// The write end of the job slot's failure pipe: where a program that
+    /// starts the candidate inside the sandbox says it could not.
+    pub failure: RawFd,
 }
 
 /// What the case's process does to be in its sandbox, and what the sandbox
@@ -115,8 +125,28 @@ pub(super) struct Entered {
     pub wrap: Vec<OsString>,
     /// An open file the case's process hands on, and where it is.
     pub report: Option<(PathBuf, File)>,
+    /// More open files it hands on (bubblewrap's seccomp programs).
+    pub hand: Vec<File>,
+    /// A descriptor of the harness's it hands on (the failure pipe).
+    pub pass: Option<RawFd>,
     /// A Landlock ruleset to apply (the sandbox keeps it open).
     pub landlock: Option<RawFd>,
+    /// A network namespace to enter.
+    pub network: Option<RawFd>,
+    /// A cgroup namespace and view of the case's own (see `Launch`).
+    pub cgroup_view: Vec<crate::executor::cgroup::Place>,
+    /// No socket but a Unix one: the case has no network of its own.
+    pub offline: bool,
+}
+
+impl Entered {
+    /// The descriptors the case's process hands on.
+    pub fn handed(&self) -> Vec<RawFd> {
+        use std::os::fd::AsRawFd;
+        let report = self.report.iter().map(|(_, f)| f);
+        let files = report.chain(&self.hand).map(File::as_raw_fd);
+        files.chain(self.pass).collect()
+    }
 }
 
 /// What makes a case's view and puts the case in it.

@@ -159,6 +159,17 @@ impl View {
                 }
             }
         }
+        // A process table of the case's own: the slot's user sees its own
+        // processes in /proc, none of another slot's, run's or the
+        // harness's (their command lines name other students' work).
+        rustix::mount::mount(
+            "proc",
+            "/proc",
+            "proc",
+            MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC,
+            Some(c"hidepid=2"),
+        )
+        .map_err(|e| ExecError::system("hide other processes in /proc", e))?;
         Ok(())
     }
 

@@ -37,17 +37,25 @@ impl Native {
 
 impl Sandbox for Native {
     fn enter(&self, case: &Case) -> Result<Entered, ExecError> {
-        // The namespace's descriptor stays open while the slot holds the
+        // The namespaces' descriptors stay open while the slot holds the
         // view: only this slot's worker changes it, after the case.
-        let fd = self
-            .slot(case.slot)
-            .enter(&self.program, case.view)
-            .map_err(|error| ExecError::System {
-                what: "make the job slot's view".into(),
-                error,
-            })?;
+        let mut slot = self.slot(case.slot);
+        let namespace =
+            Some(
+                slot.enter(&self.program, case.view)
+                    .map_err(|error| ExecError::System {
+                        what: "make the job slot's view".into(),
+                        error,
+                    })?,
+            );
         Ok(Entered {
-            namespace: Some(fd),
+            namespace,
+            network: slot
+                .network
+                .as_ref()
+                .map(AsRawFd::as_raw_fd)
+                .filter(|_| !case.network),
+            cgroup_view: case.cgroups.clone(),
             ..Entered::default()
         })
     }
@@ -83,7 +91,12 @@ pub(super) fn usable() -> Result<(), ExecError> {
         probe.pre_exec(|| {
             use rustix::mount::MountPropagationFlags;
             use rustix::thread::UnshareFlags;
-            rustix::thread::unshare_unsafe(UnshareFlags::NEWNS | UnshareFlags::NEWIPC)?;
+            rustix::thread::unshare_unsafe(
+                UnshareFlags::NEWNS
+                    | UnshareFlags::NEWIPC
+                    | UnshareFlags::NEWNET
+                    | UnshareFlags::NEWCGROUP,
+            )?;
             rustix::mount::mount_change(
                 "/",
                 MountPropagationFlags::REC | MountPropagationFlags::PRIVATE,
@@ -111,6 +124,8 @@ pub(super) fn usable() -> Result<(), ExecError> {
 #[derive(Default)]
 struct Slot {
     keeper: Option<Keeper>,
+    /// The keeper's network namespace.
+    network: Option<OwnedFd>,
     view: Option<Kept>,
 }
 
@@ -136,6 +151,7 @@ impl Slot {
     /// Stops the keeper.
     fn stop(&mut self) {
         self.view = None;
+        self.network = None;
         if let Some(k) = self.keeper.take() {
             k.stop();
         }
@@ -181,10 +197,15 @@ impl Slot {
     /// `view` made by the slot's keeper (started first where there is none).
     fn make_view(&mut self, program: &Program, view: &Arc<View>) -> std::io::Result<Kept> {
         if self.keeper.is_none() {
+            self.network = None;
             self.keeper = Some(Keeper::start(program)?);
         }
         let keeper = self.keeper.as_mut().expect("started above");
         let namespace = keeper.build(view)?;
+        // (Its network is its own once it has answered.)
+        if self.network.is_none() {
+            self.network = Some(keeper.network()?);
+        }
         let places = view.places(&keeper.root()).map_err(std::io::Error::other)?;
         let inodes = super::mounts::inodes(&places).map_err(std::io::Error::other)?;
         Ok(Kept {

@@ -103,6 +103,11 @@ pub struct IsolationArgs {
     /// NAME=VALUE added to the candidates' environment. Repeatable.
     #[arg(long = "env", value_name = "NAME=VALUE")]
     pub env: Vec<String>,
+    /// Let cases reach the network (and each other). Off: each case has a
+    /// loopback of its own (under Landlock alone: no socket but a Unix
+    /// one). For a course whose programs need the network.
+    #[arg(long)]
+    pub network: bool,
 }
 
 /// Options of `harness contest`.

@@ -1,0 +1,85 @@
+//! The `vfork` child's own stack (see `spawn`), and the one number it
+//! writes (its pid, in decimal, with no allocation).
+
+use std::ffi::c_void;
+
+/// The child's stack: mapped once per harness thread that starts cases,
+/// with a guard page below it.
+pub(super) struct Stack {
+    base: *mut c_void,
+    len: usize,
+}
+
+impl Stack {
+    const SIZE: usize = 256 << 10;
+    const GUARD: usize = 4096;
+
+    pub(super) fn new() -> std::io::Result<Self> {
+        use rustix::mm::{MapFlags, MprotectFlags, ProtFlags};
+        let len = Self::SIZE + Self::GUARD;
+        // SAFETY: a fresh private anonymous mapping, no address asked for;
+        // only this Stack uses it, and it is unmapped on drop.
+        #[allow(unsafe_code)]
+        let base = unsafe {
+            rustix::mm::mmap_anonymous(
+                std::ptr::null_mut(),
+                len,
+                ProtFlags::READ | ProtFlags::WRITE,
+                MapFlags::PRIVATE | MapFlags::STACK,
+            )?
+        };
+        // SAFETY: the lowest page of the mapping made above.
+        #[allow(unsafe_code)]
+        unsafe {
+            rustix::mm::mprotect(base, Self::GUARD, MprotectFlags::empty())?;
+        }
+        Ok(Self { base, len })
+    }
+
+    /// The top (stacks grow down), 16-byte aligned.
+    pub(super) fn top(&self) -> *mut c_void {
+        self.base.wrapping_byte_add(self.len)
+    }
+}
+
+impl Drop for Stack {
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in `new`, used by no child any more (a
+        // child runs on it only while this thread waits in `spawn`).
+        #[allow(unsafe_code)]
+        unsafe {
+            let _ = rustix::mm::munmap(self.base, self.len);
+        }
+    }
+}
+
+thread_local! {
+    pub(super) static STACK: std::cell::RefCell<Option<Stack>> = const { std::cell::RefCell::new(None) };
+}
+
+/// `n` in decimal, in `buf`.
+pub(super) fn decimal(mut n: u32, buf: &mut [u8; 12]) -> &[u8] {
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 || at == 0 {
+            break;
+        }
+    }
+    &buf[at..]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pids_are_written_in_decimal() {
+        let mut buf = [0u8; 12];
+        assert_eq!(decimal(0, &mut buf), b"0");
+        assert_eq!(decimal(4_194_304, &mut buf), b"4194304");
+        assert_eq!(decimal(u32::MAX, &mut buf), b"4294967295");
+    }
+}

@@ -1,0 +1,304 @@
+//! No channel between students: two cases of one run at once (`--jobs 2`)
+//! try every way to meet (TCP and UDP on 127.0.0.1, an abstract Unix
+//! socket, a path socket in /tmp) and to pass an open descriptor of the
+//! folder they work in; they look for other processes in /proc and other
+//! runs' cgroup folders, and try the calls the seccomp filter refuses. In
+//! every tier that gives a case a network of its own, or closes it, they
+//! make no contact; where the native sandbox (root) or bubblewrap makes
+//! the view, neither sees another process nor a run's cgroup. With the
+//! network open (`--network`), the same pair meets: the probes can fail.
+
+use std::path::Path;
+
+use super::support::{harness_as_an_ordinary_user, require, require_ordinary_bwrap, workspace};
+
+/// The rogue: both cases run it at once. Whoever binds a place first
+/// listens there; a neighbour that finds it taken connects.
+const ROGUE: &str = r#"#!/usr/bin/env python3
+import array, errno, os, socket, time
+
+PORT = int(os.environ["PG_PORT"])
+WAIT = 3.0
+os.chdir(os.environ["TMPDIR"])
+with open("SECRET.txt", "w") as f:
+    f.write("mine")
+
+
+def meet(kind, make, where):
+    try:
+        s = make()
+    except OSError:
+        return kind + ":closed"
+    try:
+        s.bind(where)
+    except OSError as e:
+        if e.errno != errno.EADDRINUSE:
+            return kind + ":closed"
+        return kind + ":" + visit(s, make, where)
+    return kind + ":" + host(s)
+
+
+def host(s):
+    s.settimeout(WAIT)
+    try:
+        if s.type == socket.SOCK_DGRAM:
+            s.recvfrom(16)
+            return "contact"
+        s.listen(1)
+        peer, _ = s.accept()
+        if s.family == socket.AF_UNIX:
+            here = os.open(".", os.O_RDONLY)
+            socket.send_fds(peer, [b"x"], [here])
+        return "contact"
+    except OSError:
+        return "alone"
+
+
+def visit(s, make, where):
+    c = make()
+    try:
+        if c.type == socket.SOCK_DGRAM:
+            c.sendto(b"hello", where)
+            return "contact"
+        c.connect(where)
+    except OSError:
+        return "alone"
+    met = "contact"
+    if c.family == socket.AF_UNIX:
+        try:
+            _, fds, _, _ = socket.recv_fds(c, 16, 1)
+            met += "+descriptor" if fds else ""
+            os.read(os.open("SECRET.txt", os.O_RDONLY, dir_fd=fds[0]), 16)
+            met += "+read"
+        except (OSError, IndexError):
+            pass
+    return met
+
+
+def inet(kind):
+    def make():
+        s = socket.socket(socket.AF_INET, kind)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 0)
+        return s
+    return make
+
+
+unix = lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+print(meet("tcp", inet(socket.SOCK_STREAM), ("127.0.0.1", PORT)))
+print(meet("udp", inet(socket.SOCK_DGRAM), ("127.0.0.1", PORT)))
+print(meet("abstract", unix, "\0pg-neighbours-%d" % PORT))
+print(meet("path", unix, "/tmp/pg-neighbours-%d.sock" % PORT))
+
+me = os.getuid()
+others = 0
+for pid in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        with open("/proc/%s/status" % pid) as f:
+            uid = next(int(l.split()[1]) for l in f if l.startswith("Uid:"))
+        others += uid != me
+    except (OSError, StopIteration):
+        pass
+print("processes:" + ("others" if others else "own"))
+runs = [d for d, _, _ in os.walk("/sys/fs/cgroup") if "puzzlegrade" in d]
+print("cgroups:" + ("runs" if runs else "own"))
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+refused = [n for n, call in (("ptrace", 101), ("unshare", 272), ("keyctl", 250))
+           if libc.syscall(call, 0, 0, 0, 0) != 0]
+print("refused:" + ",".join(refused))
+"#;
+
+/// The pair graded once (`args` after the suite's), as root or an
+/// ordinary user: what each case printed, in case order.
+fn pair(args: &[&str], ordinary: bool, port: u16) -> Vec<Vec<String>> {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let rogue = dir.path().join("rogue.py");
+    std::fs::write(&rogue, ROGUE).unwrap();
+    std::fs::set_permissions(&rogue, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut cmd = if ordinary {
+        harness_as_an_ordinary_user(dir.path())
+    } else {
+        std::process::Command::new(env!("CARGO_BIN_EXE_harness"))
+    };
+    let out = cmd
+        .current_dir(dir.path())
+        .args(["grade", "--jobs", "2", "--filter", "2x2-0", "--suite"])
+        .arg(workspace().join("suites/lightsout/easy"))
+        .arg("--candidate")
+        .arg(&rogue)
+        .args(["--scorecard", "rows.csv", "--keep-output", "out", "--env"])
+        .arg(format!("PG_PORT={port}"))
+        .args(args)
+        .output()
+        .unwrap();
+    let mut outputs: Vec<_> = walkdir::WalkDir::new(dir.path().join("out"))
+        .into_iter()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "stdout"))
+        .map(|e| e.path().to_owned())
+        .collect();
+    outputs.sort();
+    assert_eq!(
+        outputs.len(),
+        2,
+        "two cases ran: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    outputs
+        .iter()
+        .map(|p| {
+            std::fs::read_to_string(p)
+                .unwrap()
+                .lines()
+                .map(str::to_string)
+                .collect()
+        })
+        .collect()
+}
+
+/// What each case of a pair that cannot meet prints, where the network is
+/// a loopback of its own (`path`: /tmp is private too) and the view its
+/// own.
+fn apart(path: &str) -> Vec<String> {
+    [
+        "tcp:alone",
+        "udp:alone",
+        "abstract:alone",
+        path,
+        "processes:own",
+        "cgroups:own",
+        "refused:ptrace,unshare,keyctl",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+/// A port for this test's run (no other test binds it).
+fn port(offset: u16) -> u16 {
+    40000 + (std::process::id() % 10000) as u16 + offset
+}
+
+fn root() -> bool {
+    require(
+        rustix::process::geteuid().is_root() && Path::new("/usr/bin/python3").exists(),
+        "neighbours: needs root (a user per job slot) and python3",
+    )
+}
+
+#[test]
+fn two_cases_at_once_make_no_contact_as_root() {
+    if !root() {
+        return;
+    }
+    // The native sandbox: a network, a process table and cgroups of the
+    // slot's own.
+    for (i, out) in pair(&[], false, port(0)).iter().enumerate() {
+        assert_eq!(out, &apart("path:alone"), "case {i}, native sandbox");
+    }
+    // The same pair with the network open meets (the probes can fail).
+    let open = pair(&["--network"], false, port(1)).concat();
+    for kind in ["tcp", "udp", "abstract"] {
+        assert!(
+            open.iter()
+                .any(|l| l.starts_with(kind) && l.contains("contact")),
+            "{kind}: {open:?}"
+        );
+    }
+    // (Another slot's user may not read through it: its scratch folder
+    // is its own.)
+    assert!(
+        open.contains(&"abstract:contact+descriptor".to_string()),
+        "{open:?}"
+    );
+}
+
+#[test]
+fn two_cases_at_once_make_no_contact_under_bubblewrap_and_landlock() {
+    if !root() || !require_ordinary_bwrap() {
+        return;
+    }
+    for (user, ordinary) in [("root", false), ("an ordinary user", true)] {
+        let sandbox = pair(
+            &["--sandbox", "bwrap"],
+            ordinary,
+            port(2 + u16::from(ordinary)),
+        );
+        for (i, out) in sandbox.iter().enumerate() {
+            assert_eq!(out, &apart("path:alone"), "case {i}, bubblewrap as {user}");
+        }
+    }
+    // Landlock alone (a container's tier): no socket but a Unix one, no
+    // path outside the scratch folder, no abstract socket beyond the
+    // case. (It can neither hide processes nor cgroups: the docs say so.)
+    for (i, out) in pair(&["--sandbox", "landlock"], false, port(4))
+        .iter()
+        .enumerate()
+    {
+        assert_eq!(
+            out[..4],
+            ["tcp:closed", "udp:closed", "abstract:alone", "path:closed"],
+            "case {i}, Landlock: {out:?}"
+        );
+        assert_eq!(out[6], "refused:ptrace,unshare,keyctl", "case {i}: {out:?}");
+    }
+}
+
+#[test]
+fn a_fork_bomb_as_an_ordinary_user_costs_only_its_own_row() {
+    use std::os::unix::fs::PermissionsExt;
+    if !root() || !require_ordinary_bwrap() {
+        return;
+    }
+    // One case forks without end; the others wait a second (a process of
+    // their own: `sleep`), meanwhile, then solve. Each case's process
+    // budget is counted in its own user namespace (bubblewrap's), so the
+    // neighbours still start, and still fork.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let candidate = dir.path().join("bomb.sh");
+    let script = format!(
+        "#!/bin/sh\ncase \"$*\" in\n*2x2-00*) exec python3 -c '\nimport os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n' ;;\nesac\nsleep 1\nexec {} solve --family lightsout \"$@\"\n",
+        env!("CARGO_BIN_EXE_harness")
+    );
+    std::fs::write(&candidate, script).unwrap();
+    std::fs::set_permissions(&candidate, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = harness_as_an_ordinary_user(dir.path())
+        .current_dir(dir.path())
+        .args([
+            "grade",
+            "--jobs",
+            "2",
+            "--cpu-limit",
+            "2s",
+            "--time-limit",
+            "3s",
+        ])
+        .args(["--filter", "2x", "--suite"])
+        .arg(workspace().join("suites/lightsout/easy"))
+        .arg("--candidate")
+        .arg(&candidate)
+        .args(["--scorecard", "rows.csv"])
+        .output()
+        .unwrap();
+    let rows = super::support::read_scorecard(&dir.path().join("rows.csv"));
+    let verdicts: Vec<(String, String)> = rows
+        .iter()
+        .map(|r| (r["case"].clone(), r["verdict"].clone()))
+        .collect();
+    assert_eq!(
+        verdicts.len(),
+        4,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for (case, verdict) in &verdicts {
+        let want = if case == "2x2-00.txt" {
+            "time-limit"
+        } else {
+            "accepted"
+        };
+        assert_eq!(verdict, want, "{case}: {verdicts:?}");
+    }
+}
