@@ -215,6 +215,61 @@ fn a_sandbox_that_never_started_is_our_failure() {
     }
 }
 
+/// Every other start failure we can cause is ours too: a scratch place
+/// with no room left (a full /dev/shm) makes each row `harness-error`
+/// naming it; a bubblewrap that is not there stops the run before any row
+/// (exit 2, naming what to install), never a verdict.
+#[test]
+fn every_start_failure_is_ours() {
+    if !require(
+        rustix::process::geteuid().is_root() && Path::new("/usr/bin/unshare").exists(),
+        "needs root and unshare (a mount namespace with a full /dev/shm)",
+    ) {
+        return;
+    }
+    let f = Fixture::new();
+    let grade = format!(
+        "mount -t tmpfs -o size=1m tmpfs /dev/shm && \
+         dd if=/dev/zero of=/dev/shm/full bs=1k count=2000 2>/dev/null; \
+         exec {} grade --suite {} --candidate '{} right' --scorecard {}",
+        env!("CARGO_BIN_EXE_harness"),
+        f.suite().display(),
+        misbehave(),
+        f.scorecard().display()
+    );
+    let out = std::process::Command::new("unshare")
+        .args(["-m", "--propagation", "private", "sh", "-c", &grade])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows = read_scorecard(&f.scorecard());
+    assert_eq!(rows.len(), 2);
+    for r in &rows {
+        assert_eq!(r["verdict"], "harness-error", "{r:?}");
+        assert!(r["detail"].contains("No space left on device"), "{r:?}");
+    }
+    // No bubblewrap on the PATH: the run stops, no scorecard is written.
+    let g = Fixture::new();
+    let out = g
+        .grade(&format!("{} right", misbehave()))
+        .args(["--sandbox", "bwrap"])
+        .env("PATH", "/nonexistent")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("apt-get install bubblewrap"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!g.scorecard().exists());
+}
+
 /// `harness grade` on `f`'s suite with the gallery, run as the ordinary
 /// user 61000 (who owns the fixture: the suite and the scorecard are
 /// within its candidates' reach), with `extra` arguments.

@@ -108,19 +108,37 @@ refused = [n for n, call in (("ptrace", 101), ("unshare", 272), ("keyctl", 250))
 print("refused:" + ",".join(refused))
 "#;
 
-/// The pair graded once (`args` after the suite's), as root or an
-/// ordinary user: what each case printed, in case order.
-fn pair(args: &[&str], ordinary: bool, port: u16) -> Vec<Vec<String>> {
+/// Where the harness runs.
+#[derive(Clone, Copy)]
+enum Place {
+    Root,
+    Ordinary,
+    /// As root in a Podman container with the engine's defaults.
+    Podman,
+}
+
+/// The pair graded once (`args` after the suite's), run `place`: what each
+/// case printed, in case order.
+fn pair(args: &[&str], place: Place, port: u16) -> Vec<Vec<String>> {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     let rogue = dir.path().join("rogue.py");
     std::fs::write(&rogue, ROGUE).unwrap();
     std::fs::set_permissions(&rogue, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let mut cmd = if ordinary {
-        harness_as_an_ordinary_user(dir.path())
-    } else {
-        std::process::Command::new(env!("CARGO_BIN_EXE_harness"))
+    let mut cmd = match place {
+        Place::Root => std::process::Command::new(env!("CARGO_BIN_EXE_harness")),
+        Place::Ordinary => harness_as_an_ordinary_user(dir.path()),
+        Place::Podman => {
+            let mut c = std::process::Command::new("podman");
+            let d = dir.path().display();
+            c.args(super::support::podman_run_args())
+                .arg("-v")
+                .arg(format!("{d}:{d}"))
+                .args(["-w", &d.to_string(), "--rootfs", "/:O"])
+                .arg(env!("CARGO_BIN_EXE_harness"));
+            c
+        }
     };
     let out = cmd
         .current_dir(dir.path())
@@ -194,11 +212,11 @@ fn two_cases_at_once_make_no_contact_as_root() {
     }
     // The native sandbox: a network, a process table and cgroups of the
     // slot's own.
-    for (i, out) in pair(&[], false, port(0)).iter().enumerate() {
+    for (i, out) in pair(&[], Place::Root, port(0)).iter().enumerate() {
         assert_eq!(out, &apart("path:alone"), "case {i}, native sandbox");
     }
     // The same pair with the network open meets (the probes can fail).
-    let open = pair(&["--network"], false, port(1)).concat();
+    let open = pair(&["--network"], Place::Root, port(1)).concat();
     for kind in ["tcp", "udp", "abstract"] {
         assert!(
             open.iter()
@@ -219,12 +237,11 @@ fn two_cases_at_once_make_no_contact_under_bubblewrap_and_landlock() {
     if !root() || !require_ordinary_bwrap() {
         return;
     }
-    for (user, ordinary) in [("root", false), ("an ordinary user", true)] {
-        let sandbox = pair(
-            &["--sandbox", "bwrap"],
-            ordinary,
-            port(2 + u16::from(ordinary)),
-        );
+    for (user, place, at) in [
+        ("root", Place::Root, 2),
+        ("an ordinary user", Place::Ordinary, 3),
+    ] {
+        let sandbox = pair(&["--sandbox", "bwrap"], place, port(at));
         for (i, out) in sandbox.iter().enumerate() {
             assert_eq!(out, &apart("path:alone"), "case {i}, bubblewrap as {user}");
         }
@@ -232,7 +249,7 @@ fn two_cases_at_once_make_no_contact_under_bubblewrap_and_landlock() {
     // Landlock alone (a container's tier): no socket but a Unix one, no
     // path outside the scratch folder, no abstract socket beyond the
     // case. (It can neither hide processes nor cgroups: the docs say so.)
-    for (i, out) in pair(&["--sandbox", "landlock"], false, port(4))
+    for (i, out) in pair(&["--sandbox", "landlock"], Place::Root, port(4))
         .iter()
         .enumerate()
     {
@@ -300,5 +317,90 @@ fn a_fork_bomb_as_an_ordinary_user_costs_only_its_own_row() {
             "accepted"
         };
         assert_eq!(verdict, want, "{case}: {verdicts:?}");
+    }
+}
+
+/// A rogue that fills each private place in 16 MB steps (at most 128 MB):
+/// how far it got in each.
+const FILL: &str = r#"#!/bin/sh
+for d in /tmp /var/tmp /dev/shm; do
+  n=0
+  while [ $n -lt 8 ] && dd if=/dev/zero of="$d/fill-$n" bs=1M count=16 2>/dev/null; do n=$((n+1)); done
+  echo "$d:$((n*16))"
+  rm -f "$d"/fill-*
+done
+"#;
+
+#[test]
+fn every_private_place_is_capped_at_the_memory_limit() {
+    use std::os::unix::fs::PermissionsExt;
+    if !root() || !require_ordinary_bwrap() {
+        return;
+    }
+    let run = |sandbox: &str, ordinary: bool| -> Vec<(String, u32)> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let rogue = dir.path().join("fill.sh");
+        std::fs::write(&rogue, FILL).unwrap();
+        std::fs::set_permissions(&rogue, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut cmd = if ordinary {
+            harness_as_an_ordinary_user(dir.path())
+        } else {
+            std::process::Command::new(env!("CARGO_BIN_EXE_harness"))
+        };
+        cmd.current_dir(dir.path())
+            .args(["grade", "--sandbox", sandbox, "--memory-limit", "64MiB"])
+            .args(["--filter", "2x2-00", "--suite"])
+            .arg(workspace().join("suites/lightsout/easy"))
+            .arg("--candidate")
+            .arg(&rogue)
+            .args(["--scorecard", "rows.csv", "--keep-output", "out"])
+            .output()
+            .unwrap();
+        let stdout = walkdir::WalkDir::new(dir.path().join("out"))
+            .into_iter()
+            .flatten()
+            .find(|e| e.path().extension().is_some_and(|x| x == "stdout"))
+            .expect("the rogue's output");
+        std::fs::read_to_string(stdout.path())
+            .unwrap()
+            .lines()
+            .filter_map(|l| l.split_once(':'))
+            .map(|(place, mb)| (place.to_string(), mb.parse().unwrap()))
+            .collect()
+    };
+    for (tier, sandbox, ordinary) in [
+        ("root", "auto", false),
+        ("root, bubblewrap", "bwrap", false),
+        ("an ordinary user, bubblewrap", "bwrap", true),
+    ] {
+        let filled = run(sandbox, ordinary);
+        assert_eq!(filled.len(), 3, "{tier}: {filled:?}");
+        for (place, mb) in &filled {
+            // 16 MB at least (it is writable), 64 at most (the cap: 128
+            // uncapped).
+            assert!((16..=64).contains(mb), "{tier}: {place} took {mb} MB");
+        }
+    }
+    // Landlock alone: closed, nothing written.
+    let closed = run("landlock", false);
+    assert!(closed.iter().all(|(_, mb)| *mb == 0), "{closed:?}");
+}
+
+#[test]
+fn two_cases_at_once_make_no_contact_in_a_podman_container() {
+    if !root() || !super::support::podman_usable() {
+        return;
+    }
+    // The container tier (Landlock, a user per job slot, the filters), in
+    // the engine's own container: the pair shares the container's
+    // loopback, and meets nowhere.
+    for (i, out) in pair(&[], Place::Podman, port(5)).iter().enumerate() {
+        assert_eq!(
+            out[..4],
+            ["tcp:closed", "udp:closed", "abstract:alone", "path:closed"],
+            "case {i}, in Podman: {out:?}"
+        );
+        assert_eq!(out[6], "refused:ptrace,unshare,keyctl", "case {i}: {out:?}");
     }
 }

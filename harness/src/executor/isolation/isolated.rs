@@ -222,7 +222,8 @@ impl Isolated {
         cancel: &Cancel,
         guard: Option<&Guard>,
     ) -> RunResult {
-        super::slot::with_retries(cancel, || self.execute_once(spec, limits, cancel, guard))
+        let once = || self.execute_once(spec, limits, cancel, guard);
+        super::slot::with_retries(cancel, self.cgroups.is_none(), once)
     }
 
     fn execute_once(

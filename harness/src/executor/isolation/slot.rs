@@ -62,13 +62,16 @@ pub(in crate::executor) fn transient(result: &crate::executor::RunResult) -> boo
 
 /// `run`'s result, tried again after each of [`RETRY_WAITS`] while it is a
 /// failure to start for a moment's want (a neighbour's fork bomb, a
-/// moment's memory pressure) and the run goes on.
+/// moment's memory pressure) and the run goes on; only where the case's
+/// budgets are `shared` with others (no cgroup of its own: a limit of its
+/// own it went over would be over it again).
 pub(in crate::executor) fn with_retries(
     cancel: &crate::cancel::Cancel,
+    shared: bool,
     mut run: impl FnMut() -> crate::executor::RunResult,
 ) -> crate::executor::RunResult {
     let mut result = run();
-    for wait in RETRY_WAITS {
+    for wait in RETRY_WAITS.into_iter().filter(|_| shared) {
         if !transient(&result) || cancel.is_requested() {
             break;
         }
@@ -123,7 +126,7 @@ mod tests {
         assert!(!transient(&exited));
         let cancel = crate::cancel::Cancel::new();
         let mut tries = 0;
-        let end = with_retries(&cancel, || {
+        let end = with_retries(&cancel, true, || {
             tries += 1;
             if tries < 3 {
                 failed("Resource temporarily unavailable")
