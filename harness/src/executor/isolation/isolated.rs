@@ -332,6 +332,7 @@ impl Isolated {
             run_dir: self.run_dir.path(),
             cgroups: (self.cgroups.as_ref().zip(case.cgroup.as_ref()))
                 .map_or_else(Vec::new, |(all, c)| all.view(c, spec.slot)),
+            cgroups_shared: case.cgroup.as_ref().is_some_and(CaseCgroup::is_shared),
             network: self.isolation.network,
             nproc: self.case_nproc,
             failure: failure_end.as_raw_fd(),
@@ -441,6 +442,7 @@ impl Isolated {
             namespace: entered.namespace,
             network: entered.network,
             cgroup_view: entered.cgroup_view.clone(),
+            cgroup_ns: entered.cgroup_ns,
             offline: entered.offline,
             wrap: entered.wrap.clone(),
             hand: entered.handed(),

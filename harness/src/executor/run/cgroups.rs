@@ -14,7 +14,7 @@ pub(super) const TOP: &std::ffi::CStr = c"/sys/fs/cgroup";
 
 /// Mounts each of `places` (place, type, options) again; bare system calls
 /// on the plan's strings, safe in the `vfork` child.
-pub(super) fn remount(places: &[[CString; 3]]) -> rustix::io::Result<()> {
+pub(in crate::executor) fn remount(places: &[[CString; 3]]) -> rustix::io::Result<()> {
     let flags = MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC;
     rustix::mount::unmount(TOP, UnmountFlags::DETACH)?;
     let below = places.iter().all(|[point, ..]| point.as_c_str() != TOP);

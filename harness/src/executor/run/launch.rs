@@ -48,6 +48,9 @@ pub struct Launch {
     /// (in a mount namespace of the case's own, made from the slot's
     /// view): the case sees its own cgroups alone.
     pub cgroup_view: Vec<crate::executor::cgroup::Place>,
+    /// Else a cgroup namespace to enter (its job slot's, whose view the
+    /// slot's mount namespace holds already).
+    pub cgroup_ns: Option<RawFd>,
     /// No socket but a Unix one (a case with no network of its own).
     pub offline: bool,
     /// Open files the case's process hands on to the sandbox's program

@@ -7,7 +7,7 @@
 //! and the sandbox that makes its view (`super::sandbox`) are parts of
 //! their own.
 
-mod cgroups;
+pub(super) mod cgroups;
 pub(super) mod child;
 pub(super) mod filter;
 pub(super) mod guard;

@@ -83,12 +83,13 @@ pub(in crate::executor) struct Plan {
     network: Option<RawFd>,
     /// Each hierarchy to mount again: place, type, options.
     cgroup_view: Vec<[CString; 3]>,
+    cgroup_ns: Option<RawFd>,
     user: Option<(u32, u32)>,
     no_new_privs: bool,
     /// A Landlock ruleset's descriptor (`no_new_privs` set before it).
     landlock: Option<RawFd>,
-    /// The seccomp filters, with `no_new_privs` (see `filter`).
-    filters: Vec<libc::sock_fprog>,
+    /// The seccomp filter, with `no_new_privs` (see `filter`).
+    filter: Option<libc::sock_fprog>,
     hand: Vec<RawFd>,
     /// What the program is called in a failure.
     name: String,
@@ -193,6 +194,7 @@ impl Plan {
             cpus,
             namespace: launch.namespace,
             network: launch.network,
+            cgroup_ns: launch.cgroup_ns,
             cgroup_view: launch
                 .cgroup_view
                 .iter()
@@ -208,17 +210,14 @@ impl Plan {
             no_new_privs: launch.no_new_privs,
             // Landlock needs `no_new_privs` (or CAP_SYS_ADMIN) first.
             landlock: launch.landlock.filter(|_| launch.no_new_privs),
-            filters: if launch.no_new_privs {
-                super::filter::programs(launch.offline)
-                    .iter()
-                    .map(|p| libc::sock_fprog {
-                        len: p.len() as u16,
-                        filter: p.as_ptr().cast_mut(),
-                    })
-                    .collect()
-            } else {
-                Vec::new()
-            },
+            filter: launch
+                .no_new_privs
+                .then(|| super::filter::program(launch.offline))
+                .flatten()
+                .map(|p| libc::sock_fprog {
+                    len: p.len() as u16,
+                    filter: p.as_ptr().cast_mut(),
+                }),
             hand: launch.hand.clone(),
             name,
             candidate: launch
@@ -469,7 +468,17 @@ fn run(child: &Child<'_>) -> (Step, i32) {
             if let Err(e) = rustix::thread::unshare_unsafe(own) {
                 return (Step::Ipc, errno(e));
             }
-            if let Err(e) = super::cgroups::remount(&plan.cgroup_view) {
+            if !plan.cgroup_view.is_empty()
+                && let Err(e) = super::cgroups::remount(&plan.cgroup_view)
+            {
+                return (Step::CgroupView, errno(e));
+            }
+            if let Some(ns) = plan.cgroup_ns
+                && let Err(e) = rustix::thread::move_into_link_name_space(
+                    BorrowedFd::borrow_raw(ns),
+                    Some(rustix::thread::LinkNameSpaceType::ControlGroup),
+                )
+            {
                 return (Step::CgroupView, errno(e));
             }
         }
@@ -514,10 +523,10 @@ fn run(child: &Child<'_>) -> (Step, i32) {
         }
         // The last step before the exec: the harness's own calls above
         // (keyctl among them) are done.
-        for program in &plan.filters {
-            if let Err(errno) = super::filter::install(program) {
-                return (Step::Filter, errno);
-            }
+        if let Some(program) = &plan.filter
+            && let Err(errno) = super::filter::install(program)
+        {
+            return (Step::Filter, errno);
         }
         // As `execvp`: on past a place it is not (or may not be run from),
         // saying "permission denied" if that was met and nothing ran.

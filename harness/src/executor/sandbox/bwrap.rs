@@ -58,12 +58,12 @@ impl Sandbox for Bwrap {
     }
 }
 
-/// The seccomp programs (see `filter`), each in a file of its own, at its
-/// start, for bubblewrap to read and install before its exec.
+/// The seccomp program (see `filter`) in a file of its own, at its start,
+/// for bubblewrap to read and install before its exec.
 fn seccomp() -> Result<Vec<std::fs::File>, ExecError> {
     use std::io::{Seek, Write};
-    crate::executor::run::filter::programs(false)
-        .iter()
+    crate::executor::run::filter::program(false)
+        .into_iter()
         .map(|program| {
             let fd =
                 rustix::fs::memfd_create(c"puzzlegrade-seccomp", rustix::fs::MemfdFlags::CLOEXEC)
@@ -250,7 +250,7 @@ mod tests {
         };
         let around = Around {
             report: 7,
-            seccomp: vec![8, 9],
+            seccomp: vec![8],
             network: false,
             cgroups: &[],
             shim: vec!["/bin/harness-exec".into(), "exec".into()],
@@ -289,8 +289,6 @@ mod tests {
                 "7",
                 "--add-seccomp-fd",
                 "8",
-                "--add-seccomp-fd",
-                "9",
                 "--unshare-all",
                 "--die-with-parent",
                 "--new-session",

@@ -28,6 +28,8 @@ use crate::executor::run::launch::FAILED;
 
 /// A request: make this view (and stay in it).
 const BUILD: u8 = b'B';
+/// A request: make this cgroup view in the view (see `cgview`).
+const CGROUPS: u8 = b'C';
 /// A reply: done.
 const DONE: u8 = b'K';
 /// A reply: not done; the reason follows.
@@ -106,6 +108,23 @@ impl Keeper {
         self.send(BUILD, &body)?;
         self.reply()?;
         let ns = std::fs::File::open(format!("/proc/{}/ns/mnt", self.child.id()))?;
+        Ok(OwnedFd::from(ns))
+    }
+
+    /// Has the keeper make the cgroup view of `places` in its view (see
+    /// `cgview`) and returns its cgroup namespace, for cases to enter.
+    pub fn cgroups(
+        &mut self,
+        places: &[crate::executor::cgroup::Place],
+    ) -> std::io::Result<OwnedFd> {
+        let mut body = Vec::new();
+        for w in super::cgview::words(places) {
+            body.extend_from_slice(w.as_bytes());
+            body.push(0);
+        }
+        self.send(CGROUPS, &body)?;
+        self.reply()?;
+        let ns = std::fs::File::open(format!("/proc/{}/ns/cgroup", self.child.id()))?;
         Ok(OwnedFd::from(ns))
     }
 
@@ -215,17 +234,16 @@ pub fn serve() -> ExitCode {
         // its mounts (which waits on the kernel) is then off the
         // harness's path.
         let left = std::fs::File::open("/proc/self/ns/mnt");
+        let words = body
+            .split(|&b| b == 0)
+            .take(body.iter().filter(|&&b| b == 0).count())
+            .map(|w| OsString::from_vec(w.to_vec()));
         let done = match head[0] {
-            BUILD => {
-                let words = body
-                    .split(|&b| b == 0)
-                    .take(body.iter().filter(|&&b| b == 0).count())
-                    .map(|w| OsString::from_vec(w.to_vec()));
-                match View::from_words(words) {
-                    Ok(view) => build(&host, &view),
-                    Err(why) => Err(why),
-                }
-            }
+            BUILD => match View::from_words(words) {
+                Ok(view) => build(&host, &view),
+                Err(why) => Err(why),
+            },
+            CGROUPS => super::cgview::make(&words.collect::<Vec<_>>(), &host),
             _ => return ExitCode::from(FAILED as u8),
         };
         let reply = match done {

@@ -13,6 +13,7 @@
 //! A new mechanism is one file here and one line in [`make`].
 
 mod bwrap;
+mod cgview;
 mod keeper;
 mod landlock;
 mod mounts;
@@ -104,6 +105,8 @@ pub(super) struct Case<'a> {
     pub run_dir: &'a Path,
     /// Its cgroups, as it sees them.
     pub cgroups: Vec<crate::executor::cgroup::Place>,
+    /// Whether they are its job slot's, for the slot's next case too.
+    pub cgroups_shared: bool,
     /// Whether it may reach the network (`--network`).
     pub network: bool,
     /// Its own process budget, where the sandbox counts it apart (in a
@@ -135,6 +138,8 @@ pub(super) struct Entered {
     pub network: Option<RawFd>,
     /// A cgroup namespace and view of the case's own (see `Launch`).
     pub cgroup_view: Vec<crate::executor::cgroup::Place>,
+    /// A cgroup namespace to enter (its slot's, whose view shows it).
+    pub cgroup_ns: Option<RawFd>,
     /// No socket but a Unix one: the case has no network of its own.
     pub offline: bool,
 }

@@ -40,14 +40,26 @@ impl Sandbox for Native {
         // The namespaces' descriptors stay open while the slot holds the
         // view: only this slot's worker changes it, after the case.
         let mut slot = self.slot(case.slot);
-        let namespace =
-            Some(
-                slot.enter(&self.program, case.view)
-                    .map_err(|error| ExecError::System {
-                        what: "make the job slot's view".into(),
-                        error,
-                    })?,
-            );
+        let failed = |what: &str, error| ExecError::System {
+            what: what.into(),
+            error,
+        };
+        let namespace = Some(
+            slot.enter(&self.program, case.view)
+                .map_err(|e| failed("make the job slot's view", e))?,
+        );
+        // The slot's cgroups, case after case: the keeper's view shows them
+        // (made once); else each case's process makes its own.
+        let (cgroup_ns, cgroup_view) = match case.cgroups_shared && !case.cgroups.is_empty() {
+            true => (
+                Some(
+                    slot.cgroup_ns(&case.cgroups)
+                        .map_err(|e| failed("make the job slot's cgroup view", e))?,
+                ),
+                Vec::new(),
+            ),
+            false => (None, case.cgroups.clone()),
+        };
         Ok(Entered {
             namespace,
             network: slot
@@ -55,7 +67,8 @@ impl Sandbox for Native {
                 .as_ref()
                 .map(AsRawFd::as_raw_fd)
                 .filter(|_| !case.network),
-            cgroup_view: case.cgroups.clone(),
+            cgroup_view,
+            cgroup_ns,
             ..Entered::default()
         })
     }
@@ -137,6 +150,9 @@ struct Kept {
     /// Its private places, open.
     places: Vec<OwnedFd>,
     inodes: Vec<u64>,
+    /// The cgroup view made in it (see `cgview`): of these places, and
+    /// its cgroup namespace.
+    cgroups: Option<(Vec<crate::executor::cgroup::Place>, OwnedFd)>,
 }
 
 impl Slot {
@@ -213,7 +229,24 @@ impl Slot {
             namespace,
             places,
             inodes,
+            cgroups: None,
         })
+    }
+
+    /// The cgroup namespace of the slot's cgroup view of `places` in its
+    /// view (entered already: [`Slot::enter`]), made first where it is
+    /// not.
+    fn cgroup_ns(
+        &mut self,
+        places: &[crate::executor::cgroup::Place],
+    ) -> std::io::Result<std::os::fd::RawFd> {
+        let (Some(kept), Some(keeper)) = (self.view.as_mut(), self.keeper.as_mut()) else {
+            return Err(std::io::Error::other("no view"));
+        };
+        if !kept.cgroups.as_ref().is_some_and(|(p, _)| p == places) {
+            kept.cgroups = Some((places.to_vec(), keeper.cgroups(places)?));
+        }
+        Ok(kept.cgroups.as_ref().map_or(-1, |(_, ns)| ns.as_raw_fd()))
     }
 
     /// Whether the slot's view, after a case, holds nothing of it: emptied
