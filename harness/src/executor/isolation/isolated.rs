@@ -52,13 +52,12 @@ pub(in crate::executor) struct Isolated {
     sandbox: Option<Box<dyn Sandbox>>,
     slots: Vec<Mutex<super::slot::Slot>>,
     /// Each view planned so far (a candidate's cases share one per slot),
-    /// and each distinct view once: commands that name the same paths (a
-    /// class's parts, one program with another argument) share it.
+    /// and each distinct view once (commands that name the same paths
+    /// share it: a class's parts).
     views: Mutex<Views>,
     isolation: Isolation,
     pub(in crate::executor) level: Level,
-    /// The programs beside the harness, where a view would hide them:
-    /// kept in every case's view.
+    /// The harness's programs a view would hide: kept in every view.
     own: Vec<PathBuf>,
     /// The folders each case's view replaces (when it gets one).
     roots: Vec<PathBuf>,
