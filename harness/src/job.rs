@@ -28,6 +28,10 @@ pub enum Candidate {
         /// Puzzle files given relative to the folder holding them, which is
         /// then the working directory (see [`crate::executor::Spec::relative`]).
         relative: bool,
+        /// The working folder is the candidate's own copy (a class's built
+        /// submission): all of it is the candidate's (the result store
+        /// digests it whole; else only what the command line names).
+        copy: bool,
     },
     /// The bundled reference solver: this executable's `solve` subcommand.
     Reference {

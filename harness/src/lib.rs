@@ -21,6 +21,7 @@ pub mod grade;
 pub mod schedule;
 pub mod settings;
 pub mod shard;
+pub mod store;
 
 // Top floor: modes and tools.
 pub mod class;

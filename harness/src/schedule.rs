@@ -18,7 +18,7 @@ pub use crate::job::Jobs;
 mod feed;
 use crate::job::{Job, Task};
 use crate::outcome::{Row, Verdict};
-use crate::settings::Context;
+use crate::settings::{Context, Repeat};
 use feed::{Feed, take};
 
 /// A whole run: `RunStarted` (titled `title`), every job on the pool,
@@ -99,6 +99,14 @@ pub fn pool<'a>(ctx: &Context, jobs: impl Into<Jobs<'a>>, on_event: &mut dyn FnM
     let stopped: Mutex<Vec<(usize, Job, Row)>> = Default::default();
     let workers = ctx.options.jobs.clamp(1, len.max(1));
     let mail = Mailbox::new(workers);
+    // A timed run (a contest's repeats) takes nothing from the store.
+    let store = ctx
+        .options
+        .store
+        .as_deref()
+        .filter(|_| repeat == Repeat::default());
+    let run_wide = ctx.options.fingerprint(&ctx.executor.label());
+    let run_wide = &run_wide;
     std::thread::scope(|scope| {
         for slot in 0..workers {
             let (feed, quiet, stopped, mail) = (&feed, &quiet, &stopped, &mail);
@@ -112,11 +120,22 @@ pub fn pool<'a>(ctx: &Context, jobs: impl Into<Jobs<'a>>, on_event: &mut dyn FnM
                         suite: job.suite.clone(),
                         case: job.case.clone(),
                     });
+                    let key = match store.map(|s| s.lookup(job, run_wide)) {
+                        Some(Ok(row)) => {
+                            mail.post(finished(row));
+                            continue;
+                        }
+                        Some(Err(key)) => key,
+                        None => None,
+                    };
                     for run in 0..repeat.warmup + repeat.runs.max(1) {
                         if run > 0 && ctx.cancel.is_requested() {
                             break;
                         }
                         let row = grade(ctx, job, slot);
+                        if let (Some(s), Some(k)) = (store, &key) {
+                            s.keep(k, &row, &ctx.options.limits);
+                        }
                         if alone_matters
                             && repeat.runs <= 1
                             && repeat.warmup == 0
@@ -255,6 +274,7 @@ pub(crate) mod tests {
             load: Default::default(),
             repeat: Repeat::default(),
             crashes: Vec::new(),
+            store: None,
         }
     }
 
@@ -263,6 +283,7 @@ pub(crate) mod tests {
             argv: vec!["solver".into()],
             workdir: PathBuf::from("/"),
             relative: false,
+            copy: false,
         })
     }
 

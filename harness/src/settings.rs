@@ -78,6 +78,8 @@ pub struct RunOptions {
     /// What a crash prints on stderr (a course's `crashes`): a case that
     /// exits non-zero with one of these there is `runtime-error`.
     pub crashes: Vec<String>,
+    /// Where rows are kept by content and taken again (`--store`).
+    pub store: Option<std::sync::Arc<crate::store::Store>>,
 }
 
 impl RunOptions {
@@ -95,7 +97,30 @@ impl RunOptions {
             load: LoadOptions::default(),
             repeat: Repeat::default(),
             crashes: Vec::new(),
+            store: None,
         }
+    }
+
+    /// What of these options, and of the isolation `label` a run gets,
+    /// every verdict follows (not the job slots, nor where outputs are
+    /// kept): part of each row's key in the result store.
+    pub fn fingerprint(&self, label: &str) -> String {
+        let i = &self.isolation;
+        format!(
+            "{label}|{:?}|{}|{}|{}|{}|{:?}|{}|{:?}|{:?}|{}|{:?}|{:?}",
+            self.limits,
+            i.enabled,
+            i.memory_limit,
+            i.pids_limit,
+            i.file_size_limit,
+            i.env,
+            i.network,
+            self.load,
+            self.crashes,
+            self.max_puzzle_size,
+            i.sandbox,
+            i.run_as,
+        )
     }
 }
 

@@ -125,6 +125,7 @@ pub fn candidates(
                             argv: fill_command(&part.command, dir, course.dir()),
                             workdir: dir.to_owned(),
                             relative: part.paths == Paths::Relative,
+                            copy: true,
                         }),
                     }
                 }

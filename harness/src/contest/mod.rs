@@ -62,6 +62,7 @@ pub fn entries(dir: &Path) -> anyhow::Result<Vec<Entry>> {
                 argv: vec![run.display().to_string()],
                 workdir: folder,
                 relative: false,
+                copy: true,
             }),
             _ => Err(format!("{name}: no executable `run` in its folder")),
         };

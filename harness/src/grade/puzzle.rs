@@ -408,6 +408,7 @@ mod tests {
             argv: vec!["solver".into(), "-v".into()],
             workdir: PathBuf::from("/w"),
             relative: false,
+            copy: false,
         });
         let mut options = options(1);
         options.limits = LIMITS;

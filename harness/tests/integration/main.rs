@@ -21,6 +21,7 @@ mod privacy;
 mod report;
 mod shard;
 mod slidingblock;
+mod store;
 mod support;
 mod tamper;
 mod terminal;

@@ -93,6 +93,7 @@ pub fn grade(args: &GradeArgs) -> anyhow::Result<Grade> {
         .cloned()
         .collect();
     let candidate = candidate(&args, &cwd)?;
+    let store = store(&args, &cwd, &mut isolation)?;
     let jobs = args
         .jobs
         .map(usize::from)
@@ -126,9 +127,25 @@ pub fn grade(args: &GradeArgs) -> anyhow::Result<Grade> {
             },
             repeat: Repeat::default(),
             crashes: Vec::new(),
+            store,
         },
         candidate,
     })
+}
+
+/// The result store (`--store`), hidden from every case: the harness's
+/// alone.
+fn store(
+    args: &GradeArgs,
+    cwd: &std::path::Path,
+    isolation: &mut Isolation,
+) -> anyhow::Result<Option<std::sync::Arc<harness::store::Store>>> {
+    let Some(dir) = &args.store else {
+        return Ok(None);
+    };
+    let store = harness::store::Store::open(&cwd.join(dir), args.store_size.as_u64())?;
+    isolation.hide.push(store.dir().to_owned());
+    Ok(Some(std::sync::Arc::new(store)))
 }
 
 /// The cases' costs a sharded run balances by (`--shard-costs`).
@@ -224,6 +241,7 @@ fn candidate(
                     argv,
                     workdir,
                     relative,
+                    copy: false,
                 },
                 cmd.clone(),
             ))

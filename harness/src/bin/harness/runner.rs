@@ -75,6 +75,18 @@ fn executor(isolation: &Isolation, max_file: u64) -> anyhow::Result<ProcessExecu
         .context("cannot set up the candidates' isolation")
 }
 
+/// What the result store gave this run, on stderr: "N cases reused, M
+/// run" (where there is one).
+pub fn say_store(options: &harness::settings::RunOptions) {
+    if let Some(store) = &options.store {
+        let (reused, ran) = store.counts();
+        eprintln!(
+            "result store {}: {reused} cases reused, {ran} run",
+            store.dir().display()
+        );
+    }
+}
+
 /// 0 all accepted, 1 not, 2 a report failed, 130 / 143 after a signal.
 pub fn exit_status(summary: &Summary, reporter: Reporter) -> ExitCode {
     if let Some(e) = reporter.into_error() {

@@ -235,4 +235,19 @@ pub struct GradeArgs {
     /// `harness report`'s replays.
     #[arg(help_heading = "Scorecard and outputs", long, value_name = "DIR")]
     pub keep_output: Option<PathBuf>,
+    /// Keep each row by the digest of everything its verdict depends on
+    /// (candidate and case bytes, command, limits, isolation, judge,
+    /// harness version) in DIR, and take a row from there instead of
+    /// running its case again (see docs/harness.md#the-result-store).
+    #[arg(help_heading = "Scorecard and outputs", long, value_name = "DIR")]
+    pub store: Option<PathBuf>,
+    /// The most the result store may hold; over it, the entries read
+    /// longest ago go.
+    #[arg(
+        help_heading = "Scorecard and outputs",
+        long,
+        default_value = "1GiB",
+        requires = "store"
+    )]
+    pub store_size: bytesize::ByteSize,
 }

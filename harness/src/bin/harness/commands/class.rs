@@ -55,6 +55,7 @@ pub fn run(args: &GradeArgs, course_path: &Path) -> anyhow::Result<ExitCode> {
         harness::class::run(&ctx, &course, prepared, &kept, report)?
     };
     let points = outputs::write(&course, &result, &after)?;
+    crate::runner::say_store(ctx.options);
     Ok(show(
         &args,
         &outputs,

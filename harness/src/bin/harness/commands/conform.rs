@@ -23,6 +23,7 @@ pub fn run(args: &ConformArgs) -> anyhow::Result<ExitCode> {
         argv,
         workdir,
         relative: false,
+        copy: false,
     };
     let label = args.name.clone().unwrap_or_else(|| args.candidate.clone());
     // One probe at a time, as the course's scripts ran them.

@@ -57,5 +57,6 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<ExitCode> {
         &kept.summary,
         &mut report_to(&mut reporter, cancel),
     );
+    crate::runner::say_store(&grade.options);
     Ok(exit_status(&summary, reporter))
 }

@@ -1,0 +1,360 @@
+//! The result store (`--store DIR`): a second run of the same bytes runs
+//! nothing; a changed case or candidate runs only what changed; a
+//! time-limit row is never taken again; a torn or altered entry is run
+//! again; two runs may share a store at once; no case can reach it.
+
+use std::path::Path;
+
+use super::support::{read_scorecard, require, workspace};
+
+/// The reference solver as a `--candidate`, through a script in `dir`
+/// that appends a line to `dir/ran.log` each time it runs (the run is not
+/// isolated: `--isolation none`).
+fn logging_solver(dir: &Path) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let script = dir.join("solver.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho \"$1\" >> {}\nexec {} solve --family lightsout \"$@\"\n",
+            dir.join("ran.log").display(),
+            env!("CARGO_BIN_EXE_harness")
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script
+}
+
+/// `harness grade` of `candidate` on `suite` with the store `store` and
+/// `extra` arguments: its stderr, and the scorecard's rows.
+fn grade(
+    suite: &Path,
+    candidate: &Path,
+    store: &Path,
+    extra: &[&str],
+) -> (String, Vec<std::collections::HashMap<String, String>>) {
+    let dir = tempfile::tempdir().unwrap();
+    let card = dir.path().join("rows.csv");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_harness"))
+        .args(["grade", "--isolation", "none", "--suite"])
+        .arg(suite)
+        .arg("--candidate")
+        .arg(candidate)
+        .arg("--store")
+        .arg(store)
+        .arg("--scorecard")
+        .arg(&card)
+        .args(extra)
+        .output()
+        .unwrap();
+    (
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        read_scorecard(&card),
+    )
+}
+
+/// The lines of the log, then emptied.
+fn ran(dir: &Path) -> usize {
+    let log = dir.join("ran.log");
+    let n = std::fs::read_to_string(&log).map_or(0, |t| t.lines().count());
+    let _ = std::fs::remove_file(&log);
+    n
+}
+
+/// The bundled easy Lights Out suite, copied (to be changed).
+fn suite_copy(dir: &Path) -> std::path::PathBuf {
+    let to = dir.join("suite/easy");
+    std::fs::create_dir_all(&to).unwrap();
+    for e in std::fs::read_dir(workspace().join("suites/lightsout/easy")).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+    }
+    to
+}
+
+fn without_times(rows: &[std::collections::HashMap<String, String>]) -> Vec<Vec<String>> {
+    let mut out: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            [
+                "case",
+                "verdict",
+                "detail",
+                "exit_code",
+                "moves",
+                "best_moves",
+            ]
+            .iter()
+            .map(|k| r[*k].clone())
+            .collect()
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn a_second_run_runs_only_what_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = suite_copy(dir.path());
+    let store = dir.path().join("store");
+    let solver = logging_solver(dir.path());
+    let (said, first) = grade(&suite, &solver, &store, &[]);
+    let cases = first.len();
+    assert!(cases >= 19, "{said}");
+    assert_eq!(ran(dir.path()), cases);
+    assert!(
+        said.contains(&format!("0 cases reused, {cases} run")),
+        "{said}"
+    );
+    // The same bytes again: nothing runs, the same rows.
+    let (said, second) = grade(&suite, &solver, &store, &[]);
+    assert_eq!(ran(dir.path()), 0, "{said}");
+    assert!(
+        said.contains(&format!("{cases} cases reused, 0 run")),
+        "{said}"
+    );
+    assert_eq!(without_times(&first), without_times(&second));
+    // One case replaced (its board changed): only it runs.
+    let board = suite.join("3x3-07.txt");
+    let text = std::fs::read_to_string(&board).unwrap();
+    // One light toggled (an on light `#` off, or the first off one on).
+    let changed = match text.rfind('#') {
+        Some(at) => format!("{}O{}", &text[..at], &text[at + 1..]),
+        None => text.replacen('O', "#", 1),
+    };
+    assert_ne!(changed, text);
+    std::fs::write(&board, changed).unwrap();
+    let (said, _) = grade(&suite, &solver, &store, &[]);
+    assert_eq!(ran(dir.path()), 1, "{said}");
+    assert!(
+        said.contains(&format!("{} cases reused, 1 run", cases - 1)),
+        "{said}"
+    );
+    // A changed candidate (one byte of its script): everything runs.
+    let mut text = std::fs::read_to_string(&solver).unwrap();
+    text.push('\n');
+    std::fs::write(&solver, text).unwrap();
+    let (said, _) = grade(&suite, &solver, &store, &[]);
+    assert_eq!(ran(dir.path()), cases, "{said}");
+    // Another limit: everything runs.
+    let (said, _) = grade(&suite, &solver, &store, &["--time-limit", "200s"]);
+    assert_eq!(ran(dir.path()), cases, "{said}");
+}
+
+#[test]
+fn a_time_limit_is_never_taken_again_and_a_bad_entry_runs_again() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let suite = suite_copy(dir.path());
+    let store = dir.path().join("store");
+    // Loops on one board, solves the others.
+    let script = dir.path().join("slow.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho \"$1\" >> {log}\ncase \"$1\" in *2x2-00*) while :; do :; done;; esac\nexec {} solve --family lightsout \"$@\"\n",
+            env!("CARGO_BIN_EXE_harness"),
+            log = dir.path().join("ran.log").display(),
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let args = ["--filter", "2x2", "--time-limit", "1s"];
+    let (said, rows) = grade(&suite, &script, &store, &args);
+    assert_eq!(rows.len(), 2, "{said}");
+    assert_eq!(ran(dir.path()), 2);
+    let (said, rows) = grade(&suite, &script, &store, &args);
+    assert!(said.contains("1 cases reused, 1 run"), "{said}");
+    assert_eq!(ran(dir.path()), 1, "only the time-limit case");
+    let verdicts: Vec<_> = rows.iter().map(|r| r["verdict"].as_str()).collect();
+    assert!(
+        verdicts.contains(&"time-limit") && verdicts.contains(&"accepted"),
+        "{verdicts:?}"
+    );
+    // The accepted row's entry altered: it runs again, and is kept anew.
+    let entry = walkdir::WalkDir::new(&store)
+        .into_iter()
+        .flatten()
+        .find(|e| e.file_type().is_file())
+        .unwrap()
+        .into_path();
+    let text = std::fs::read_to_string(&entry).unwrap();
+    std::fs::write(&entry, text.replace("\"accepted\"", "\"wrong-answer\"")).unwrap();
+    let (said, _) = grade(&suite, &script, &store, &args);
+    assert!(said.contains("0 cases reused, 2 run"), "{said}");
+    let (said, _) = grade(&suite, &script, &store, &args);
+    assert!(said.contains("1 cases reused, 1 run"), "{said}");
+}
+
+#[test]
+fn two_runs_share_a_store_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = suite_copy(dir.path());
+    let store = dir.path().join("store");
+    let solver = logging_solver(dir.path());
+    let run = || {
+        let d = tempfile::tempdir().unwrap();
+        std::process::Command::new(env!("CARGO_BIN_EXE_harness"))
+            .args(["grade", "--isolation", "none", "--suite"])
+            .arg(&suite)
+            .arg("--candidate")
+            .arg(&solver)
+            .arg("--store")
+            .arg(&store)
+            .arg("--scorecard")
+            .arg(d.path().join("rows.csv"))
+            .spawn()
+            .unwrap()
+    };
+    let (mut a, mut b) = (run(), run());
+    assert!(a.wait().unwrap().code().is_some());
+    assert!(b.wait().unwrap().code().is_some());
+    ran(dir.path());
+    // Whatever each wrote, the store holds one whole entry a case.
+    let (said, rows) = grade(&suite, &solver, &store, &[]);
+    assert_eq!(ran(dir.path()), 0, "{said}");
+    assert!(rows.iter().all(|r| r["verdict"] == "accepted"), "{rows:?}");
+}
+
+#[test]
+fn no_case_reaches_the_store() {
+    use std::os::unix::fs::PermissionsExt;
+    if !require(
+        rustix::process::geteuid().is_root(),
+        "needs root (a user per job slot)",
+    ) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let store = dir.path().join("store");
+    let rogue = dir.path().join("rogue.sh");
+    std::fs::write(
+        &rogue,
+        "#!/bin/sh\nfind \"$PG_STORE\" -name '*.row' 2>/dev/null | wc -l\n\
+         find \"$PG_STORE\" -name '*.row' -exec sh -c 'echo x > \"$1\"' _ {} \\; 2>/dev/null\n\
+         echo x > \"$PG_STORE/planted\" 2>/dev/null\nexit 1\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&rogue, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = dir.path().join("out");
+    // Twice: the first run keeps its rows, the second (its outputs kept
+    // apart) finds them and runs nothing; a rogue run after another
+    // candidate's rows are in the store sees none of them.
+    let run = |candidate: &Path, out: &Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_harness"))
+            .current_dir(dir.path())
+            .args(["grade", "--filter", "2x2", "--suite"])
+            .arg(workspace().join("suites/lightsout/easy"))
+            .arg("--candidate")
+            .arg(candidate)
+            .arg("--store")
+            .arg(&store)
+            .args(["--scorecard", "rows.csv", "--force", "--keep-output"])
+            .arg(out)
+            .arg("--env")
+            .arg(format!("PG_STORE={}", store.display()))
+            .output()
+            .unwrap()
+    };
+    let solver = dir.path().join("solver.sh");
+    std::fs::write(
+        &solver,
+        format!(
+            "#!/bin/sh\nexec {} solve --family lightsout \"$@\"\n",
+            env!("CARGO_BIN_EXE_harness")
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&solver, std::fs::Permissions::from_mode(0o755)).unwrap();
+    run(&solver, &dir.path().join("solved"));
+    let before = snapshot(&store);
+    assert_eq!(before.len(), 2, "the solver's two rows are kept");
+    let said = run(&rogue, &out);
+    assert_eq!(said.status.code(), Some(1));
+    let seen: Vec<String> = walkdir::WalkDir::new(&out)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "stdout"))
+        .map(|e| {
+            std::fs::read_to_string(e.path())
+                .unwrap()
+                .trim()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(seen, ["0", "0"], "each case sees no entry");
+    let after = snapshot(&store);
+    assert!(
+        before.iter().all(|(p, bytes)| after.get(p) == Some(bytes)),
+        "the solver's entries are as they were"
+    );
+    assert!(!store.join("planted").exists());
+    let mode = std::fs::metadata(&store).unwrap();
+    assert_eq!(
+        std::os::unix::fs::PermissionsExt::mode(&mode.permissions()) & 0o777,
+        0o700
+    );
+}
+
+/// Every file below `dir`, with its bytes.
+fn snapshot(dir: &Path) -> std::collections::BTreeMap<std::path::PathBuf, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+        .map(|e| (e.path().to_owned(), std::fs::read(e.path()).unwrap()))
+        .collect()
+}
+
+#[test]
+fn a_rubric_change_runs_nothing() {
+    // The CIS 521 course beside the bundled suites and adapters, in a
+    // folder of the test's own (its rubric is changed below).
+    let dir = tempfile::tempdir().unwrap();
+    let ws = workspace();
+    std::fs::create_dir(dir.path().join("courses")).unwrap();
+    for link in ["suites", "adapters"] {
+        std::os::unix::fs::symlink(ws.join(link), dir.path().join(link)).unwrap();
+    }
+    let course = dir.path().join("courses/cis521-lightsout.toml");
+    let config = std::fs::read_to_string(ws.join("courses/cis521-lightsout.toml")).unwrap();
+    std::fs::write(&course, &config).unwrap();
+    let class = ws.join("harness/tests/fixtures/classes/cis521");
+    let grade = |resume: bool| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_harness"));
+        cmd.current_dir(dir.path())
+            .args(["grade", "--course"])
+            .arg(&course)
+            .arg("--submissions")
+            .arg(&class)
+            .args(["--scorecard", "rows.csv", "--summary", "summary.csv"]);
+        if resume {
+            cmd.arg("--resume");
+        }
+        let out = cmd.output().unwrap();
+        let said = String::from_utf8_lossy(&out.stderr).into_owned();
+        let summary = std::fs::read_to_string(dir.path().join("summary.csv")).unwrap();
+        (said, summary)
+    };
+    let (_, before) = grade(false);
+    // Q1's weight from 2 points to 4: the rows are all there, so nothing
+    // runs, and every student's points follow the new rubric.
+    let changed = config.replacen(
+        "name = \"Q1 get_board\"\nrule = \"share\"\npoints = 2",
+        "name = \"Q1 get_board\"\nrule = \"share\"\npoints = 4",
+        1,
+    );
+    assert_ne!(changed, config);
+    std::fs::write(&course, changed).unwrap();
+    let (said, after) = grade(true);
+    assert!(said.contains(", 0 to run"), "{said}");
+    assert_ne!(before, after);
+    assert!(after.contains("Q1 get_board"), "{after}");
+    // Back to 2 points: the first summary, byte for byte.
+    std::fs::write(&course, &config).unwrap();
+    let (_, again) = grade(true);
+    assert_eq!(before, again);
+}
