@@ -5,24 +5,15 @@
 
 use std::path::Path;
 
-use super::support::{read_scorecard, require, workspace};
+use super::support::{read_scorecard, require, solver_script, workspace};
 
 /// The reference solver as a `--candidate`, through a script in `dir`
 /// that appends a line to `dir/ran.log` each time it runs (the run is not
 /// isolated: `--isolation none`).
 fn logging_solver(dir: &Path) -> std::path::PathBuf {
-    use std::os::unix::fs::PermissionsExt;
     let script = dir.join("solver.sh");
-    std::fs::write(
-        &script,
-        format!(
-            "#!/bin/sh\necho \"$1\" >> {}\nexec {} solve --family lightsout \"$@\"\n",
-            dir.join("ran.log").display(),
-            env!("CARGO_BIN_EXE_harness")
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let log = dir.join("ran.log");
+    solver_script(&script, &format!("echo \"$1\" >> {}\n", log.display()));
     script
 }
 
@@ -145,22 +136,19 @@ fn a_second_run_runs_only_what_changed() {
 
 #[test]
 fn a_time_limit_is_never_taken_again_and_a_bad_entry_runs_again() {
-    use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
     let suite = suite_copy(dir.path());
     let store = dir.path().join("store");
     // Loops on one board, solves the others.
     let script = dir.path().join("slow.sh");
-    std::fs::write(
+    let log = dir.path().join("ran.log");
+    solver_script(
         &script,
-        format!(
-            "#!/bin/sh\necho \"$1\" >> {log}\ncase \"$1\" in *2x2-00*) while :; do :; done;; esac\nexec {} solve --family lightsout \"$@\"\n",
-            env!("CARGO_BIN_EXE_harness"),
-            log = dir.path().join("ran.log").display(),
+        &format!(
+            "echo \"$1\" >> {}\ncase \"$1\" in *2x2-00*) while :; do :; done;; esac\n",
+            log.display()
         ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    );
     let args = ["--filter", "2x2", "--time-limit", "1s"];
     let (said, rows) = grade(&suite, &script, &store, &args);
     assert_eq!(rows.len(), 2, "{said}");
@@ -260,15 +248,7 @@ fn no_case_reaches_the_store() {
             .unwrap()
     };
     let solver = dir.path().join("solver.sh");
-    std::fs::write(
-        &solver,
-        format!(
-            "#!/bin/sh\nexec {} solve --family lightsout \"$@\"\n",
-            env!("CARGO_BIN_EXE_harness")
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&solver, std::fs::Permissions::from_mode(0o755)).unwrap();
+    solver_script(&solver, "");
     run(&solver, &dir.path().join("solved"));
     let before = snapshot(&store);
     assert_eq!(before.len(), 2, "the solver's two rows are kept");

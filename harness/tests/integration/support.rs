@@ -364,3 +364,16 @@ pub fn harness_as_an_ordinary_user(dir: &Path) -> std::process::Command {
         .arg(env!("CARGO_BIN_EXE_harness"));
     cmd
 }
+
+/// A shell script at `path` (mode 755) that runs `prelude` (shell lines,
+/// each ended by a newline), then the reference Lights Out solver on its
+/// arguments: a candidate that does something first.
+pub fn solver_script(path: &Path, prelude: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    let text = format!(
+        "#!/bin/sh\n{prelude}exec {} solve --family lightsout \"$@\"\n",
+        env!("CARGO_BIN_EXE_harness")
+    );
+    std::fs::write(path, text).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}

@@ -72,15 +72,7 @@ fn a_candidate_its_slot_user_cannot_reach_is_a_setup_error() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
     let solver = dir.path().join("solver");
-    std::fs::write(
-        &solver,
-        format!(
-            "#!/bin/sh\nexec {} solve --family lightsout \"$@\"\n",
-            env!("CARGO_BIN_EXE_harness")
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&solver, std::fs::Permissions::from_mode(0o755)).unwrap();
+    super::support::solver_script(&solver, "");
     let card = dir.path().join("card.csv");
     let suite = crate::support::workspace().join("suites/lightsout/easy");
     let folder = dir.path().canonicalize().unwrap();
