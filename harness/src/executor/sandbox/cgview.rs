@@ -70,6 +70,7 @@ pub(super) fn make(words: &[OsString], host: &std::fs::File) -> Result<(), ExecE
 fn rooted_at(dirs: &[std::path::PathBuf], host: &std::fs::File) -> std::io::Result<std::fs::File> {
     use std::io::{Read, Write};
     let (mut ready_r, ready_w) = std::io::pipe()?;
+    let keeper = rustix::process::getpid();
     // SAFETY: the keeper has one thread: the child may do anything.
     #[allow(unsafe_code)]
     let pid = unsafe { libc::fork() };
@@ -77,6 +78,28 @@ fn rooted_at(dirs: &[std::path::PathBuf], host: &std::fs::File) -> std::io::Resu
         return Err(std::io::Error::last_os_error());
     }
     if pid == 0 {
+        // It dies with the keeper, and holds nothing of the keeper's but
+        // what it needs (the keeper's socket, held here, would keep the
+        // harness waiting for a keeper that is gone).
+        // SAFETY: bare system calls on integers.
+        #[allow(unsafe_code)]
+        unsafe {
+            use std::os::fd::AsRawFd;
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            if rustix::process::getppid() != Some(keeper) {
+                libc::_exit(1);
+            }
+            let mut keep = [host.as_raw_fd() as u32, ready_w.as_raw_fd() as u32];
+            keep.sort_unstable();
+            let mut from = 3u32;
+            for fd in keep {
+                if fd > from {
+                    libc::syscall(libc::SYS_close_range, from, fd - 1, 0u32);
+                }
+                from = from.max(fd + 1);
+            }
+            libc::syscall(libc::SYS_close_range, from, u32::MAX, 0u32);
+        }
         let home = rustix::thread::move_into_link_name_space(
             std::os::fd::AsFd::as_fd(host),
             Some(rustix::thread::LinkNameSpaceType::Mount),

@@ -44,21 +44,30 @@ impl Sandbox for Native {
             what: what.into(),
             error,
         };
-        let namespace = Some(
-            slot.enter(&self.program, case.view)
-                .map_err(|e| failed("make the job slot's view", e))?,
-        );
         // The slot's cgroups, case after case: the keeper's view shows them
         // (made once); else each case's process makes its own.
-        let (cgroup_ns, cgroup_view) = match case.cgroups_shared && !case.cgroups.is_empty() {
-            true => (
-                Some(
-                    slot.cgroup_ns(&case.cgroups)
-                        .map_err(|e| failed("make the job slot's cgroup view", e))?,
-                ),
-                Vec::new(),
-            ),
-            false => (None, case.cgroups.clone()),
+        let shared = case.cgroups_shared && !case.cgroups.is_empty();
+        let mut tries = 2;
+        let (namespace, cgroup_ns) = loop {
+            tries -= 1;
+            let namespace = slot
+                .enter(&self.program, case.view)
+                .map_err(|e| failed("make the job slot's view", e))?;
+            if !shared {
+                break (Some(namespace), None);
+            }
+            match slot.cgroup_ns(&case.cgroups) {
+                Ok(ns) => break (Some(namespace), Some(ns)),
+                // A keeper that died (root's: never a candidate's doing)
+                // is started again, once, for this case.
+                Err(e) if tries > 0 && e.kind() != std::io::ErrorKind::Other => slot.stop(),
+                Err(e) => return Err(failed("make the job slot's cgroup view", e)),
+            }
+        };
+        let cgroup_view = if shared {
+            Vec::new()
+        } else {
+            case.cgroups.clone()
         };
         Ok(Entered {
             namespace,
