@@ -232,12 +232,12 @@ impl Store {
             if path.is_file() || (i > 0 && path.is_dir() && path != workdir) {
                 put(&self.digest(&path)?);
             } else if i == 0 && !word.contains('/') {
-                // A program found on PATH: its bytes.
-                let found = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-                    .map(|d| d.join(word))
-                    .find(|p| p.is_file());
-                if let Some(p) = found {
-                    put(&self.digest(&p)?);
+                // A program found on PATH (as the case's process finds
+                // it): its bytes.
+                let path = std::env::var_os("PATH");
+                let found = crate::executor::find_program(word.as_ref(), path.as_deref());
+                if let Some(p) = found.first() {
+                    put(&self.digest(p)?);
                 }
             }
         }

@@ -21,7 +21,7 @@ pub use isolation::isolate::{Isolation, RunAs, SandboxChoice, reachable};
 pub use isolation::scratch::ScratchPlace;
 pub use process::ProcessExecutor;
 pub use run::guard::{Cleanup, serve as serve_guard};
-pub use run::launch::FAILED;
+pub use run::launch::{FAILED, find_program};
 pub use run::shim::exec as exec_in_sandbox;
 pub use sandbox::serve_keeper;
 pub use sandbox::view::SHARED;

@@ -117,21 +117,26 @@ enum Place {
     Podman,
 }
 
-/// The pair graded once (`args` after the suite's), run `place`: what each
-/// case printed, in case order.
-fn pair(args: &[&str], place: Place, port: u16) -> Vec<Vec<String>> {
+/// A folder everyone may enter, holding the executable script `name`
+/// with `text`.
+fn with_script(name: &str, text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    let rogue = dir.path().join("rogue.py");
-    std::fs::write(&rogue, ROGUE).unwrap();
-    std::fs::set_permissions(&rogue, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let script = dir.path().join(name);
+    std::fs::write(&script, text).unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    (dir, script)
+}
+
+/// The harness, run `place`, in `dir`.
+fn harness_at(place: Place, dir: &Path) -> std::process::Command {
     let mut cmd = match place {
         Place::Root => std::process::Command::new(env!("CARGO_BIN_EXE_harness")),
-        Place::Ordinary => harness_as_an_ordinary_user(dir.path()),
+        Place::Ordinary => harness_as_an_ordinary_user(dir),
         Place::Podman => {
             let mut c = std::process::Command::new("podman");
-            let d = dir.path().display();
+            let d = dir.display();
             c.args(super::support::podman_run_args())
                 .arg("-v")
                 .arg(format!("{d}:{d}"))
@@ -140,8 +145,34 @@ fn pair(args: &[&str], place: Place, port: u16) -> Vec<Vec<String>> {
             c
         }
     };
-    let out = cmd
-        .current_dir(dir.path())
+    cmd.current_dir(dir);
+    cmd
+}
+
+/// The lines each case printed, kept in `out` (`--keep-output`), in case
+/// order.
+fn printed(out: &Path) -> Vec<Vec<String>> {
+    let mut outputs: Vec<_> = walkdir::WalkDir::new(out)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "stdout"))
+        .map(|e| e.path().to_owned())
+        .collect();
+    outputs.sort();
+    outputs
+        .iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(p).unwrap();
+            text.lines().map(str::to_string).collect()
+        })
+        .collect()
+}
+
+/// The pair graded once (`args` after the suite's), run `place`: what each
+/// case printed, in case order.
+fn pair(args: &[&str], place: Place, port: u16) -> Vec<Vec<String>> {
+    let (dir, rogue) = with_script("rogue.py", ROGUE);
+    let out = harness_at(place, dir.path())
         .args(["grade", "--jobs", "2", "--filter", "2x2-0", "--suite"])
         .arg(workspace().join("suites/lightsout/easy"))
         .arg("--candidate")
@@ -151,29 +182,14 @@ fn pair(args: &[&str], place: Place, port: u16) -> Vec<Vec<String>> {
         .args(args)
         .output()
         .unwrap();
-    let mut outputs: Vec<_> = walkdir::WalkDir::new(dir.path().join("out"))
-        .into_iter()
-        .flatten()
-        .filter(|e| e.path().extension().is_some_and(|x| x == "stdout"))
-        .map(|e| e.path().to_owned())
-        .collect();
-    outputs.sort();
+    let printed = printed(&dir.path().join("out"));
     assert_eq!(
-        outputs.len(),
+        printed.len(),
         2,
         "two cases ran: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    outputs
-        .iter()
-        .map(|p| {
-            std::fs::read_to_string(p)
-                .unwrap()
-                .lines()
-                .map(str::to_string)
-                .collect()
-        })
-        .collect()
+    printed
 }
 
 /// What each case of a pair that cannot meet prints, where the network is
@@ -264,7 +280,6 @@ fn two_cases_at_once_make_no_contact_under_bubblewrap_and_landlock() {
 
 #[test]
 fn a_fork_bomb_as_an_ordinary_user_costs_only_its_own_row() {
-    use std::os::unix::fs::PermissionsExt;
     if !root() || !require_ordinary_bwrap() {
         return;
     }
@@ -272,17 +287,10 @@ fn a_fork_bomb_as_an_ordinary_user_costs_only_its_own_row() {
     // their own: `sleep`), meanwhile, then solve. Each case's process
     // budget is counted in its own user namespace (bubblewrap's), so the
     // neighbours still start, and still fork.
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    let candidate = dir.path().join("bomb.sh");
-    let script = format!(
-        "#!/bin/sh\ncase \"$*\" in\n*2x2-00*) exec python3 -c '\nimport os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n' ;;\nesac\nsleep 1\nexec {} solve --family lightsout \"$@\"\n",
-        env!("CARGO_BIN_EXE_harness")
-    );
-    std::fs::write(&candidate, script).unwrap();
-    std::fs::set_permissions(&candidate, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let out = harness_as_an_ordinary_user(dir.path())
-        .current_dir(dir.path())
+    let bomb = "case \"$*\" in\n*2x2-00*) exec python3 -c '\nimport os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n' ;;\nesac\nsleep 1\n";
+    let (dir, candidate) = with_script("bomb.sh", "");
+    super::support::solver_script(&candidate, bomb);
+    let out = harness_at(Place::Ordinary, dir.path())
         .args([
             "grade",
             "--jobs",
@@ -333,22 +341,12 @@ done
 
 #[test]
 fn every_private_place_is_capped_at_the_memory_limit() {
-    use std::os::unix::fs::PermissionsExt;
     if !root() || !require_ordinary_bwrap() {
         return;
     }
-    let run = |sandbox: &str, ordinary: bool| -> Vec<(String, u32)> {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-        let rogue = dir.path().join("fill.sh");
-        std::fs::write(&rogue, FILL).unwrap();
-        std::fs::set_permissions(&rogue, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let mut cmd = if ordinary {
-            harness_as_an_ordinary_user(dir.path())
-        } else {
-            std::process::Command::new(env!("CARGO_BIN_EXE_harness"))
-        };
-        cmd.current_dir(dir.path())
+    let run = |sandbox: &str, place: Place| -> Vec<(String, u32)> {
+        let (dir, rogue) = with_script("fill.sh", FILL);
+        harness_at(place, dir.path())
             .args(["grade", "--sandbox", sandbox, "--memory-limit", "64MiB"])
             .args(["--filter", "2x2-00", "--suite"])
             .arg(workspace().join("suites/lightsout/easy"))
@@ -357,24 +355,20 @@ fn every_private_place_is_capped_at_the_memory_limit() {
             .args(["--scorecard", "rows.csv", "--keep-output", "out"])
             .output()
             .unwrap();
-        let stdout = walkdir::WalkDir::new(dir.path().join("out"))
-            .into_iter()
-            .flatten()
-            .find(|e| e.path().extension().is_some_and(|x| x == "stdout"))
-            .expect("the rogue's output");
-        std::fs::read_to_string(stdout.path())
-            .unwrap()
-            .lines()
+        let printed = printed(&dir.path().join("out"));
+        let lines = printed.first().expect("the rogue's output");
+        lines
+            .iter()
             .filter_map(|l| l.split_once(':'))
             .map(|(place, mb)| (place.to_string(), mb.parse().unwrap()))
             .collect()
     };
-    for (tier, sandbox, ordinary) in [
-        ("root", "auto", false),
-        ("root, bubblewrap", "bwrap", false),
-        ("an ordinary user, bubblewrap", "bwrap", true),
+    for (tier, sandbox, place) in [
+        ("root", "auto", Place::Root),
+        ("root, bubblewrap", "bwrap", Place::Root),
+        ("an ordinary user, bubblewrap", "bwrap", Place::Ordinary),
     ] {
-        let filled = run(sandbox, ordinary);
+        let filled = run(sandbox, place);
         assert_eq!(filled.len(), 3, "{tier}: {filled:?}");
         for (place, mb) in &filled {
             // 16 MB at least (it is writable), 64 at most (the cap: 128
@@ -383,7 +377,7 @@ fn every_private_place_is_capped_at_the_memory_limit() {
         }
     }
     // Landlock alone: closed, nothing written.
-    let closed = run("landlock", false);
+    let closed = run("landlock", Place::Root);
     assert!(closed.iter().all(|(_, mb)| *mb == 0), "{closed:?}");
 }
 

@@ -27,15 +27,7 @@ fn grade(
 ) -> (String, Vec<std::collections::HashMap<String, String>>) {
     let dir = tempfile::tempdir().unwrap();
     let card = dir.path().join("rows.csv");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_harness"))
-        .args(["grade", "--isolation", "none", "--suite"])
-        .arg(suite)
-        .arg("--candidate")
-        .arg(candidate)
-        .arg("--store")
-        .arg(store)
-        .arg("--scorecard")
-        .arg(&card)
+    let out = grading(suite, candidate, store, &card)
         .args(extra)
         .output()
         .unwrap();
@@ -43,6 +35,21 @@ fn grade(
         String::from_utf8_lossy(&out.stderr).into_owned(),
         read_scorecard(&card),
     )
+}
+
+/// `harness grade` (not isolated) of `candidate` on `suite` with the store
+/// `store`, its scorecard `card`.
+fn grading(suite: &Path, candidate: &Path, store: &Path, card: &Path) -> std::process::Command {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_harness"));
+    cmd.args(["grade", "--isolation", "none", "--suite"])
+        .arg(suite)
+        .arg("--candidate")
+        .arg(candidate)
+        .arg("--store")
+        .arg(store)
+        .arg("--scorecard")
+        .arg(card);
+    cmd
 }
 
 /// The lines of the log, then emptied.
@@ -182,23 +189,10 @@ fn two_runs_share_a_store_at_once() {
     let suite = suite_copy(dir.path());
     let store = dir.path().join("store");
     let solver = logging_solver(dir.path());
-    let run = || {
-        let d = tempfile::tempdir().unwrap();
-        std::process::Command::new(env!("CARGO_BIN_EXE_harness"))
-            .args(["grade", "--isolation", "none", "--suite"])
-            .arg(&suite)
-            .arg("--candidate")
-            .arg(&solver)
-            .arg("--store")
-            .arg(&store)
-            .arg("--scorecard")
-            .arg(d.path().join("rows.csv"))
-            .spawn()
-            .unwrap()
-    };
-    let (mut a, mut b) = (run(), run());
-    assert!(a.wait().unwrap().code().is_some());
-    assert!(b.wait().unwrap().code().is_some());
+    let run = |card: &str| grading(&suite, &solver, &store, &dir.path().join(card)).spawn();
+    let (mut a, mut b) = (run("a.csv").unwrap(), run("b.csv").unwrap());
+    assert_eq!(a.wait().unwrap().code(), Some(0));
+    assert_eq!(b.wait().unwrap().code(), Some(0));
     ran(dir.path());
     // Whatever each wrote, the store holds one whole entry a case.
     let (said, rows) = grade(&suite, &solver, &store, &[]);

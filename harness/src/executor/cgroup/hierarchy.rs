@@ -15,22 +15,14 @@ pub(in crate::executor) fn parse_mounts(
 ) -> (Vec<(String, PathBuf)>, Option<PathBuf>) {
     let mut v1 = Vec::new();
     let mut v2 = None;
-    for line in mountinfo.lines() {
-        let Some((left, right)) = line.split_once(" - ") else {
-            continue;
-        };
-        let mount = left.split_whitespace().nth(4).map(PathBuf::from);
-        let mut fields = right.split_whitespace();
-        let (fstype, _source, options) = (fields.next(), fields.next(), fields.next());
-        match (fstype, mount) {
+    for (m, fstype, names) in super::view::parse(mountinfo) {
+        match fstype {
             // Prefer the pure-v2 mount at /sys/fs/cgroup.
-            (Some("cgroup2"), Some(m)) if v2.is_none() || m == Path::new("/sys/fs/cgroup") => {
-                v2 = Some(m);
-            }
-            (Some("cgroup"), Some(m)) => {
-                for opt in options.unwrap_or("").split(',') {
-                    if ["memory", "pids", "cpuacct", "freezer", "cpuset"].contains(&opt) {
-                        v1.push((opt.to_string(), m.clone()));
+            "cgroup2" if v2.is_none() || m == Path::new("/sys/fs/cgroup") => v2 = Some(m),
+            "cgroup" => {
+                for name in names.split(',') {
+                    if ["memory", "pids", "cpuacct", "freezer", "cpuset"].contains(&name) {
+                        v1.push((name.to_string(), m.clone()));
                     }
                 }
             }

@@ -66,9 +66,9 @@ fn mounts() -> &'static [(PathBuf, &'static str, String)] {
     })
 }
 
-/// The cgroup mounts in `mountinfo`, with the options that name each
-/// hierarchy.
-fn parse(mountinfo: &str) -> Vec<(PathBuf, &'static str, String)> {
+/// The cgroup mounts in `mountinfo` (mount point, type), with the options
+/// that name each hierarchy (its controllers, or `name=`).
+pub(super) fn parse(mountinfo: &str) -> Vec<(PathBuf, &'static str, String)> {
     const FLAGS: [&str; 8] = [
         "rw",
         "ro",

@@ -100,15 +100,8 @@ impl Keeper {
     /// Has the keeper make `view` (leaving the one it was in) and returns
     /// its mount namespace, for cases to enter.
     pub fn build(&mut self, view: &View) -> std::io::Result<OwnedFd> {
-        let mut body = Vec::new();
-        for w in view.words() {
-            body.extend_from_slice(w.as_bytes());
-            body.push(0);
-        }
-        self.send(BUILD, &body)?;
-        self.reply()?;
-        let ns = std::fs::File::open(format!("/proc/{}/ns/mnt", self.child.id()))?;
-        Ok(OwnedFd::from(ns))
+        self.ask(BUILD, view.words())?;
+        Ok(self.namespace("mnt")?.into())
     }
 
     /// Has the keeper make the cgroup view of `places` in its view (see
@@ -117,28 +110,38 @@ impl Keeper {
         &mut self,
         places: &[crate::executor::cgroup::Place],
     ) -> std::io::Result<OwnedFd> {
-        let mut body = Vec::new();
-        for w in super::cgview::words(places) {
-            body.extend_from_slice(w.as_bytes());
-            body.push(0);
-        }
-        self.send(CGROUPS, &body)?;
-        self.reply()?;
-        let ns = std::fs::File::open(format!("/proc/{}/ns/cgroup", self.child.id()))?;
-        Ok(OwnedFd::from(ns))
+        self.ask(CGROUPS, super::cgview::words(places))?;
+        Ok(self.namespace("cgroup")?.into())
     }
 
     /// The keeper's network namespace (a loopback of its own), for cases
     /// to enter.
     pub fn network(&self) -> std::io::Result<OwnedFd> {
         use std::os::unix::fs::MetadataExt;
-        let ns = std::fs::File::open(format!("/proc/{}/ns/net", self.child.id()))?;
+        let ns = self.namespace("net")?;
         if ns.metadata()?.ino() == std::fs::metadata("/proc/self/ns/net")?.ino() {
             return Err(std::io::Error::other(
                 "the keeper has no network of its own",
             ));
         }
-        Ok(OwnedFd::from(ns))
+        Ok(ns.into())
+    }
+
+    /// A request of `kind` with `words` (each ended by a NUL), and its
+    /// reply.
+    fn ask(&mut self, kind: u8, words: Vec<OsString>) -> std::io::Result<()> {
+        let mut body = Vec::new();
+        for w in words {
+            body.extend_from_slice(w.as_bytes());
+            body.push(0);
+        }
+        self.send(kind, &body)?;
+        self.reply()
+    }
+
+    /// The keeper's namespace of `kind` (`/proc/PID/ns/KIND`), open.
+    fn namespace(&self, kind: &str) -> std::io::Result<std::fs::File> {
+        std::fs::File::open(format!("/proc/{}/ns/{kind}", self.child.id()))
     }
 
     /// The root of the keeper's view, from outside it.
