@@ -32,6 +32,10 @@ pub enum Candidate {
         /// submission): all of it is the candidate's (the result store
         /// digests it whole; else only what the command line names).
         copy: bool,
+        /// Its cases may reach the network (a course's part that needs
+        /// it); otherwise each case has a loopback of its own, as
+        /// `--network` leaves it.
+        network: bool,
     },
     /// The bundled reference solver: this executable's `solve` subcommand.
     Reference {
@@ -59,6 +63,12 @@ impl Candidate {
     /// Whether puzzle files are given relative to their folder.
     pub fn relative(&self) -> bool {
         matches!(self, Candidate::Command { relative: true, .. })
+    }
+
+    /// Whether its cases may reach the network (see
+    /// [`crate::executor::Spec::network`]).
+    pub fn network(&self) -> bool {
+        matches!(self, Candidate::Command { network: true, .. })
     }
 
     /// The working directory.

@@ -284,6 +284,7 @@ pub(crate) mod tests {
             workdir: PathBuf::from("/"),
             relative: false,
             copy: false,
+            network: false,
         })
     }
 

@@ -217,7 +217,10 @@ impl Store {
         put: &mut dyn FnMut(&[u8]),
     ) -> Option<()> {
         let workdir = candidate.workdir();
-        put(&[u8::from(candidate.relative())]);
+        put(&[
+            u8::from(candidate.relative()),
+            u8::from(candidate.network()),
+        ]);
         // A class's built copy whole; a run's working folder (where its
         // scorecard may be) only as the command line names it.
         if matches!(candidate, Candidate::Command { copy: true, .. }) {

@@ -126,6 +126,7 @@ pub fn candidates(
                             workdir: dir.to_owned(),
                             relative: part.paths == Paths::Relative,
                             copy: true,
+                            network: part.network,
                         }),
                     }
                 }

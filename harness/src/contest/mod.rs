@@ -63,6 +63,7 @@ pub fn entries(dir: &Path) -> anyhow::Result<Vec<Entry>> {
                 workdir: folder,
                 relative: false,
                 copy: true,
+                network: false,
             }),
             _ => Err(format!("{name}: no executable `run` in its folder")),
         };

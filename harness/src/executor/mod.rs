@@ -88,6 +88,9 @@ pub struct Spec {
     /// The program writes in `workdir` (a submission's build): under an
     /// outer sandbox it stays writable there (else it is read-only).
     pub write_workdir: bool,
+    /// The network is open to it (a course part's `network = true`) even
+    /// where the run keeps each case on a loopback of its own.
+    pub network: bool,
 }
 
 /// Limits for one run.

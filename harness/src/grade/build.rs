@@ -105,6 +105,7 @@ pub fn grade(ctx: &Context, row: &mut Row, build: &Build, slot: usize) {
         stdin: None,
         relative: false,
         write_workdir: true,
+        network: false,
     };
     let limits = Limits {
         time: b.time_limit,

@@ -51,6 +51,7 @@ pub fn grade(
         stdin: Some(probe.stdin.clone()),
         relative: false,
         write_workdir: false,
+        network: candidate.network(),
     };
     let limits = &ctx.options.limits;
     let run = ctx.executor.execute(&spec, limits, ctx.cancel);

@@ -48,6 +48,7 @@ pub fn grade(ctx: &Context, row: &mut Row, candidate: &Candidate, case: &Case, s
         stdin: None,
         relative: candidate.relative(),
         write_workdir: false,
+        network: candidate.network(),
     };
     let run = ctx.executor.execute(&spec, limits, ctx.cancel);
     fill(row, prepared.puzzle.as_ref(), &run, limits);
@@ -409,6 +410,7 @@ mod tests {
             workdir: PathBuf::from("/w"),
             relative: false,
             copy: false,
+            network: false,
         });
         let mut options = options(1);
         options.limits = LIMITS;

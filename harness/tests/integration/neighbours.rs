@@ -398,3 +398,88 @@ fn two_cases_at_once_make_no_contact_in_a_podman_container() {
         assert_eq!(out[6], "refused:ptrace,unshare,keyctl", "case {i}: {out:?}");
     }
 }
+
+/// A course part may open the network for its own cases (`network =
+/// true`): its cases reach a port the test listens on, while the other
+/// part's cases, in the same run, stay on a loopback of their own.
+#[test]
+fn a_course_part_may_open_the_network_for_its_own_cases() {
+    use std::os::unix::fs::PermissionsExt;
+    if !root() || !require_ordinary_bwrap() {
+        return;
+    }
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    // Accept whoever comes, for as long as the test runs.
+    std::thread::spawn(move || for _ in listener.incoming() {});
+    let (dir, _) = with_script("unused", "");
+    let alice = dir.path().join("class/alice");
+    std::fs::create_dir_all(&alice).unwrap();
+    // Solves where the port answers; exits 3 (a runtime error) where it
+    // does not.
+    let probe = alice.join("probe.py");
+    std::fs::write(
+        &probe,
+        format!(
+            "import os, socket, sys\n\
+             try:\n    socket.create_connection(('127.0.0.1', {port}), timeout=3).close()\n\
+             except OSError:\n    sys.exit(3)\n\
+             os.execv('{solver}', ['{solver}'] + sys.argv[1:])\n",
+            solver = super::support::replica("lightsout")
+        ),
+    )
+    .unwrap();
+    for d in [dir.path().join("class"), alice] {
+        std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    std::fs::set_permissions(&probe, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let suite = workspace().join("suites/lightsout/easy");
+    let part = |name: &str, open: bool| {
+        format!(
+            "[[part]]\nname = \"{name}\"\ncommand = \"python3 {{submission}}/probe.py\"\n\
+             suites = [\"{}\"]\ncases = [\"*/2x2-00.txt\"]\nnetwork = {open}\n",
+            suite.display()
+        )
+    };
+    let config = dir.path().join("course.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "name = \"online\"\nfamily = \"lightsout\"\n{}{}\
+             [[rubric]]\nname = \"Closed\"\nrule = \"share\"\npoints = 1\npart = \"closed\"\n\
+             [[rubric]]\nname = \"Open\"\nrule = \"share\"\npoints = 1\npart = \"open\"\n",
+            part("closed", false),
+            part("open", true)
+        ),
+    )
+    .unwrap();
+    for sandbox in ["auto", "bwrap"] {
+        let card = dir.path().join(format!("rows-{sandbox}.csv"));
+        let out = harness_at(Place::Root, dir.path())
+            .args(["grade", "--course"])
+            .arg(&config)
+            .args(["--submissions", "class", "--scorecard"])
+            .arg(&card)
+            .args(["--sandbox", sandbox, "--jobs", "2", "--force"])
+            .output()
+            .unwrap();
+        let mut rows: Vec<_> = super::support::read_scorecard(&card)
+            .into_iter()
+            .filter(|r| r["suite"] != "build")
+            .map(|r| (r["suite"].clone(), r["verdict"].clone()))
+            .collect();
+        rows.sort();
+        assert_eq!(
+            rows,
+            [
+                (
+                    "closed/lightsout/easy".to_string(),
+                    "runtime-error".to_string()
+                ),
+                ("open/lightsout/easy".to_string(), "accepted".to_string()),
+            ],
+            "{sandbox}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

@@ -242,6 +242,7 @@ fn candidate(
                     workdir,
                     relative,
                     copy: false,
+                    network: false,
                 },
                 cmd.clone(),
             ))

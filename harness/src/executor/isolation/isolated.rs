@@ -332,7 +332,7 @@ impl Isolated {
             cgroups: (self.cgroups.as_ref().zip(case.cgroup.as_ref()))
                 .map_or_else(Vec::new, |(all, c)| all.view(c, spec.slot)),
             cgroups_shared: case.cgroup.as_ref().is_some_and(CaseCgroup::is_shared),
-            network: self.isolation.network,
+            network: self.isolation.network || spec.network,
             nproc: self.case_nproc,
             failure: failure_end.as_raw_fd(),
         });

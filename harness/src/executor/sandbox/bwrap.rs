@@ -148,18 +148,12 @@ fn words(view: &View, cwd: &Path, around: &Around) -> Vec<OsString> {
         out.push("--add-seccomp-fd".into());
         out.push(fd.to_string().into());
     }
+    out.push("--unshare-all".into());
+    // (After `--unshare-all`, which would undo it.)
     if around.network {
         out.push("--share-net".into());
     }
-    out.extend(
-        [
-            "--unshare-all",
-            "--die-with-parent",
-            "--new-session",
-            "--chdir",
-        ]
-        .map(OsString::from),
-    );
+    out.extend(["--die-with-parent", "--new-session", "--chdir"].map(OsString::from));
     out.push(cwd.as_os_str().to_owned());
     out.push("--".into());
     out.extend(around.shim.iter().cloned());
