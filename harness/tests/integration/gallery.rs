@@ -213,6 +213,34 @@ fn a_sandbox_that_never_started_is_our_failure() {
             r["detail"]
         );
     }
+    // Killed for memory before the candidate's exec (an environment of
+    // 1.7 MB, copied at each exec, under a 3 MiB limit): never the
+    // candidate's memory-limit.
+    let big = "x".repeat(120_000);
+    let envs: Vec<String> = (0..14).map(|i| format!("BIG{i}={big}")).collect();
+    let with_memory = |limit: &str, candidate: &str| {
+        let mut cmd = f.grade(candidate);
+        cmd.args(["--sandbox", "bwrap", "--force", "--memory-limit", limit]);
+        for e in &envs {
+            cmd.args(["--env", e]);
+        }
+        cmd.assert().code(1);
+        read_scorecard(&f.scorecard())
+    };
+    for r in &with_memory("3MiB", &format!("{} right", misbehave())) {
+        assert_eq!(r["verdict"], "harness-error", "{r:?}");
+        assert!(
+            r["detail"].starts_with(
+                "the sandbox (bwrap) did not start the candidate: killed by signal 9 before the candidate's exec"
+            ),
+            "{}",
+            r["detail"]
+        );
+    }
+    // The candidate that started and went over its limit: its own verdict.
+    for r in &with_memory("32MiB", "python3 -c 'bytearray(256 << 20)'") {
+        assert_eq!(r["verdict"], "memory-limit", "{r:?}");
+    }
 }
 
 /// Every other start failure we can cause is ours too: a scratch place

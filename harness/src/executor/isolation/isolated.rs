@@ -283,7 +283,6 @@ impl Isolated {
             None => None,
         };
         Ok(Prepared {
-            id,
             owner,
             scratch,
             copies,
@@ -324,11 +323,9 @@ impl Isolated {
         // (Nothing an earlier case's sandbox left there is this one's.)
         super::slot::failure_said(failure);
         let place = sandbox.as_ref().map(|(_, view)| sandbox::Case {
-            id: case.id,
             slot: spec.slot,
             view,
             cwd: workdir,
-            run_dir: self.run_dir.path(),
             cgroups: (self.cgroups.as_ref().zip(case.cgroup.as_ref()))
                 .map_or_else(Vec::new, |(all, c)| all.view(c, spec.slot)),
             cgroups_shared: case.cgroup.as_ref().is_some_and(CaseCgroup::is_shared),
@@ -339,7 +336,7 @@ impl Isolated {
         if let Some(cores) = self.cores.as_ref().and_then(|c| c.get(spec.slot)) {
             super::slot::keep_thread_to(spec.slot, cores);
         }
-        let entered = match (&sandbox, &place) {
+        let mut entered = match (&sandbox, &place) {
             (Some((s, _)), Some(place)) => s.enter(place)?,
             _ => sandbox::Entered::default(),
         };
@@ -362,17 +359,15 @@ impl Isolated {
             guard,
             case.cgroup.as_ref(),
         );
-        // Only the case's process writes there, before its exec, and only
-        // why it could not start the candidate, then exits with
-        // `FAILED`: by now it has exited or exec'd. Read where it may have
-        // written (a signal may have come between its write and its exit).
-        let may_have_said = matches!(
-            result.ending,
-            Ending::Exited(crate::executor::FAILED) | Ending::Signaled(_) | Ending::Failed(_)
-        );
-        if may_have_said && let Some(why) = plan.failure(&super::slot::failure_said(failure)) {
+        // Only the case's process (or the shim in its sandbox) writes
+        // there, before its exec: why it could not start the candidate, or
+        // the shim's word that it reached the exec. By now it has exited
+        // or exec'd.
+        let said = super::slot::failure_said(failure);
+        if let Some(why) = plan.failure(&said) {
             result.ending = Ending::Failed(why);
         }
+        entered.reached = crate::executor::run::shim::reached(&said);
         // Nothing of the case left running: its view may be emptied for the
         // slot's next case.
         let quiet = case.cgroup.as_ref().is_some_and(CaseCgroup::is_empty);
@@ -589,10 +584,9 @@ pub(in crate::executor) fn scratch_place(cgroups: &Option<Cgroups>) -> ScratchPl
     }
 }
 
-/// A case readied to run: its number, its slot's user, its scratch folder
-/// and the copies there, its cgroup.
+/// A case readied to run: its slot's user, its scratch folder and the
+/// copies there, its cgroup.
 struct Prepared {
-    id: usize,
     owner: Option<(u32, u32)>,
     scratch: Scratch,
     copies: Vec<PathBuf>,

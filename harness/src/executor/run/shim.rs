@@ -6,13 +6,23 @@
 //! with room for every job slot's); then it execs the candidate. Where
 //! that exec fails, it says so on `FD`, the job slot's failure pipe, as
 //! the case's process does outside a sandbox: the candidate never
-//! started, which is never the candidate's verdict.
+//! started, which is never the candidate's verdict. Just before the exec
+//! it says it got there: a sandbox that never says so (bubblewrap or the
+//! shim killed at the memory limit, say) never started the candidate.
 
 use std::ffi::OsString;
 use std::os::fd::BorrowedFd;
 use std::os::unix::process::CommandExt;
 
 use super::launch::FAILED;
+
+/// Whether the shim said, on the failure pipe (`said`), that it reached
+/// the candidate's exec: a case under a sandbox that never says so never
+/// started the candidate.
+pub(in crate::executor) fn reached(said: &[u8]) -> bool {
+    said.chunks_exact(8)
+        .any(|r| u32::from_le_bytes([r[0], r[1], r[2], r[3]]) == super::spawn::REACHED)
+}
 
 /// The shim's whole life: `args` after its `exec` word. Returns only on a
 /// failure (the exit status, `FAILED`).
@@ -49,6 +59,13 @@ pub fn exec(args: &[OsString]) -> i32 {
         if let Err(e) = rustix::process::setrlimit(rustix::process::Resource::Nproc, limit) {
             return say(e.raw_os_error());
         }
+    }
+    // The proof that the sandbox started the candidate: a sandbox killed
+    // before here (for memory, say) never ran it.
+    let mut reached = (super::spawn::REACHED).to_le_bytes().to_vec();
+    reached.extend([0; 4]);
+    if rustix::io::write(failure, &reached).is_err() {
+        return FAILED;
     }
     let error = std::process::Command::new(program).args(rest).exec();
     say(error.raw_os_error().unwrap_or(libc::ENOEXEC))

@@ -46,18 +46,24 @@ enum Step {
     Network,
     CgroupView,
     Sandboxed,
+    /// Not a failure: the shim inside a sandbox is about to exec the
+    /// candidate (the proof that the sandbox started it).
+    Reached,
 }
 
 /// The code of a failure to start the candidate inside a sandbox (see
 /// `shim`).
 pub(super) const SANDBOXED: u32 = Step::Sandboxed as u32;
 
+/// What the shim says just before its exec (see `shim::reached`).
+pub(super) const REACHED: u32 = Step::Reached as u32;
+
 impl Step {
     fn from_code(code: u32) -> Option<Self> {
         use Step::*;
         [
             Pipes, Group, Join, Limit, Cores, Terminal, View, Ipc, Folder, User, Exec, Report,
-            Privileges, Filter, Landlock, Network, CgroupView, Sandboxed,
+            Privileges, Filter, Landlock, Network, CgroupView, Sandboxed, Reached,
         ]
         .into_iter()
         .find(|s| *s as u32 == code)
@@ -231,6 +237,10 @@ impl Plan {
     /// Why the child could not start the candidate, from what it wrote on
     /// its failure pipe (`None`: nothing, it started).
     pub(in crate::executor) fn failure(&self, said: &[u8]) -> Option<String> {
+        // (The shim's word that it reached the exec comes first.)
+        let said = said
+            .strip_prefix(&[REACHED.to_le_bytes(), [0; 4]].concat()[..])
+            .unwrap_or(said);
         let (code, errno) = match said {
             [a, b, c, d, e, f, g, h, ..] => (
                 u32::from_le_bytes([*a, *b, *c, *d]),
@@ -259,6 +269,7 @@ impl Plan {
             Some(Step::CgroupView) => "cannot give the case its cgroup view".into(),
             Some(Step::Sandboxed) => format!("cannot start {} in the sandbox", self.candidate),
             Some(Step::Landlock) => "cannot apply the case's Landlock ruleset".into(),
+            Some(Step::Reached) => "the case's process failed after its exec".into(),
             None => "the case's process failed".into(),
         };
         Some(format!("{what}: {error}"))

@@ -1,9 +1,9 @@
 //! The bubblewrap sandbox (any user): `bwrap` wraps each case's candidate
 //! and makes its view itself (the whole system read-only, the view's
 //! private places and what it keeps on top), with namespaces of its own
-//! (no network, a PID namespace) and a session of its own. Its report
-//! (`--info-fd`) says whether it started the candidate: a failure before
-//! that is the sandbox's, never the candidate's verdict.
+//! (no network, a PID namespace) and a session of its own. The shim it
+//! runs says whether it reached the candidate's exec (see `run::shim`): a
+//! failure before that is the sandbox's, never the candidate's verdict.
 
 use std::ffi::OsString;
 use std::os::fd::AsRawFd;
@@ -20,13 +20,8 @@ pub(super) struct Bwrap {
 
 impl Sandbox for Bwrap {
     fn enter(&self, case: &Case) -> Result<Entered, ExecError> {
-        // The harness's file, not the candidate's.
-        let path = case.run_dir.join(format!("case-{}.sandbox", case.id));
-        let file = std::fs::File::create(&path)
-            .map_err(|e| ExecError::io("make the sandbox's report", &path, e))?;
         let hand = seccomp()?;
         let around = Around {
-            report: file.as_raw_fd(),
             seccomp: hand.iter().map(AsRawFd::as_raw_fd).collect(),
             network: case.network,
             cgroups: &case.cgroups,
@@ -37,7 +32,6 @@ impl Sandbox for Bwrap {
         let wrap = words(case.view, case.cwd, &around);
         Ok(Entered {
             wrap,
-            report: Some((path, file)),
             hand,
             pass: Some(case.failure),
             ..Entered::default()
@@ -45,11 +39,8 @@ impl Sandbox for Bwrap {
     }
 
     fn leave(&self, _: &Case, entered: Entered, result: &mut RunResult, _: bool) {
-        if let Some((path, file)) = entered.report {
-            drop(file);
-            if let Some(why) = failure(&path, result) {
-                result.ending = Ending::Failed(why);
-            }
+        if let Some(why) = failure(entered.reached, result) {
+            result.ending = Ending::Failed(why);
         }
         if let Ending::Exited(code @ 129..=192) = result.ending {
             // bubblewrap reports a child killed by signal N as 128 + N.
@@ -79,11 +70,10 @@ fn seccomp() -> Result<Vec<std::fs::File>, ExecError> {
         .collect()
 }
 
-/// What bubblewrap puts around a case beyond its view: its report's and
-/// seccomp programs' descriptors, whether it shares the network, its
+/// What bubblewrap puts around a case beyond its view: its seccomp
+/// programs' descriptors, whether it shares the network, its
 /// cgroup's folder.
 struct Around<'a> {
-    report: i32,
     seccomp: Vec<i32>,
     network: bool,
     cgroups: &'a [crate::executor::cgroup::Place],
@@ -141,9 +131,6 @@ fn words(view: &View, cwd: &Path, around: &Around) -> Vec<OsString> {
         ]);
     }
     out.extend(["--remount-ro".into(), cgroups]);
-    // bubblewrap says on this file when the candidate's process exists.
-    out.push("--info-fd".into());
-    out.push(around.report.to_string().into());
     for fd in &around.seccomp {
         out.push("--add-seccomp-fd".into());
         out.push(fd.to_string().into());
@@ -198,35 +185,31 @@ pub(super) fn usable() -> Result<(), ExecError> {
     })
 }
 
-/// Whether bubblewrap's report (`--info-fd`, written to `report`) says it
-/// started the candidate. No `child-pid` there means the sandbox itself
-/// failed, which is never the candidate's doing.
-fn started(report: &Path) -> bool {
-    std::fs::read_to_string(report).is_ok_and(|t| t.contains("\"child-pid\""))
-}
-
-/// Why a case run under bubblewrap (its report at `report`) never started
-/// the candidate, when it did not: bubblewrap's last words. It exits 1
-/// then, as a candidate saying "no solution" would: our failure, never the
-/// candidate's verdict. The report is removed.
-fn failure(report: &Path, result: &RunResult) -> Option<String> {
-    let failed = !result.cancelled
-        && !matches!(result.ending, Ending::Failed(_) | Ending::Exited(0))
-        && result.limit.is_none()
-        && !started(report);
-    let _ = std::fs::remove_file(report);
-    failed.then(|| {
-        let said = String::from_utf8_lossy(&result.stderr.bytes);
-        let last = said
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("");
-        format!(
-            "the sandbox (bwrap) did not start the candidate: {}",
-            last.trim()
-        )
-    })
+/// Why a case run under bubblewrap never started the candidate, when the
+/// shim never said it `reached` the exec: bubblewrap's last words, or the
+/// limit that killed the sandbox first. bubblewrap exits 1 then, as a
+/// candidate saying "no solution" would: our failure, never the
+/// candidate's verdict.
+fn failure(reached: bool, result: &RunResult) -> Option<String> {
+    if reached || result.cancelled || matches!(result.ending, Ending::Failed(_)) {
+        return None;
+    }
+    let said = String::from_utf8_lossy(&result.stderr.bytes);
+    let last = said.lines().rev().find(|l| !l.trim().is_empty());
+    let why = match (result.limit, last) {
+        (Some(crate::executor::LimitHit::Memory), _) => {
+            "killed at the memory limit before the candidate's exec (the limit is too small for the sandbox)".into()
+        }
+        (Some(_), _) => "still starting at the time limit".into(),
+        (None, _) if let Ending::Signaled(sig) = result.ending => format!(
+            "killed by signal {sig} before the candidate's exec (a memory limit too small for the sandbox does this)"
+        ),
+        (None, Some(last)) => last.trim().to_string(),
+        (None, None) => format!("bubblewrap {:?}", result.ending),
+    };
+    Some(format!(
+        "the sandbox (bwrap) did not start the candidate: {why}"
+    ))
 }
 
 #[cfg(test)]
@@ -243,7 +226,6 @@ mod tests {
             size: 1 << 20,
         };
         let around = Around {
-            report: 7,
             seccomp: vec![8],
             network: false,
             cgroups: &[],
@@ -279,8 +261,6 @@ mod tests {
                 "/sys/fs/cgroup",
                 "--remount-ro",
                 "/sys/fs/cgroup",
-                "--info-fd",
-                "7",
                 "--add-seccomp-fd",
                 "8",
                 "--unshare-all",
@@ -299,23 +279,37 @@ mod tests {
 
     #[test]
     fn a_sandbox_that_never_started_the_candidate_is_our_failure() {
-        let dir = tempfile::tempdir().unwrap();
-        let report = dir.path().join("report");
+        use crate::executor::LimitHit;
         let mut result = RunResult::ended(Ending::Exited(1), std::time::Duration::ZERO);
         result.stderr = crate::executor::Capture::of(b"bwrap: Can't fork for pid 1: EAGAIN\n");
-        std::fs::write(&report, "{}").unwrap();
         assert_eq!(
-            failure(&report, &result).as_deref(),
+            failure(false, &result).as_deref(),
             Some(
                 "the sandbox (bwrap) did not start the candidate: bwrap: Can't fork for pid 1: EAGAIN"
             )
         );
-        assert!(!report.exists(), "the report is removed");
-        std::fs::write(&report, "{\"child-pid\": 12}").unwrap();
         assert_eq!(
-            failure(&report, &result),
+            failure(true, &result),
             None,
             "it started: the candidate's exit"
         );
+        // Killed for memory before the exec: not the candidate's limit.
+        let mut killed = RunResult::ended(Ending::Signaled(9), std::time::Duration::ZERO);
+        assert_eq!(
+            failure(false, &killed).as_deref(),
+            Some(
+                "the sandbox (bwrap) did not start the candidate: killed by signal 9 before the candidate's exec (a memory limit too small for the sandbox does this)"
+            )
+        );
+        killed.limit = Some(LimitHit::Memory);
+        assert_eq!(
+            failure(false, &killed).as_deref(),
+            Some(
+                "the sandbox (bwrap) did not start the candidate: killed at the memory limit before the candidate's exec (the limit is too small for the sandbox)"
+            )
+        );
+        assert_eq!(failure(true, &killed), None, "the candidate's own limit");
+        killed.cancelled = true;
+        assert_eq!(failure(false, &killed), None, "a cancelled run says so");
     }
 }

@@ -24,7 +24,7 @@ pub(super) mod view;
 use std::ffi::OsString;
 use std::fs::File;
 use std::os::fd::RawFd;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use std::sync::Arc;
 
@@ -92,17 +92,12 @@ pub(super) fn bwrap_usable() -> Result<(), ExecError> {
 
 /// One case about to enter its sandbox.
 pub(super) struct Case<'a> {
-    /// The case's number in the run.
-    pub id: usize,
     /// Its job slot.
     pub slot: usize,
     /// The view it gets.
     pub view: &'a Arc<View>,
     /// Its working folder.
     pub cwd: &'a Path,
-    /// The run's own folder (the harness's, out of every case's reach),
-    /// where a sandbox may put files about the case (its report).
-    pub run_dir: &'a Path,
     /// Its cgroups, as it sees them.
     pub cgroups: Vec<crate::executor::cgroup::Place>,
     /// Whether they are its job slot's, for the slot's next case too.
@@ -126,9 +121,10 @@ pub(super) struct Entered {
     /// A program to exec around the candidate: its words before the
     /// candidate's.
     pub wrap: Vec<OsString>,
-    /// An open file the case's process hands on, and where it is.
-    pub report: Option<(PathBuf, File)>,
-    /// More open files it hands on (bubblewrap's seccomp programs).
+    /// Set after the case: the program that starts the candidate inside
+    /// the sandbox said it reached the exec (see `run::shim`).
+    pub reached: bool,
+    /// Open files it hands on (bubblewrap's seccomp programs).
     pub hand: Vec<File>,
     /// A descriptor of the harness's it hands on (the failure pipe).
     pub pass: Option<RawFd>,
@@ -148,8 +144,7 @@ impl Entered {
     /// The descriptors the case's process hands on.
     pub fn handed(&self) -> Vec<RawFd> {
         use std::os::fd::AsRawFd;
-        let report = self.report.iter().map(|(_, f)| f);
-        let files = report.chain(&self.hand).map(File::as_raw_fd);
+        let files = self.hand.iter().map(File::as_raw_fd);
         files.chain(self.pass).collect()
     }
 }
