@@ -193,6 +193,32 @@ pub fn prepare(
     })
 }
 
+impl Prepared {
+    /// How many builds and cases a run would start beside `kept` (rows of
+    /// the scorecard being resumed), as [`run`] counts them: 0 when every
+    /// row is there (a regrade reruns nothing).
+    pub fn pending(&self, kept: &[Row]) -> usize {
+        let done: HashSet<(String, String, String)> = kept.iter().map(Row::key).collect();
+        let chosen = |id: &str| self.only.as_ref().is_none_or(|o| o.contains(id));
+        self.subs
+            .iter()
+            .filter(|s| chosen(&s.id))
+            .map(|s| {
+                let build = kept
+                    .iter()
+                    .find(|r| r.candidate == s.id && r.suite == BUILD);
+                if build.is_some_and(|r| r.verdict != Verdict::Accepted) {
+                    return 0;
+                }
+                let todo = self.keys.iter().filter(|(suite, case)| {
+                    !done.contains(&(s.id.clone(), suite.clone(), case.clone()))
+                });
+                usize::from(build.is_none()) + todo.count()
+            })
+            .sum()
+    }
+}
+
 /// Grades the prepared submissions with `course`; `kept` are rows of a
 /// resumed scorecard (or, with `only`, every other submission's).
 pub fn run(

@@ -205,6 +205,26 @@ pub fn score_line(p: &Points) -> String {
     )
 }
 
+/// Each submission's total in a `summary.csv` [`write_summary`] wrote (the
+/// points before a regrade).
+pub fn read_totals(path: &Path) -> anyhow::Result<Vec<(String, f64)>> {
+    use anyhow::Context as _;
+    let mut r =
+        csv::Reader::from_path(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let header = r.headers()?.clone();
+    let total = header
+        .iter()
+        .position(|h| h == "total")
+        .with_context(|| format!("{}: no `total` column", path.display()))?;
+    let mut out = Vec::new();
+    for (n, record) in r.records().enumerate() {
+        let record = record.with_context(|| format!("{}: line {}", path.display(), n + 2))?;
+        let points = record[total].parse().unwrap_or(f64::NAN);
+        out.push((crate::outcome::unguard_cell(&record[0]).to_string(), points));
+    }
+    Ok(out)
+}
+
 /// `summary.csv`: one row per submission (points per rubric item, total,
 /// the most possible, whether it built, cases accepted of cases run, and
 /// the counts behind each item), written atomically.

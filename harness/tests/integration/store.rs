@@ -139,6 +139,28 @@ fn a_second_run_runs_only_what_changed() {
     // Another limit: everything runs.
     let (said, _) = grade(&suite, &solver, &store, &["--time-limit", "200s"]);
     assert_eq!(ran(dir.path()), cases, "{said}");
+    // `--no-cache`: every case runs, nothing is said of the store.
+    let (said, _) = grade(&suite, &solver, &store, &["--no-cache"]);
+    assert_eq!(ran(dir.path()), cases, "{said}");
+    assert!(!said.contains("result store"), "{said}");
+    // PUZZLEGRADE_STORE names the store for a run that names none.
+    let card = dir.path().join("env.csv");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_harness"))
+        .args(["grade", "--isolation", "none", "--suite"])
+        .arg(&suite)
+        .arg("--candidate")
+        .arg(&solver)
+        .arg("--scorecard")
+        .arg(&card)
+        .env("PUZZLEGRADE_STORE", &store)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(ran(dir.path()), 0, "{said}");
+    assert!(
+        said.contains(&format!("{cases} cases reused, 0 run")),
+        "{said}"
+    );
 }
 
 #[test]
@@ -290,32 +312,36 @@ fn a_rubric_change_runs_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let ws = workspace();
     std::fs::create_dir(dir.path().join("courses")).unwrap();
-    for link in ["suites", "adapters"] {
-        std::os::unix::fs::symlink(ws.join(link), dir.path().join(link)).unwrap();
+    std::os::unix::fs::symlink(ws.join("suites"), dir.path().join("suites")).unwrap();
+    // (A copy: the cases see no symlink out of the private /tmp.)
+    let adapters = dir.path().join("adapters");
+    std::fs::create_dir(&adapters).unwrap();
+    for e in std::fs::read_dir(ws.join("adapters")).unwrap().flatten() {
+        if e.path().is_file() {
+            std::fs::copy(e.path(), adapters.join(e.file_name())).unwrap();
+        }
     }
     let course = dir.path().join("courses/cis521-lightsout.toml");
     let config = std::fs::read_to_string(ws.join("courses/cis521-lightsout.toml")).unwrap();
     std::fs::write(&course, &config).unwrap();
     let class = ws.join("harness/tests/fixtures/classes/cis521");
-    let grade = |resume: bool| {
+    let run = |what: &str| {
         let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_harness"));
         cmd.current_dir(dir.path())
-            .args(["grade", "--course"])
+            .args([what, "--course"])
             .arg(&course)
             .arg("--submissions")
             .arg(&class)
             .args(["--scorecard", "rows.csv", "--summary", "summary.csv"]);
-        if resume {
-            cmd.arg("--resume");
-        }
         let out = cmd.output().unwrap();
         let said = String::from_utf8_lossy(&out.stderr).into_owned();
         let summary = std::fs::read_to_string(dir.path().join("summary.csv")).unwrap();
-        (said, summary)
+        (out.status.code(), said, summary)
     };
-    let (_, before) = grade(false);
-    // Q1's weight from 2 points to 4: the rows are all there, so nothing
-    // runs, and every student's points follow the new rubric.
+    let (_, _, before) = run("grade");
+    assert!(before.contains("\nperfect,2,3,"), "{before}");
+    // Q1's weight from 2 points to 4: `regrade` runs nothing, every
+    // student's points follow the new rubric, and it names whose moved.
     let changed = config.replacen(
         "name = \"Q1 get_board\"\nrule = \"share\"\npoints = 2",
         "name = \"Q1 get_board\"\nrule = \"share\"\npoints = 4",
@@ -323,12 +349,63 @@ fn a_rubric_change_runs_nothing() {
     );
     assert_ne!(changed, config);
     std::fs::write(&course, changed).unwrap();
-    let (said, after) = grade(true);
+    let (_, said, after) = run("regrade");
     assert!(said.contains(", 0 to run"), "{said}");
     assert_ne!(before, after);
     assert!(after.contains("Q1 get_board"), "{after}");
+    let moved = |summary: &str| -> Vec<String> {
+        let totals = |s: &str| -> Vec<(String, String)> {
+            let mut r = csv::Reader::from_reader(s.as_bytes());
+            let at = r
+                .headers()
+                .unwrap()
+                .iter()
+                .position(|h| h == "total")
+                .unwrap();
+            r.records()
+                .map(|x| x.unwrap())
+                .map(|x| (x[0].to_string(), x[at].to_string()))
+                .collect()
+        };
+        let (was, now) = (totals(&before), totals(summary));
+        was.iter()
+            .zip(&now)
+            .filter(|(a, b)| a.1 != b.1)
+            .map(|(a, b)| format!("{}: {} -> {}", a.0, a.1, b.1))
+            .collect()
+    };
+    let lines = moved(&after);
+    assert!(!lines.is_empty());
+    for line in &lines {
+        assert!(said.lines().any(|l| l == line), "{line} in {said}");
+    }
+    assert!(
+        said.contains(&format!(
+            "regrade: 4 submissions, {} totals changed; 0 cases run",
+            lines.len()
+        )),
+        "{said}"
+    );
     // Back to 2 points: the first summary, byte for byte.
     std::fs::write(&course, &config).unwrap();
-    let (_, again) = grade(true);
+    let (_, _, again) = run("regrade");
     assert_eq!(before, again);
+    // A scorecard that lacks a row: regrade runs nothing and says what
+    // would (exit 2), the scorecard as it was.
+    let card = dir.path().join("rows.csv");
+    let text = std::fs::read_to_string(&card).unwrap();
+    let cut: String = text
+        .lines()
+        .take(text.lines().count() - 1)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&card, &cut).unwrap();
+    let (code, said, _) = run("regrade");
+    assert_eq!(code, Some(2), "{said}");
+    assert!(said.contains("1 builds and cases have no row"), "{said}");
+    assert!(
+        said.contains("`harness grade --resume` runs them"),
+        "{said}"
+    );
+    assert_eq!(std::fs::read_to_string(&card).unwrap(), cut);
 }

@@ -52,6 +52,7 @@ fn main() -> ExitCode {
         }
         Command::Man { dir } => commands::man(&dir),
         Command::Grade(args) => commands::grade::run(&args),
+        Command::Regrade(args) => commands::regrade::run(&args),
         Command::Conform(args) => commands::conform::run(&args),
         Command::Compare(args) => commands::compare::run(&args),
         Command::Merge(args) => commands::merge::run(&args),
@@ -79,7 +80,7 @@ fn main() -> ExitCode {
 /// the path of that course's config, written out.
 fn resolve_course(command: &mut Command) -> anyhow::Result<()> {
     let course = match command {
-        Command::Grade(a) => &mut a.course,
+        Command::Grade(a) | Command::Regrade(a) => &mut a.course,
         Command::Contest(a) => &mut a.course,
         Command::Report(a) => &mut a.course,
         Command::Merge(a) => &mut a.course,

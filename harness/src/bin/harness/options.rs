@@ -140,7 +140,7 @@ fn store(
     cwd: &std::path::Path,
     isolation: &mut Isolation,
 ) -> anyhow::Result<Option<std::sync::Arc<harness::store::Store>>> {
-    let Some(dir) = &args.store else {
+    let Some(dir) = args.store.as_ref().filter(|_| !args.no_cache) else {
         return Ok(None);
     };
     let store = harness::store::Store::open(&cwd.join(dir), args.store_size.as_u64())?;

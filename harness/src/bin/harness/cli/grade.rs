@@ -239,8 +239,18 @@ pub struct GradeArgs {
     /// (candidate and case bytes, command, limits, isolation, judge,
     /// harness version) in DIR, and take a row from there instead of
     /// running its case again (see docs/harness.md#the-result-store).
-    #[arg(help_heading = "Scorecard and outputs", long, value_name = "DIR")]
+    /// `PUZZLEGRADE_STORE` sets it for every run.
+    #[arg(
+        help_heading = "Scorecard and outputs",
+        long,
+        value_name = "DIR",
+        env = "PUZZLEGRADE_STORE"
+    )]
     pub store: Option<PathBuf>,
+    /// Take nothing from the result store and keep nothing there, even
+    /// where `--store` or `PUZZLEGRADE_STORE` names one: every case runs.
+    #[arg(help_heading = "Scorecard and outputs", long)]
+    pub no_cache: bool,
     /// The most the result store may hold; over it, the entries read
     /// longest ago go.
     #[arg(

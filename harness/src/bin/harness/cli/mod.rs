@@ -31,6 +31,11 @@ pub enum Command {
     /// solvers on every suite under ./suites.
     #[command(after_long_help = include_str!("../../../../help/grade.txt"))]
     Grade(Box<GradeArgs>),
+    /// Recompute a graded class's points from its scorecard under the
+    /// course's rubric as it is now (`grade`'s arguments, the scorecard
+    /// kept): nothing runs, and a case with no row is an error. Prints each
+    /// submission whose total changed from the summary's.
+    Regrade(Box<GradeArgs>),
     /// Check a student's Checker or Solver against its handout's exit
     /// statuses, on a battery of generated cases (one scorecard row each).
     #[command(after_long_help = include_str!("../../../../help/conform.txt"))]

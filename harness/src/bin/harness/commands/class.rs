@@ -19,6 +19,15 @@ use crate::options::{self, Outputs};
 /// `--course --submissions`: build and grade every submission, then score
 /// each by the rubric.
 pub fn run(args: &GradeArgs, course_path: &Path) -> anyhow::Result<ExitCode> {
+    grade(args, course_path, false).map(|(status, _)| status)
+}
+
+/// A class graded (`regrade`: nothing may run), its points.
+pub(super) fn grade(
+    args: &GradeArgs,
+    course_path: &Path,
+    regrade: bool,
+) -> anyhow::Result<(ExitCode, Vec<Points>)> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let suites: Vec<_> = args.suites.iter().map(|s| cwd.join(s)).collect();
     let course = Course::load_with(course_path, &suites)?;
@@ -49,6 +58,13 @@ pub fn run(args: &GradeArgs, course_path: &Path) -> anyhow::Result<ExitCode> {
         let ids = args.only.iter().cloned().collect();
         Scorecard::open_regrade(&outputs.scorecard, &ids)?
     };
+    if regrade && let pending @ 1.. = prepared.pending(&kept) {
+        anyhow::bail!(
+            "{}: {pending} builds and cases have no row (the class, suites or filter changed): \
+             `harness grade --resume` runs them",
+            outputs.scorecard.display()
+        );
+    }
     let mut reporter = Reporter::new(sinks(&args, &outputs, &course, scorecard, &kept)?);
     let result = {
         let report = &mut report_to(&mut reporter, cancel);
@@ -56,12 +72,13 @@ pub fn run(args: &GradeArgs, course_path: &Path) -> anyhow::Result<ExitCode> {
     };
     let points = outputs::write(&course, &result, &after)?;
     crate::runner::say_store(ctx.options);
-    Ok(show(
+    let status = show(
         &args,
         &outputs,
         &points,
         exit_status(&result.summary, reporter),
-    ))
+    );
+    Ok((status, points))
 }
 
 /// Where the run's events go: the terminal, the scorecard and the

@@ -10,6 +10,7 @@ pub mod entries;
 pub mod grade;
 pub mod merge;
 pub mod package;
+pub mod regrade;
 pub mod report;
 pub mod slurm;
 pub mod solve;

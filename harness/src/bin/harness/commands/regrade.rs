@@ -1,0 +1,52 @@
+//! `harness regrade`: a graded class's points again, from its scorecard's
+//! rows under the rubric as it is now; nothing runs.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use harness::course::points;
+
+use crate::cli::GradeArgs;
+
+/// `harness regrade`: the points of a graded class from its scorecard's
+/// rows under the rubric as it is now; nothing runs. Prints each
+/// submission whose total moved from the summary's, and how many rows
+/// were reused.
+pub fn run(args: &GradeArgs) -> anyhow::Result<ExitCode> {
+    let course = args
+        .course
+        .as_deref()
+        .context("regrade needs --course (and the class's --submissions)")?;
+    if !args.scorecard.exists() {
+        anyhow::bail!(
+            "{}: no scorecard to regrade from (grade the class first)",
+            args.scorecard.display()
+        );
+    }
+    let before = match &args.summary {
+        Some(path) if path.exists() => points::read_totals(path)?,
+        _ => Vec::new(),
+    };
+    let mut args = args.clone();
+    (args.resume, args.force, args.rerun_failed) = (true, false, false);
+    let (status, after) = super::class::grade(&args, course, true)?;
+    let moved: Vec<_> = after
+        .iter()
+        .filter_map(|p| {
+            let (_, was) = before.iter().find(|(id, _)| *id == p.submission)?;
+            ((was - p.total).abs() > 1e-9 || was.is_nan()).then_some((&p.submission, was, p.total))
+        })
+        .collect();
+    let mut err = std::io::stderr().lock();
+    for (id, was, now) in &moved {
+        let _ = writeln!(err, "{id}: {was} -> {now}");
+    }
+    let _ = writeln!(
+        err,
+        "regrade: {} submissions, {} totals changed; 0 cases run",
+        after.len(),
+        moved.len()
+    );
+    Ok(status)
+}
