@@ -1,6 +1,7 @@
 //! `loplayer`, `lightsout-ref` and `lightsout`: the 15-122 transcripts byte
 //! for byte, every corpus board, and every error path with its exact text.
 
+use assert_cmd::assert::OutputAssertExt;
 use predicates::prelude::*;
 
 use crate::support::{bin, corpus, temp_file};
@@ -178,6 +179,29 @@ fn malformed_boards_name_file_and_line() {
                 .stdout("")
                 .stderr(format!("{tool}: {expected}"));
         }
+    }
+}
+
+/// A 19-byte file whose header says a billion cells, read under a 500 MB
+/// address-space limit: each tool names the file's fault (it once
+/// allocated the board first and aborted).
+#[test]
+fn a_huge_header_over_a_short_body_is_an_error_not_an_abort() {
+    let board = temp_file("huge.txt", "1x1000000000\n#\n#\n");
+    for tool in ["lightsout", "lightsout-ref", "loplayer"] {
+        let exe = assert_cmd::cargo::cargo_bin(tool);
+        std::process::Command::new("sh")
+            .args(["-c", "ulimit -v 500000 && exec \"$0\" \"$1\""])
+            .arg(&exe)
+            .arg(&board.path)
+            .stdin(std::process::Stdio::null())
+            .assert()
+            .code(1)
+            .stdout("")
+            .stderr(format!(
+                "{tool}: {}: line 4: board smaller than its WxH header: 1x1000000000 needs 1000000000 cells, found 2\n",
+                board.path.display()
+            ));
     }
 }
 

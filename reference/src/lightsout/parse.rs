@@ -128,6 +128,11 @@ pub fn parse_board(text: &[u8]) -> Result<Board, ParseError> {
         return Err(s.error(ParseErrorKind::TooLarge { width, height }));
     }
     let (width, height) = (width as usize, height as usize);
+    // A body too short for its header is named without the board's
+    // memory (a 19-byte file may say 1x1000000000).
+    if s.text.len() - s.pos < width * height {
+        return Err(short(&mut s, width, height));
+    }
     let mut board = Board::new(width, height);
     let stride = board.stride();
     let words = board.words_mut();
@@ -178,6 +183,29 @@ pub fn parse_board(text: &[u8]) -> Result<Board, ParseError> {
         }));
     }
     Ok(board)
+}
+
+/// The error a body of fewer bytes than its `width` x `height` cells
+/// gives, found as [`parse_board`] would find it (a bad byte first, else
+/// too few cells), without the board.
+fn short(s: &mut Scanner<'_>, width: usize, height: usize) -> ParseError {
+    // (Fewer bytes than cells: the end comes before the last cell.)
+    let mut found = 0;
+    while let Some(b) = s.peek() {
+        if b != b'#' && b != b'O' {
+            return s.error(ParseErrorKind::BadCell {
+                found: Found::Byte(b),
+            });
+        }
+        s.pos += 1;
+        found += 1;
+    }
+    s.error(ParseErrorKind::TooFewCells {
+        width,
+        height,
+        needed: width * height,
+        found,
+    })
 }
 
 /// The lights of up to 64 cells given as `#` and `O` only (bit i for
@@ -369,6 +397,29 @@ mod tests {
         assert_eq!(
             err("1x1\n\x01"),
             "line 2: invalid character '\\x01' (expected '#' or 'O')"
+        );
+    }
+
+    #[test]
+    fn a_body_shorter_than_its_header_is_named_without_the_board() {
+        // 19 bytes saying a billion cells: the error, not the allocation
+        // (the tools aborted under an address-space limit).
+        assert_eq!(
+            err("1x1000000000\n#\n#\n"),
+            "line 4: board smaller than its WxH header: 1x1000000000 needs 1000000000 cells, found 2"
+        );
+        assert_eq!(
+            err("30000x30000\n#O\nOx\n"),
+            "line 3: invalid character 'x' (expected '#' or 'O')"
+        );
+        // Just short: the same words either way.
+        assert_eq!(
+            err("3x3\n#O#\nO#O\n"),
+            "line 4: board smaller than its WxH header: 3x3 needs 9 cells, found 6"
+        );
+        assert_eq!(
+            err("3x3\n#O#\nO#O\n  \n\n\n"),
+            "line 7: board smaller than its WxH header: 3x3 needs 9 cells, found 6"
         );
     }
 
