@@ -176,8 +176,8 @@ pub fn prepare(
     let keys = plan.keys(course);
     if keys.is_empty() {
         anyhow::bail!(
-            "{}: no case selected{}: nothing to grade",
-            course.path.display(),
+            "course {}: no case selected{}: nothing to grade",
+            course.file.name,
             match &selection.filter {
                 Some(f) => format!(" (--filter {f:?} matches no part/suite/case)"),
                 None => String::new(),

@@ -267,6 +267,16 @@ pub(super) fn write(package: &Package, out: &Path) -> anyhow::Result<()> {
     if out.as_os_str().is_empty() {
         bail!("no --out");
     }
+    // As cp and zip do: a mistyped folder is an error, not made.
+    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty())
+        && !parent.is_dir()
+    {
+        bail!(
+            "cannot write {}: no folder {} (make it first)",
+            out.display(),
+            parent.display()
+        );
+    }
     match package.form {
         Form::Zip => crate::export::write_atomically(out, &zip(&package.files)?),
         Form::Folder => folder(out, &package.files),

@@ -761,9 +761,9 @@ fn regrades_replace_chosen_rows_and_refuse_empty_selections() {
     // Nothing selected: no run, nothing touched, nothing made.
     grade(&["--filter", "zzz", "--force"])
         .code(2)
-        .stderr(predicates::str::contains(
-            "no case selected (--filter \"zzz\" matches no part/suite/case): nothing to grade",
-        ));
+        .stderr(
+            "harness: course UPenn CIS 521 HW1 Lights Out: no case selected (--filter \"zzz\" matches no part/suite/case): nothing to grade\n",
+        );
     assert_eq!(std::fs::read(&scorecard).unwrap(), rows_before);
     grade(&["--filter", "zzz", "--scorecard", "new.csv"]).code(2);
     assert!(!out.path().join("new.csv").exists());
@@ -1989,6 +1989,23 @@ fn completions_and_manual_pages() {
         .code(0)
         .stdout(predicates::str::contains("_harness()"))
         .stdout(predicates::str::contains("--submission"));
+    // A reader that stops at the first line: exit 0, nothing on stderr
+    // (a broken pipe panicked, exit 101).
+    let out = std::process::Command::new("bash")
+        .args([
+            "-c",
+            "\"$0\" completions fish | head -1 >/dev/null; echo ${PIPESTATUS[0]}",
+        ])
+        .arg(env!("CARGO_BIN_EXE_harness"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        (
+            String::from_utf8_lossy(&out.stdout).as_ref(),
+            String::from_utf8_lossy(&out.stderr).as_ref()
+        ),
+        ("0\n", "")
+    );
     let dir = tempfile::tempdir().unwrap();
     harness().arg("man").arg(dir.path()).assert().code(0);
     let grade = std::fs::read_to_string(dir.path().join("harness-grade.1")).unwrap();

@@ -1112,3 +1112,26 @@ fn results_hold_the_fields_each_platform_specifies() {
     let makefile = std::fs::read_to_string(kit.join("autograde-Makefile")).unwrap();
     assert!(makefile.contains("\nclean:\n"), "{makefile}");
 }
+
+/// A kit written into a folder that does not exist is an error naming it
+/// (exit 2), as `cp` and `zip` do: no folder is made for a mistyped path.
+#[test]
+fn a_kit_into_a_folder_that_does_not_exist_is_refused() {
+    let out = open_tempdir();
+    let missing = out.path().join("nosuch/dir");
+    for platform in ["gradescope", "gitlab"] {
+        let kit = missing.join("kit.zip");
+        harness()
+            .args(["package", platform, "--course", "cis521", "-o"])
+            .arg(&kit)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(format!(
+                "harness: cannot write {}: no folder {} (make it first)\n",
+                kit.display(),
+                missing.display()
+            ));
+        assert!(!out.path().join("nosuch").exists(), "{platform}");
+    }
+}

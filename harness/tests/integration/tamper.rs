@@ -104,6 +104,36 @@ fn a_candidate_its_slot_user_cannot_reach_is_a_setup_error() {
         .code(0);
 }
 
+/// A candidate file nobody may run (mode 644) stops the run before the
+/// first case in every tier, exit 2, with the fix for the file (not its
+/// folders); no scorecard is written.
+#[test]
+fn a_candidate_that_is_not_executable_is_a_setup_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let solver = dir.path().join("solver");
+    super::support::solver_script(&solver, "");
+    std::fs::set_permissions(&solver, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let card = dir.path().join("card.csv");
+    let suite = crate::support::workspace().join("suites/lightsout/easy");
+    for isolation in ["none", "full"] {
+        harness()
+            .args(["grade", "--isolation", isolation, "--suite"])
+            .arg(&suite)
+            .arg("--candidate")
+            .arg(&solver)
+            .arg("--scorecard")
+            .arg(&card)
+            .assert()
+            .code(2)
+            .stderr(format!(
+                "harness: the candidate {0} is not executable (mode 644): chmod +x {0}, \
+                 or put its interpreter before it in the command\n",
+                solver.display()
+            ));
+        assert!(!card.exists(), "nothing written");
+    }
+}
+
 /// As root, two runs at once never share uids: a candidate of run B that
 /// kills every process its user may (`kill -9 -1`) leaves run A's cases
 /// alone, and a run asking for A's range (`--uid-base`) is refused.

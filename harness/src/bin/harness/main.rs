@@ -47,8 +47,13 @@ fn main() -> ExitCode {
         Command::Package(args) => commands::package::run(&args),
         Command::Completions { shell } => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
-            clap_complete::generate(shell, &mut cmd, "harness", &mut std::io::stdout());
-            Ok(ExitCode::SUCCESS)
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut cmd, "harness", &mut script);
+            // A reader that stops early (`| head`) is no error.
+            match std::io::Write::write_all(&mut std::io::stdout(), &script) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+                _ => Ok(ExitCode::SUCCESS),
+            }
         }
         Command::Man { dir } => commands::man(&dir),
         Command::Grade(args) => commands::grade::run(&args),

@@ -45,6 +45,20 @@ impl Runner {
     /// Stops (exit 2) when the user a job slot runs as cannot run
     /// `candidate` (`name` for people), saying what to do.
     pub fn check(&self, candidate: &Candidate, name: &str) -> anyhow::Result<()> {
+        use std::os::unix::fs::PermissionsExt;
+        // A program file nobody may run: its own mode, not its folders.
+        if let Candidate::Command { argv, workdir, .. } = candidate
+            && let Some(program) = argv.first().filter(|p| p.contains('/'))
+            && let Ok(meta) = std::fs::metadata(workdir.join(program))
+            && meta.is_file()
+            && meta.permissions().mode() & 0o111 == 0
+        {
+            anyhow::bail!(
+                "the candidate {name} is not executable (mode {:o}): chmod +x {program}, \
+                 or put its interpreter before it in the command",
+                meta.permissions().mode() & 0o7777
+            );
+        }
         let Some(owner) = self.executor.owner(0) else {
             return Ok(());
         };
