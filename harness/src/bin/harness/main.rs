@@ -45,16 +45,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Courses => commands::courses(),
         Command::Package(args) => commands::package::run(&args),
-        Command::Completions { shell } => {
-            let mut cmd = <Cli as clap::CommandFactory>::command();
-            let mut script = Vec::new();
-            clap_complete::generate(shell, &mut cmd, "harness", &mut script);
-            // A reader that stops early (`| head`) is no error.
-            match std::io::Write::write_all(&mut std::io::stdout(), &script) {
-                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
-                _ => Ok(ExitCode::SUCCESS),
-            }
-        }
+        Command::Completions { shell } => commands::completions(shell),
         Command::Man { dir } => commands::man(&dir),
         Command::Grade(args) => commands::grade::run(&args),
         Command::Regrade(args) => commands::regrade::run(&args),

@@ -40,6 +40,18 @@ pub fn courses() -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `harness completions SHELL`: the shell's completion script on stdout.
+pub fn completions(shell: clap_complete::Shell) -> anyhow::Result<ExitCode> {
+    let mut cmd = <crate::cli::Cli as clap::CommandFactory>::command();
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut cmd, "harness", &mut script);
+    // A reader that stops early (`| head`) is no error.
+    match std::io::Write::write_all(&mut std::io::stdout(), &script) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(ExitCode::SUCCESS),
+    }
+}
+
 /// `harness man DIR`: the manual pages from the command line's own
 /// definitions, `harness.1` and `harness-<subcommand>.1`.
 pub fn man(dir: &std::path::Path) -> anyhow::Result<ExitCode> {
