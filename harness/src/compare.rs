@@ -88,7 +88,7 @@ impl Side {
             verdict: row.verdict,
             ms: match metric {
                 Metric::Wall => row.wall_ms,
-                Metric::Cpu => row.cpu_ms,
+                Metric::Cpu => row.cpu_ms.or(row.wall_ms),
             },
             moves: row.moves,
             detail: row.detail.clone(),
@@ -170,9 +170,11 @@ pub fn compare(base: &[Row], new: &[Row], t: &Thresholds) -> Comparison {
         if !(ba && na) {
             continue;
         }
-        let (bt, nt) = match t.metric {
-            Metric::Wall => (b.wall_ms, n.wall_ms),
-            Metric::Cpu => (b.cpu_ms, n.cpu_ms),
+        // CPU time where both have it (a scorecard without isolation may
+        // have none): else both wall times, never one of each.
+        let (bt, nt) = match (t.metric, b.cpu_ms, n.cpu_ms) {
+            (Metric::Cpu, Some(bc), Some(nc)) => (Some(bc), Some(nc)),
+            _ => (b.wall_ms, n.wall_ms),
         };
         if let (Some(bt), Some(nt)) = (bt, nt) {
             let delta = nt - bt;

@@ -49,9 +49,9 @@ fn regressions_exit_1_and_identical_scorecards_exit_0() {
         .assert()
         .code(1)
         .stdout(
-            "  newly-failing  alice  lightsout/easy/b.txt: accepted 100.0 ms 3 moves -> time-limit 80000.0 ms\n\
-            \x20        slower  alice  lightsout/easy/a.txt: accepted 100.0 ms 3 moves -> accepted 400.0 ms 3 moves\n\
-            \x20 newly-passing  bob  lightsout/easy/a.txt: wrong-answer 100.0 ms 2 moves -> accepted 100.0 ms 3 moves\n\
+            "  newly-failing  alice  lightsout/easy/b.txt: accepted 90.0 ms 3 moves -> time-limit 80000.0 ms\n\
+            \x20        slower  alice  lightsout/easy/a.txt: accepted 90.0 ms 3 moves -> accepted 390.0 ms 3 moves\n\
+            \x20 newly-passing  bob  lightsout/easy/a.txt: wrong-answer 90.0 ms 2 moves -> accepted 90.0 ms 3 moves\n\
             3 cases in both; 1 newly-failing, 1 newly-passing, 1 slower; REGRESSED\n",
         );
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
@@ -68,12 +68,60 @@ fn regressions_exit_1_and_identical_scorecards_exit_0() {
         .code(0)
         .stdout("3 cases in both; no change; nothing regressed\n");
     harness()
-        .args(["compare", "--metric", "cpu", "--min-delta", "1s"])
+        .args(["compare", "--min-delta", "1s"])
         .arg(&base)
         .arg(&new)
         .assert()
         .code(1)
         .stdout(predicates::str::contains("slower").not());
+    // The same program on a busy machine: its wall time doubled, its CPU
+    // time the same. CPU time is compared by default: nothing regressed;
+    // wall time on request says slower.
+    let busy = card(
+        dir.path(),
+        "busy.csv",
+        &[
+            "alice,lightsout,lightsout/easy,a.txt,accepted,,0,,200,91,1000,3,3,none",
+            "alice,lightsout,lightsout/easy,b.txt,accepted,,0,,210,89,1000,3,3,none",
+            "bob,lightsout,lightsout/easy,a.txt,wrong-answer,lights on,0,,190,90,1000,2,3,none",
+        ],
+    );
+    harness()
+        .arg("compare")
+        .arg(&base)
+        .arg(&busy)
+        .assert()
+        .code(0)
+        .stdout("3 cases in both; no change; nothing regressed\n");
+    harness()
+        .args(["compare", "--metric", "wall"])
+        .arg(&base)
+        .arg(&busy)
+        .assert()
+        .code(1)
+        .stdout(predicates::str::contains(
+            "slower  alice  lightsout/easy/a.txt: accepted 100.0 ms 3 moves -> accepted 200.0 ms",
+        ));
+    // Rows without CPU time (no isolation): their wall times, never one of
+    // each.
+    let plain = |name: &str, ms: &str| {
+        card(
+            dir.path(),
+            name,
+            &[&format!(
+                "alice,lightsout,lightsout/easy,a.txt,accepted,,0,,{ms},,1000,3,3,none"
+            )],
+        )
+    };
+    harness()
+        .arg("compare")
+        .arg(plain("p1.csv", "100"))
+        .arg(plain("p2.csv", "400"))
+        .assert()
+        .code(1)
+        .stdout(predicates::str::contains(
+            "accepted 100.0 ms 3 moves -> accepted 400.0 ms 3 moves",
+        ));
     harness()
         .arg("compare")
         .arg(&base)

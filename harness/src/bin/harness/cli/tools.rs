@@ -60,8 +60,9 @@ pub struct CompareArgs {
     /// ... and at least this much.
     #[arg(long, default_value = "50ms", value_parser = humantime::parse_duration)]
     pub min_delta: Duration,
-    /// The time compared.
-    #[arg(long, value_enum, default_value = "wall")]
+    /// The time compared: CPU time (where both rows have it; else their
+    /// wall time), which a busy machine barely moves; wall on request.
+    #[arg(long, value_enum, default_value = "cpu")]
     pub metric: MetricArg,
     /// Also write the changes as json:PATH.
     #[arg(long = "export", value_name = "json:PATH")]
