@@ -290,4 +290,7 @@ pub struct Recipe {
     pub overlay: Vec<PathBuf>,
     /// The student's files that win over them (`[build] handin`).
     pub handin: globset::GlobSet,
+    /// The course's `[build]` as written: part of a build's key in the
+    /// result store.
+    pub written: String,
 }

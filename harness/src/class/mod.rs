@@ -10,6 +10,8 @@
 //! be unpacked or built is one `compile-error` row and none of its cases
 //! run; nothing a submission does stops the class.
 
+mod jobs;
+mod lazy;
 pub mod outputs;
 mod plan;
 mod replays;
@@ -27,7 +29,7 @@ use anyhow::Context as _;
 pub use plan::{PartPlan, Plan};
 pub use submissions::{Source, Submission, gather, submissions};
 
-use crate::course::{Course, Paths, fill_command};
+use crate::course::Course;
 use crate::event::{Event, Summary};
 use crate::job::{BUILD, Build, Candidate, Job, Recipe, Task};
 use crate::outcome::{Row, Verdict};
@@ -81,6 +83,7 @@ pub fn build_job(course: &Course, sub: &Submission, work: &Path, n: usize) -> Jo
             overlay: b.overlay.iter().map(|o| course.dir().join(o)).collect(),
             handin: crate::course::handin_globs(&b.handin)
                 .expect("validated when the course loaded"),
+            written: format!("{b:?}"),
         })
     });
     Job {
@@ -112,28 +115,14 @@ pub fn candidates(
     builds: &[Job],
     rows: &[Row],
 ) -> Vec<(String, Result<Candidate, String>)> {
-    let part = &course.parts[part].file;
     builds
         .iter()
         .map(|job| {
             let row = rows.iter().find(|r| r.candidate == job.label);
-            let candidate = match (row, built_dir(job)) {
-                (Some(r), Some(dir)) if r.verdict == Verdict::Accepted => {
-                    match crate::grade::build::missing(dir, &part.require) {
-                        Some(why) => Err(why),
-                        None => Ok(Candidate::Command {
-                            argv: fill_command(&part.command, dir, course.dir()),
-                            workdir: dir.to_owned(),
-                            relative: part.paths == Paths::Relative,
-                            copy: true,
-                            network: part.network,
-                        }),
-                    }
-                }
-                (Some(r), _) => Err(format!("{}: {}", r.verdict, r.detail)),
-                (None, _) => Err("not built: the run was stopped".into()),
-            };
-            (job.label.clone(), candidate)
+            let missing =
+                |dir: &Path, required: &[String]| crate::grade::build::missing(dir, required);
+            let c = jobs::candidate(course, part, job, row, &missing);
+            (job.label.clone(), c)
         })
         .collect()
 }
@@ -277,9 +266,16 @@ pub fn run(
         isolation: ctx.executor.describe(),
     });
 
+    let mut rows: Vec<Row> = kept.to_vec();
+    // What the result store holds whole needs no build (`lazy`).
+    let (builds, served) = lazy::split(ctx, course, &plan, &keys, builds, &todo);
+    for row in served {
+        emit(row, &mut summary, &mut rows, on_event);
+    }
+    let (builds, build_keys): (Vec<Job>, Vec<Option<String>>) = builds.into_iter().unzip();
+
     // Builds, on the job slots. A submission built before keeps its old
     // build row as the record, whatever the new build says.
-    let mut rows: Vec<Row> = kept.to_vec();
     let mut built: Vec<Row> = Vec::new();
     pool(ctx, &builds, &mut |event| {
         if let Event::CaseFinished { row } | Event::CaseCancelled { row } = &event {
@@ -292,77 +288,39 @@ pub fn run(
         count(&mut summary, &event);
         on_event(event);
     });
+    if let Some(store) = ctx.options.store.as_deref() {
+        store.ran(builds.len());
+        for ((job, key), row) in builds.iter().zip(&build_keys).filter_map(|(j, k)| {
+            let row = built.iter().find(|r| r.candidate == j.label)?;
+            Some(((j, k.as_ref()?), row))
+        }) {
+            let dir = built_dir(job).expect("a build");
+            store.keep_build(key, row, dir, lazy::lacking(course, dir));
+        }
+    }
 
     // Every case of every built submission, a submission's parts in order.
     let per_part: Vec<_> = (0..course.parts.len())
         .map(|i| candidates(course, i, &builds, &built))
         .collect();
-    let mut jobs: Vec<Job> = Vec::new();
     let built_ok = |id: &str| {
         built
             .iter()
             .any(|r| r.candidate == id && r.verdict == Verdict::Accepted)
     };
-    for (k, _) in builds.iter().enumerate() {
-        for (i, (part, part_plan)) in course.parts.iter().zip(&plan.parts).enumerate() {
-            let candidate = match &per_part[i][k] {
-                (id, Ok(candidate)) => (id, candidate),
-                // Built, but without a file the part needs: each of its
-                // rows says so, and nothing runs.
-                (id, Err(why)) if built_ok(id) => {
-                    let prefix = format!("{}/", part.file.name);
-                    for (suite, case) in keys.iter().filter(|(s, _)| s.starts_with(&prefix)) {
-                        if !todo(id, suite, case) {
-                            continue;
-                        }
-                        let mut row = Row::new(id, course.family.name(), suite, case);
-                        row.isolation = ctx.executor.label();
-                        row.verdict = Verdict::CompileError;
-                        row.detail = why.clone();
-                        let event = Event::CaseFinished {
-                            row: Box::new(row.clone()),
-                        };
-                        rows.push(row);
-                        count(&mut summary, &event);
-                        on_event(event);
-                    }
-                    continue;
-                }
-                _ => continue,
-            };
-            let (id, candidate) = candidate;
-            let name = &part.file.name;
-            let candidate = Arc::new(candidate.clone());
-            match part_plan {
-                PartPlan::Cases(cases) => {
-                    for c in cases {
-                        let mut job = Job::puzzle(id, &candidate, c);
-                        job.suite = format!("{name}/{}", c.suite);
-                        jobs.push(job);
-                    }
-                }
-                PartPlan::Battery { probes, role } => {
-                    let suite = format!(
-                        "{name}/{}",
-                        crate::battery::suite_name(course.family.name(), *role)
-                    );
-                    for (case, probe) in probes {
-                        jobs.push(Job {
-                            label: id.clone(),
-                            family: course.family,
-                            suite: suite.clone(),
-                            case: case.clone(),
-                            task: Task::Probe {
-                                candidate: Arc::clone(&candidate),
-                                probe: Arc::clone(probe),
-                            },
-                        });
-                    }
-                }
-            }
+    let mut jobs: Vec<Job> = Vec::new();
+    for (k, build) in builds.iter().enumerate() {
+        if !built_ok(&build.label) {
+            continue;
+        }
+        let each: Vec<_> = per_part.iter().map(|p| p[k].1.clone()).collect();
+        let (more, lacking) =
+            jobs::of_submission(ctx, course, &plan, &keys, &build.label, &each, &todo);
+        jobs.extend(more);
+        for row in lacking {
+            emit(row, &mut summary, &mut rows, on_event);
         }
     }
-    let jobs = crate::schedule::not_kept(jobs, kept);
     pool(ctx, &jobs, &mut |event| {
         if let Event::CaseFinished { row } | Event::CaseCancelled { row } = &event {
             rows.push((**row).clone());
@@ -386,6 +344,17 @@ pub fn run(
             .map(|s| (s.id.clone(), s.handin.clone()))
             .collect(),
     })
+}
+
+/// A row made without a job (taken from the store, or a part the copy
+/// cannot run): reported as finished.
+fn emit(row: Row, summary: &mut Summary, rows: &mut Vec<Row>, on_event: &mut dyn FnMut(Event)) {
+    let event = Event::CaseFinished {
+        row: Box::new(row.clone()),
+    };
+    rows.push(row);
+    count(summary, &event);
+    on_event(event);
 }
 
 /// What one run of a class writes, for `harness merge`.

@@ -305,25 +305,122 @@ fn snapshot(dir: &Path) -> std::collections::BTreeMap<std::path::PathBuf, Vec<u8
         .collect()
 }
 
-#[test]
-fn a_rubric_change_runs_nothing() {
-    // The CIS 521 course beside the bundled suites and adapters, in a
-    // folder of the test's own (its rubric is changed below).
-    let dir = tempfile::tempdir().unwrap();
+/// The CIS 521 course beside the bundled suites and adapters, in `dir`
+/// (to be changed): its config's path and text.
+fn cis521_in(dir: &Path) -> (std::path::PathBuf, String) {
     let ws = workspace();
-    std::fs::create_dir(dir.path().join("courses")).unwrap();
-    std::os::unix::fs::symlink(ws.join("suites"), dir.path().join("suites")).unwrap();
+    std::fs::create_dir(dir.join("courses")).unwrap();
+    std::os::unix::fs::symlink(ws.join("suites"), dir.join("suites")).unwrap();
     // (A copy: the cases see no symlink out of the private /tmp.)
-    let adapters = dir.path().join("adapters");
+    let adapters = dir.join("adapters");
     std::fs::create_dir(&adapters).unwrap();
     for e in std::fs::read_dir(ws.join("adapters")).unwrap().flatten() {
         if e.path().is_file() {
             std::fs::copy(e.path(), adapters.join(e.file_name())).unwrap();
         }
     }
-    let course = dir.path().join("courses/cis521-lightsout.toml");
+    let course = dir.join("courses/cis521-lightsout.toml");
     let config = std::fs::read_to_string(ws.join("courses/cis521-lightsout.toml")).unwrap();
     std::fs::write(&course, &config).unwrap();
+    (course, config)
+}
+
+/// Rows by (submission, suite, case), each whole (times included).
+fn by_key(
+    rows: Vec<std::collections::HashMap<String, String>>,
+) -> std::collections::BTreeMap<(String, String, String), Vec<(String, String)>> {
+    rows.into_iter()
+        .map(|r| {
+            let key = (
+                r["candidate"].clone(),
+                r["suite"].clone(),
+                r["case"].clone(),
+            );
+            let mut all: Vec<(String, String)> = r.into_iter().collect();
+            all.sort();
+            (key, all)
+        })
+        .collect()
+}
+
+/// A class graded again with its store builds nothing and runs nothing:
+/// every row, build rows and times included, is the first run's. A
+/// resubmission builds and runs only itself; a part whose required files
+/// changed builds every submission that built (what its copy lacks is
+/// unknown) and runs no case again.
+#[test]
+fn a_class_graded_again_builds_only_what_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (course, config) = cis521_in(dir.path());
+    let class = dir.path().join("class");
+    super::support::copy_dir(
+        &workspace().join("harness/tests/fixtures/classes/cis521"),
+        &class,
+    );
+    let grade = || {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_harness"))
+            .current_dir(dir.path())
+            .args(["grade", "--force", "--jobs", "2", "--course"])
+            .arg(&course)
+            .arg("--submissions")
+            .arg(&class)
+            .args(["--scorecard", "rows.csv", "--store", "store"])
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stderr).into_owned();
+        (said, by_key(read_scorecard(&dir.path().join("rows.csv"))))
+    };
+    let (said, first) = grade();
+    let all = first.len();
+    // 4 builds (one a compile error) and 3 x 80 cases.
+    assert_eq!(all, 244, "{said}");
+    assert!(
+        said.contains(&format!("0 cases reused, {all} run")),
+        "{said}"
+    );
+    let (said, second) = grade();
+    assert!(
+        said.contains(&format!("{all} cases reused, 0 run")),
+        "{said}"
+    );
+    assert_eq!(first, second, "every row the first run's, times included");
+    // noisy resubmits (a comment added): its build and its 80 cases run.
+    let file = class.join("noisy/homework1_part2.py");
+    let mut text = std::fs::read_to_string(&file).unwrap();
+    text.push_str("\n# resubmitted\n");
+    std::fs::write(&file, text).unwrap();
+    let (said, third) = grade();
+    assert!(
+        said.contains(&format!("{} cases reused, 81 run", all - 81)),
+        "{said}"
+    );
+    for (key, row) in &third {
+        let same = first[key] == *row;
+        assert_eq!(same, key.0 != "noisy", "{key:?}");
+    }
+    // A part requires another file: each copy that built is built again
+    // (what it lacks is unknown), and no case runs.
+    let changed = config.replacen(
+        "judge = \"lightsout:get_board\"",
+        "judge = \"lightsout:get_board\"\nrequire = [\"homework1_part2.py\"]",
+        1,
+    );
+    assert_ne!(changed, config);
+    std::fs::write(&course, changed).unwrap();
+    let (said, _) = grade();
+    assert!(
+        said.contains(&format!("{} cases reused, 3 run", all - 3)),
+        "{said}"
+    );
+}
+
+#[test]
+fn a_rubric_change_runs_nothing() {
+    // The CIS 521 course in a folder of the test's own (its rubric is
+    // changed below).
+    let dir = tempfile::tempdir().unwrap();
+    let (course, config) = cis521_in(dir.path());
+    let ws = workspace();
     let class = ws.join("harness/tests/fixtures/classes/cis521");
     let run = |what: &str| {
         let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_harness"));

@@ -38,8 +38,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use sha2::{Digest, Sha256};
 
 use crate::executor::Limits;
-use crate::job::{Candidate, Case, Job, Task};
+use crate::job::{Job, Task};
 use crate::outcome::{Row, Verdict};
+
+mod key;
+
+use key::hex;
 
 /// The first line of every entry (a new format is a new store).
 const FORMAT: &str = "puzzlegrade-store 1";
@@ -123,25 +127,96 @@ impl Store {
     /// (`Err`), where it may be kept (`Err(None)`: it may not).
     pub fn lookup(&self, job: &Job, run: &str) -> Result<Row, Option<String>> {
         let key = self.key(job, run).ok_or(None)?;
-        let Some(mut row) = self.get(&key) else {
+        let Some(mut row) = self.get::<Row>(&key) else {
             self.ran.fetch_add(1, Ordering::Relaxed);
             return Err(Some(key));
         };
         self.reused.fetch_add(1, Ordering::Relaxed);
-        row.candidate.clone_from(&job.label);
-        row.family = job.family.name().to_string();
-        row.suite.clone_from(&job.suite);
-        row.case.clone_from(&job.case);
+        relabel(&mut row, job);
         Ok(row)
+    }
+
+    /// Counts `n` more rows taken from the store (a build's, say).
+    pub fn reused(&self, n: usize) {
+        self.reused.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// Counts `n` more jobs run while the store was in use (builds).
+    pub fn ran(&self, n: usize) {
+        self.ran.fetch_add(n, Ordering::Relaxed);
     }
 
     /// Keeps `row` under `key`, where its verdict may be reused
     /// ([`reusable`]). A failure to write loses nothing but the entry.
     pub fn keep(&self, key: &str, row: &Row, limits: &Limits) {
-        if !reusable(row, limits) {
-            return;
+        if reusable(row, limits) {
+            self.put(key, row);
         }
-        let Ok(body) = serde_json::to_string(row) else {
+    }
+
+    /// The rows of every one of `jobs` as kept, counted as reused, where
+    /// every one is there (nothing counted otherwise): a submission whose
+    /// rows are all kept needs no build.
+    pub fn all(&self, jobs: &[Job], run: &str) -> Option<Vec<Row>> {
+        let rows = jobs
+            .iter()
+            .map(|job| {
+                let mut row: Row = self.get(&self.key(job, run)?)?;
+                relabel(&mut row, job);
+                Some(row)
+            })
+            .collect::<Option<Vec<Row>>>()?;
+        self.reused.fetch_add(rows.len(), Ordering::Relaxed);
+        Some(rows)
+    }
+
+    /// The build `job` as kept, and the key to keep it under. Where its
+    /// copy built, the digest kept stands for the copy from now on (which
+    /// need not exist: its cases' rows are found without building it),
+    /// until [`Store::forget`].
+    pub fn built(&self, job: &Job, run: &str) -> (Option<String>, Option<Built>) {
+        let Some(key) = self.build_key(job, run) else {
+            return (None, None);
+        };
+        let entry: Option<Built> = self.get(&key);
+        if let (Some(e), Task::Build(b)) = (&entry, &job.task)
+            && let Some(copy) = e.copy
+        {
+            self.memo().insert(b.dir.clone(), Some(copy));
+        }
+        (Some(key), entry)
+    }
+
+    /// Forgets the digest [`Store::built`] gave the copy in `dir`: it is
+    /// built after all, and its cases are keyed by what it holds.
+    pub fn forget(&self, dir: &Path) {
+        self.memo().remove(dir);
+    }
+
+    /// Keeps a build's `row` under `key` (one that built, or a compile
+    /// error: never our failure), with the digest of its copy in `dir` and
+    /// what each part requires that the copy lacks (`missing`).
+    pub fn keep_build(&self, key: &str, row: &Row, dir: &Path, missing: Vec<Missing>) {
+        let copy = match row.verdict {
+            Verdict::Accepted => match self.digest(dir) {
+                Some(d) => Some(d),
+                None => return,
+            },
+            Verdict::CompileError => None,
+            _ => return,
+        };
+        let row = row.clone();
+        self.put(key, &Built { row, copy, missing });
+    }
+
+    fn memo(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Option<[u8; 32]>>> {
+        self.digests.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Writes `value` under `key`, whole (renamed into place) with its
+    /// checksum. A failure to write loses nothing but the entry.
+    fn put<T: serde::Serialize>(&self, key: &str, value: &T) {
+        let Ok(body) = serde_json::to_string(value) else {
             return;
         };
         let text = format!("{FORMAT}\n{}\n{body}\n", hex(&Sha256::digest(&body)));
@@ -161,13 +236,13 @@ impl Store {
         }
     }
 
-    /// The row kept under `key`, checked; a torn or altered entry is
+    /// The entry kept under `key`, checked; a torn or altered entry is
     /// removed.
-    fn get(&self, key: &str) -> Option<Row> {
+    fn get<T: serde::de::DeserializeOwned>(&self, key: &str) -> Option<T> {
         let path = self.path(key);
         let text = std::fs::read_to_string(&path).ok()?;
-        let row = check(&text);
-        match &row {
+        let value = check(&text);
+        match &value {
             Some(_) => {
                 // Read now: the last to go when the store is over its size.
                 let _ = std::fs::File::options()
@@ -179,85 +254,11 @@ impl Store {
                 let _ = std::fs::remove_file(&path);
             }
         }
-        row
+        value
     }
 
     fn path(&self, key: &str) -> PathBuf {
         self.dir.join(&key[..2]).join(format!("{}.row", &key[2..]))
-    }
-
-    /// The digest of everything `job`'s verdict depends on, where that can
-    /// be had: a puzzle job whose case is loaded and whose candidate's
-    /// files can be read.
-    fn key(&self, job: &Job, run: &str) -> Option<String> {
-        let Task::Puzzle { candidate, case } = &job.task else {
-            return None;
-        };
-        let mut h = Sha256::new();
-        let mut put = |bytes: &[u8]| {
-            h.update((bytes.len() as u64).to_le_bytes());
-            h.update(bytes);
-        };
-        put(FORMAT.as_bytes());
-        put(env!("CARGO_PKG_VERSION").as_bytes());
-        put(run.as_bytes());
-        put(job.family.name().as_bytes());
-        // (A course's part names its suites: each part's judge apart.)
-        put(job.suite.as_bytes());
-        self.candidate(candidate, job.family.name(), &mut put)?;
-        case_bytes(case, &mut put)?;
-        Some(hex(&h.finalize()))
-    }
-
-    /// Puts what of `candidate` its verdicts depend on.
-    fn candidate(
-        &self,
-        candidate: &Candidate,
-        family: &str,
-        put: &mut dyn FnMut(&[u8]),
-    ) -> Option<()> {
-        let workdir = candidate.workdir();
-        put(&[
-            u8::from(candidate.relative()),
-            u8::from(candidate.network()),
-        ]);
-        // A class's built copy whole; a run's working folder (where its
-        // scorecard may be) only as the command line names it.
-        if matches!(candidate, Candidate::Command { copy: true, .. }) {
-            put(&self.digest(workdir)?);
-        }
-        for (i, word) in candidate.argv(family).iter().enumerate() {
-            let path = workdir.join(word);
-            match word.strip_prefix(&*workdir.to_string_lossy()) {
-                Some(rest) => put(format!("<workdir>{rest}").as_bytes()),
-                None => put(word.as_bytes()),
-            }
-            if path.is_file() || (i > 0 && path.is_dir() && path != workdir) {
-                put(&self.digest(&path)?);
-            } else if i == 0 && !word.contains('/') {
-                // A program found on PATH (as the case's process finds
-                // it): its bytes.
-                let path = std::env::var_os("PATH");
-                let found = crate::executor::find_program(word.as_ref(), path.as_deref());
-                if let Some(p) = found.first() {
-                    put(&self.digest(p)?);
-                }
-            }
-        }
-        Some(())
-    }
-
-    /// The digest of a file's bytes, or of a folder's files (names, modes
-    /// and bytes), once a run; `None` where it cannot be read or is too
-    /// large.
-    fn digest(&self, path: &Path) -> Option<[u8; 32]> {
-        let mut memo = self.digests.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(d) = memo.get(path) {
-            return *d;
-        }
-        let d = tree_digest(path);
-        memo.insert(path.to_owned(), d);
-        d
     }
 
     /// Removes the entries read longest ago while the store is over its
@@ -307,65 +308,31 @@ pub fn reusable(row: &Row, limits: &Limits) -> bool {
     own && half(row.wall_ms, limits.time) && limits.cpu.is_none_or(|cpu| half(row.cpu_ms, cpu))
 }
 
-/// Puts the bytes of `case`'s given and judged files; `None` where it is
-/// not loaded (or cannot be).
-fn case_bytes(case: &Case, put: &mut dyn FnMut(&[u8])) -> Option<()> {
-    let prepared = case.loaded.get()?.as_ref().ok()?;
-    for bytes in prepared.given.iter() {
-        put(bytes);
-    }
-    if case.given.is_some() {
-        for file in case.files.as_ref().ok()? {
-            put(&std::fs::read(file).ok()?);
-        }
-    }
-    Some(())
+/// A kept row with `job`'s own names on it.
+fn relabel(row: &mut Row, job: &Job) {
+    row.candidate.clone_from(&job.label);
+    row.family = job.family.name().to_string();
+    row.suite.clone_from(&job.suite);
+    row.case.clone_from(&job.case);
 }
 
-/// A file's bytes, or a folder's entries (relative names, kinds,
-/// executable bits, bytes, link targets), digested.
-fn tree_digest(path: &Path) -> Option<[u8; 32]> {
-    use std::os::unix::fs::PermissionsExt;
-    let mut h = Sha256::new();
-    let (mut files, mut bytes) = (0usize, 0u64);
-    for entry in walkdir::WalkDir::new(path).sort_by_file_name() {
-        let entry = entry.ok()?;
-        files += 1;
-        let meta = entry.metadata().ok()?;
-        bytes += meta.len();
-        if files > MAX_FILES || bytes > MAX_BYTES {
-            return None;
-        }
-        let name = entry.path().strip_prefix(path).ok()?.to_string_lossy();
-        h.update(name.as_bytes());
-        h.update([0]);
-        if entry.file_type().is_symlink() {
-            h.update(b"l");
-            h.update(
-                std::fs::read_link(entry.path())
-                    .ok()?
-                    .to_string_lossy()
-                    .as_bytes(),
-            );
-        } else if entry.file_type().is_file() {
-            h.update(if meta.permissions().mode() & 0o111 != 0 {
-                b"x"
-            } else {
-                b"f"
-            });
-            let content = std::fs::read(entry.path()).ok()?;
-            h.update((content.len() as u64).to_le_bytes());
-            h.update(&content);
-        } else {
-            h.update(b"d");
-        }
-        h.update([0]);
-    }
-    Some(h.finalize().into())
+/// What a build's entry holds.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct Built {
+    /// Its row (accepted, or a compile error).
+    pub row: Row,
+    /// The digest of the copy it made, where it built.
+    pub copy: Option<[u8; 32]>,
+    /// Each part's required files, and what of them the copy lacked.
+    pub missing: Vec<Missing>,
 }
 
-/// The row an entry's text holds, where its format and checksum hold.
-fn check(text: &str) -> Option<Row> {
+/// Files a part requires, and what of them a copy lacked (see
+/// `grade::build::missing`).
+pub type Missing = (Vec<String>, Option<String>);
+
+/// The value an entry's text holds, where its format and checksum hold.
+fn check<T: serde::de::DeserializeOwned>(text: &str) -> Option<T> {
     let mut lines = text.splitn(3, '\n');
     let (format, sum, body) = (lines.next()?, lines.next()?, lines.next()?);
     let body = body.strip_suffix('\n')?;
@@ -373,10 +340,6 @@ fn check(text: &str) -> Option<Row> {
         return None;
     }
     serde_json::from_str(body).ok()
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]
@@ -418,16 +381,19 @@ mod tests {
         let limits = Limits::new(std::time::Duration::from_secs(10), 1 << 30);
         let key = hex(&Sha256::digest(b"a case"));
         store.keep(&key, &row(Verdict::Accepted, 5.0), &limits);
-        assert_eq!(store.get(&key).unwrap().verdict, Verdict::Accepted);
+        assert_eq!(store.get::<Row>(&key).unwrap().verdict, Verdict::Accepted);
         let path = store.path(&key);
         let text = std::fs::read_to_string(&path).unwrap();
         std::fs::write(&path, text.replace("accepted", "wrong-answer")).unwrap();
-        assert!(store.get(&key).is_none(), "its checksum no longer holds");
+        assert!(
+            store.get::<Row>(&key).is_none(),
+            "its checksum no longer holds"
+        );
         assert!(!path.exists(), "the altered entry is removed");
         store.keep(&key, &row(Verdict::Accepted, 5.0), &limits);
         let text = std::fs::read_to_string(&path).unwrap();
         std::fs::write(&path, &text[..text.len() / 2]).unwrap();
-        assert!(store.get(&key).is_none(), "torn");
+        assert!(store.get::<Row>(&key).is_none(), "torn");
     }
 
     #[test]
