@@ -76,6 +76,31 @@ pub fn ungraded(rows: &[&Row]) -> Option<String> {
     })
 }
 
+/// Why one submission's `rows` are not all there (a stop before its build
+/// or some of its cases, of `keys`): then they give no score.
+fn unfinished(rows: &[&Row], keys: &[(String, String)]) -> Option<String> {
+    let Some(build) = rows.iter().find(|r| r.suite == BUILD) else {
+        return Some("not built: the run was stopped before its build".into());
+    };
+    if build.verdict != Verdict::Accepted {
+        return None;
+    }
+    let have: std::collections::HashSet<(&str, &str)> = rows
+        .iter()
+        .map(|r| (r.suite.as_str(), r.case.as_str()))
+        .collect();
+    let missing = keys
+        .iter()
+        .filter(|(s, c)| !have.contains(&(s.as_str(), c.as_str())))
+        .count();
+    (missing > 0).then(|| {
+        format!(
+            "{missing} of its {} cases have no row (the run was stopped before them; --resume runs them)",
+            keys.len()
+        )
+    })
+}
+
 /// Every submission's points from the scorecard's rows, and its handins
 /// (for the course's `[policy]`; a submission missing from `handins` had
 /// one, at an unknown time).
@@ -140,7 +165,7 @@ pub fn points(
                     .count(),
                 cases: cases.len(),
                 entry: None,
-                ungraded: ungraded(&mine),
+                ungraded: ungraded(&mine).or_else(|| unfinished(&mine, keys)),
                 users: handins.get(id).map(|h| h.users.clone()).unwrap_or_default(),
             }
         })
@@ -240,7 +265,12 @@ pub fn write_summary(path: &Path, course: &Course, points: &[Points]) -> anyhow:
         ),
         None => header.extend(course.item_names()),
     }
-    header.extend(["total", "max", "built", "accepted", "cases", "counts"].map(String::from));
+    header.extend(
+        [
+            "total", "max", "built", "accepted", "cases", "counts", "graded",
+        ]
+        .map(String::from),
+    );
     w.write_record(crate::outcome::guard_cells(&header))?;
     for p in points {
         let mut record = vec![p.submission.clone()];
@@ -253,13 +283,19 @@ pub fn write_summary(path: &Path, course: &Course, points: &[Points]) -> anyhow:
             .filter(|(_, i)| i.rule != Rule::CompilePenalty)
             .map(|((name, s), _)| format!("{name} {}", s.counts()))
             .collect();
+        // Not graded: no total (a 0 the student did not earn), and why.
+        let (total, graded) = match &p.ungraded {
+            Some(why) => (String::new(), format!("no: {why}")),
+            None => (show(p.total), "yes".to_string()),
+        };
         record.extend([
-            show(p.total),
+            total,
             show(p.max),
             if p.built { "yes" } else { "no" }.to_string(),
             p.accepted.to_string(),
             p.cases.to_string(),
             counts.join("; "),
+            graded,
         ]);
         w.write_record(crate::outcome::guard_cells(&record))?;
     }
@@ -290,7 +326,9 @@ pub fn to_json(points: &[Points]) -> serde_json::Value {
                         "points": points,
                         "why": why,
                     })).collect::<Vec<_>>(),
-                    "total": p.total,
+                    "total": p.ungraded.is_none().then_some(p.total),
+                    "graded": p.ungraded.is_none(),
+                    "ungraded": p.ungraded,
                     "max": p.max,
                     "built": p.built,
                     "accepted": p.accepted,

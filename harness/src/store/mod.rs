@@ -1,4 +1,4 @@
-//! The result store (`--store DIR`): each row a puzzle case got, kept
+//! The result store (`--store DIR`): each row a case or probe got, kept
 //! under a digest of everything its verdict depends on, so that a later
 //! run that would run the same bytes the same way takes the row instead
 //! of running the case again (build systems' action cache; no grading
@@ -16,7 +16,13 @@
 //!   class's built copy), and the bytes of each program or file its
 //!   command line names outside it;
 //! - the case: the bytes of the files the candidate is given and of those
-//!   it is judged by.
+//!   it is judged by (a battery's probe: its arguments, stdin, files and
+//!   expectations).
+//!
+//! A class's build is kept by the digest of its inputs (see
+//! `Store::built`) with its copy's digest, which then stands for the copy:
+//! a submission whose build and cases are all kept needs no build
+//! (`class::lazy`).
 //!
 //! Only a verdict that is the candidate's own and does not follow from
 //! the machine's load is kept: never `time-limit`, `memory-limit`,
@@ -46,7 +52,7 @@ mod key;
 use key::hex;
 
 /// The first line of every entry (a new format is a new store).
-const FORMAT: &str = "puzzlegrade-store 1";
+const FORMAT: &str = "puzzlegrade-store 2";
 
 /// A candidate's working folder larger than this (files or bytes) is not
 /// digested: its rows are not kept (a `--candidate` run from a home

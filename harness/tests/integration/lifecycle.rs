@@ -545,3 +545,93 @@ fn grade_help_is_grouped_with_examples_and_exit_statuses() {
     let short = String::from_utf8(short.stdout).unwrap();
     assert!(short.contains("\nA class (a course config):\n") && !short.contains("Examples:"));
 }
+
+/// A class run stopped by Ctrl-C writes a summary that says it is
+/// partial: each submission with a row it never got has no total (not a
+/// 0 it did not earn) and `graded` says why; `--resume` completes it.
+#[test]
+fn an_interrupted_class_run_says_its_summary_is_partial() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    // (Candidates may run as other users: they append to the pid file.)
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let pids = dir.path().join("pids");
+    std::fs::write(&pids, "").unwrap();
+    std::fs::set_permissions(&pids, std::fs::Permissions::from_mode(0o666)).unwrap();
+    let class = dir.path().join("class");
+    for id in ["alice", "bob"] {
+        std::fs::create_dir_all(class.join(id)).unwrap();
+    }
+    let course = dir.path().join("course.toml");
+    let config = |mode: &str| {
+        format!(
+            "name = \"naps\"\nfamily = \"lightsout\"\n\n\
+             [[part]]\nname = \"solver\"\ncommand = \"{} {mode}\"\n\
+             suites = [\"{}\"]\ncases = [\"*/easy/2x*\"]\n\n\
+             [[rubric]]\nname = \"easy\"\nrule = \"each\"\npoints = 1\npart = \"solver\"\n",
+            misbehave(),
+            crate::support::workspace()
+                .join("suites/lightsout/easy")
+                .display()
+        )
+    };
+    std::fs::write(&course, config("sleep")).unwrap();
+    let grade = |extra: &[&str]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_harness"));
+        cmd.current_dir(dir.path())
+            .args(["grade", "--course"])
+            .arg(&course)
+            .args(["--submissions", "class", "--summary", "summary.csv"])
+            .args(["--jobs", "1", "--time-limit", "60s", "--env"])
+            .arg(format!("MISBEHAVE_PIDS={}", pids.display()))
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        cmd
+    };
+    let running = Running(Some(grade(&[]).spawn().unwrap()));
+    wait_until("a sleeping case", || lines(&pids) >= 1);
+    signal(&running, "-INT");
+    let (status, _) = finish(running);
+    assert_eq!(status, Some(130));
+    let graded = |text: &str| -> Vec<(String, String, String)> {
+        let mut r = csv::Reader::from_reader(text.as_bytes());
+        let h = r.headers().unwrap().clone();
+        let at = |name: &str| h.iter().position(|x| x == name).unwrap();
+        let (total, graded) = (at("total"), at("graded"));
+        r.records()
+            .map(|x| x.unwrap())
+            .map(|x| {
+                (
+                    x[0].to_string(),
+                    x[total].to_string(),
+                    x[graded].to_string(),
+                )
+            })
+            .collect()
+    };
+    let summary = std::fs::read_to_string(dir.path().join("summary.csv")).unwrap();
+    for (id, total, why) in graded(&summary) {
+        assert_eq!(total, "", "{id}: no total");
+        assert!(why.starts_with("no: "), "{id}: {why}");
+        assert!(why.contains("the run was stopped"), "{id}: {why}");
+    }
+    // The same class resumed with a candidate that answers: complete.
+    std::fs::write(&course, config("right")).unwrap();
+    let out = grade(&["--resume"]).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary = std::fs::read_to_string(dir.path().join("summary.csv")).unwrap();
+    assert_eq!(
+        graded(&summary),
+        [
+            ("alice".to_string(), "4".to_string(), "yes".to_string()),
+            ("bob".to_string(), "4".to_string(), "yes".to_string()),
+        ]
+    );
+}

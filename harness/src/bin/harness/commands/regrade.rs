@@ -31,16 +31,27 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<ExitCode> {
     let mut args = args.clone();
     (args.resume, args.force, args.rerun_failed) = (true, false, false);
     let (status, after) = super::class::grade(&args, course, true)?;
+    // (NaN: not graded, in the summary or now.)
+    let now = |p: &points::Points| p.ungraded.as_ref().map_or(p.total, |_| f64::NAN);
     let moved: Vec<_> = after
         .iter()
         .filter_map(|p| {
             let (_, was) = before.iter().find(|(id, _)| *id == p.submission)?;
-            ((was - p.total).abs() > 1e-9 || was.is_nan()).then_some((&p.submission, was, p.total))
+            let now = now(p);
+            let same = (was - now).abs() < 1e-9 || (was.is_nan() && now.is_nan());
+            (!same).then_some((&p.submission, *was, now))
         })
         .collect();
+    let shown = |x: f64| {
+        if x.is_nan() {
+            "not graded".to_string()
+        } else {
+            x.to_string()
+        }
+    };
     let mut err = std::io::stderr().lock();
     for (id, was, now) in &moved {
-        let _ = writeln!(err, "{id}: {was} -> {now}");
+        let _ = writeln!(err, "{id}: {} -> {}", shown(*was), shown(*now));
     }
     let _ = writeln!(
         err,
