@@ -359,6 +359,45 @@ impl Course {
         self.path.parent().unwrap_or(Path::new("/"))
     }
 
+    /// What the course's build and parts run that this machine lacks (a
+    /// program not on `path`, a course file not there), said with what to
+    /// install: grading without it would make every student's rows our
+    /// failure. A submission's own programs (`{submission}/...`) are the
+    /// student's, not checked.
+    pub fn lacks(&self, path: Option<&std::ffi::OsStr>) -> Option<String> {
+        let build = self.file.build.iter().map(|b| ("the build", &b.command));
+        let parts = self.file.parts.iter().map(|p| (p.name.as_str(), &p.command));
+        let course = self.dir().to_string_lossy();
+        let missing: Vec<String> = build
+            .chain(parts)
+            .filter_map(|(who, command)| {
+                let first = shell_words::split(command).ok()?.into_iter().next()?;
+                if first.contains("{submission}") {
+                    return None;
+                }
+                let program = first.replace("{course}", &course);
+                let found = crate::executor::find_program(program.as_ref(), path);
+                let there = found.first().is_some_and(|p| p.is_file());
+                (!there).then(|| format!("{program} (run by {who})"))
+            })
+            .collect();
+        if missing.is_empty() {
+            return None;
+        }
+        let install = match self.file.packages.as_slice() {
+            [] => String::new(),
+            packages => format!(
+                "; the course needs the packages {} (apt-get install {0})",
+                packages.join(" ")
+            ),
+        };
+        Some(format!(
+            "course {}: this machine has no {}{install}",
+            self.file.name,
+            missing.join(", ")
+        ))
+    }
+
     /// The course at `path`, its family's suites replaced by `suites` where
     /// any are given (`--suite`), each of which must exist.
     pub fn load_with(path: &Path, suites: &[PathBuf]) -> anyhow::Result<Self> {

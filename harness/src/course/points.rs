@@ -200,7 +200,11 @@ pub fn table(points: &[Points]) -> String {
         out.push_str(&format!(
             "{:width$}  {:>6} / {}  {}\n",
             p.submission,
-            show(p.total),
+            // (Not graded: no total, not a 0.)
+            match p.ungraded {
+                Some(_) => "-".to_string(),
+                None => show(p.total),
+            },
             show(p.max),
             if let Some(why) = &p.ungraded {
                 format!("not graded: {why}")

@@ -708,13 +708,17 @@ fn what_could_not_be_graded_gets_no_score_anywhere() {
         &course,
         format!(
             "name = \"no interpreter\"\nfamily = \"lightsout\"\n\n\
-             [[part]]\nname = \"solver\"\ncommand = \"puzzlegrade-no-such-interpreter solve.x\"\n\
+             [[part]]\nname = \"solver\"\ncommand = \"{{course}}/tool.x solve.x\"\n\
              suites = [\"{}\"]\ncases = [\"*/easy/2x*\"]\n\n\
              [[rubric]]\nname = \"easy\"\nrule = \"each\"\npoints = 1\npart = \"solver\"\n",
             workspace().join("suites/lightsout/easy").display()
         ),
     )
     .unwrap();
+    // The course's own tool, there but not executable: every case is
+    // our failure (a program missing from the machine stops the run
+    // before grading: see below).
+    std::fs::write(dir.path().join("tool.x"), "").unwrap();
     let sub = dir.path().join("alice");
     std::fs::create_dir_all(&sub).unwrap();
     std::fs::write(sub.join("solve.x"), "").unwrap();
@@ -742,7 +746,10 @@ fn what_could_not_be_graded_gets_no_score_anywhere() {
     let stderr = String::from_utf8_lossy(&run.get_output().stderr).into_owned();
     assert!(!stdout.contains("score:"), "{stdout}");
     assert!(
-        stdout.contains("not graded: the grader failed on solver/lightsout/easy/2x2-00.txt: cannot start puzzlegrade-no-such-interpreter"),
+        stdout.contains(&format!(
+            "alice       - / 4  not graded: the grader failed on solver/lightsout/easy/2x2-00.txt: cannot start {}: Permission denied",
+            dir.path().join("tool.x").display()
+        )),
         "{stdout}"
     );
     assert!(
@@ -760,9 +767,32 @@ fn what_could_not_be_graded_gets_no_score_anywhere() {
     assert!(pl.get("score").is_none(), "{pl}");
     let message = pl["message"].as_str().unwrap();
     assert!(
-        message.starts_with("The autograder could not grade this submission (the grader failed on solver/lightsout/easy/2x2-00.txt: cannot start puzzlegrade-no-such-interpreter"),
+        message.starts_with("The autograder could not grade this submission (the grader failed on solver/lightsout/easy/2x2-00.txt: cannot start "),
         "{message}"
     );
+    // A program the machine lacks stops the run before any row (exit 2,
+    // naming it): no student gets our failure as rows.
+    let config = std::fs::read_to_string(&course).unwrap();
+    std::fs::write(
+        &course,
+        config.replace("{course}/tool.x", "puzzlegrade-no-such-interpreter"),
+    )
+    .unwrap();
+    harness()
+        .current_dir(dir.path())
+        .args(["grade", "--course"])
+        .arg(&course)
+        .arg("--submission")
+        .arg(&sub)
+        .args(["--scorecard", "lacking.csv", "--results", "gs.json"])
+        .assert()
+        .code(2)
+        .stderr(
+            "harness: course no interpreter: this machine has no puzzlegrade-no-such-interpreter \
+             (run by solver): nothing graded\n",
+        );
+    assert!(!out("lacking.csv").exists());
+    assert!(!out("gs.json").exists());
 }
 
 /// A course in `dir` whose part runs `command` on the easy boards `2x*`
