@@ -368,18 +368,29 @@ impl Course {
         let build = self.file.build.iter().map(|b| ("the build", &b.command));
         let parts = self.file.parts.iter().map(|p| (p.name.as_str(), &p.command));
         let course = self.dir().to_string_lossy();
-        let missing: Vec<String> = build
-            .chain(parts)
-            .filter_map(|(who, command)| {
-                let first = shell_words::split(command).ok()?.into_iter().next()?;
-                if first.contains("{submission}") {
-                    return None;
-                }
-                let program = first.replace("{course}", &course);
-                let found = crate::executor::find_program(program.as_ref(), path);
-                let there = found.first().is_some_and(|p| p.is_file());
-                (!there).then(|| format!("{program} (run by {who})"))
-            })
+        // Each program once, with every part that runs it.
+        let mut lacked: Vec<(String, Vec<&str>)> = Vec::new();
+        for (who, command) in build.chain(parts) {
+            let Some(first) = shell_words::split(command)
+                .ok()
+                .and_then(|w| w.into_iter().next())
+                .filter(|w| !w.contains("{submission}"))
+            else {
+                continue;
+            };
+            let program = first.replace("{course}", &course);
+            let found = crate::executor::find_program(program.as_ref(), path);
+            if found.first().is_some_and(|p| p.is_file()) {
+                continue;
+            }
+            match lacked.iter_mut().find(|(p, _)| *p == program) {
+                Some((_, whom)) => whom.push(who),
+                None => lacked.push((program, vec![who])),
+            }
+        }
+        let missing: Vec<String> = lacked
+            .iter()
+            .map(|(program, whom)| format!("{program} (run by {})", whom.join(", ")))
             .collect();
         if missing.is_empty() {
             return None;
