@@ -46,6 +46,13 @@ pub enum Event {
         /// The scorecard row.
         row: Box<Row>,
     },
+    /// Cases counted by `RunStarted` that will not run after all (those of
+    /// a submission that did not build): the run's total is that much
+    /// smaller.
+    CasesWithdrawn {
+        /// How many.
+        cases: usize,
+    },
     /// The run is over.
     RunFinished {
         /// Tallies over every row, kept ones included.

@@ -302,6 +302,21 @@ pub fn run(
         }
     }
 
+    // The cases of a submission that did not build never run: off the
+    // run's total.
+    let withdrawn: usize = builds
+        .iter()
+        .filter(|b| {
+            !built
+                .iter()
+                .any(|r| r.candidate == b.label && r.verdict == Verdict::Accepted)
+        })
+        .map(|b| keys.iter().filter(|(s, c)| todo(&b.label, s, c)).count())
+        .sum();
+    if withdrawn > 0 {
+        on_event(Event::CasesWithdrawn { cases: withdrawn });
+    }
+
     // Every case of every built submission, a submission's parts in order.
     let per_part: Vec<_> = (0..course.parts.len())
         .map(|i| candidates(course, i, &builds, &built))

@@ -366,7 +366,11 @@ impl Course {
     /// student's, not checked.
     pub fn lacks(&self, path: Option<&std::ffi::OsStr>) -> Option<String> {
         let build = self.file.build.iter().map(|b| ("the build", &b.command));
-        let parts = self.file.parts.iter().map(|p| (p.name.as_str(), &p.command));
+        let parts = self
+            .file
+            .parts
+            .iter()
+            .map(|p| (p.name.as_str(), &p.command));
         let course = self.dir().to_string_lossy();
         // Each program once, with every part that runs it.
         let mut lacked: Vec<(String, Vec<&str>)> = Vec::new();

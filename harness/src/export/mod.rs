@@ -136,7 +136,7 @@ impl Sink for Exports {
     fn event(&mut self, event: &Event) -> anyhow::Result<()> {
         match event {
             Event::RunStarted { .. } => self.write_all(),
-            Event::CaseStarted { .. } => Ok(()),
+            Event::CaseStarted { .. } | Event::CasesWithdrawn { .. } => Ok(()),
             Event::CaseFinished { row } | Event::CaseCancelled { row } => {
                 self.record.summary.add(row);
                 self.record.rows.push((**row).clone());

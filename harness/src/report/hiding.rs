@@ -54,7 +54,7 @@ impl Sink for Hiding {
                 };
                 self.inner.event(&Event::RunFinished { summary })
             }
-            Event::CaseStarted { .. } => self.inner.event(event),
+            Event::CaseStarted { .. } | Event::CasesWithdrawn { .. } => self.inner.event(event),
         }
     }
 }

@@ -1,13 +1,16 @@
 //! The terminal: a progress bar on stderr (hidden when stderr is not a
-//! terminal) that ticks on its own (elapsed, ETA, and the cases running now
-//! with their time so far, a class's builds by submission), one line per
-//! case not accepted, and a summary per suite.
+//! terminal, and until the run knows its cases) that ticks on its own
+//! (elapsed, ETA, and the cases running now with their time so far, a
+//! class's builds by submission), one line per case not accepted, and a
+//! summary per suite. The ETA is shown once it has a basis: the pace of
+//! the cases of the kind running now (a class's builds, then its cases),
+//! measured since the first of them started; never 0 before the end.
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressState, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 use super::Sink;
 use crate::cancel::StopReason;
@@ -18,6 +21,52 @@ use crate::outcome::{Row, Verdict};
 /// What runs now: (candidate, suite, case) and since when.
 type Running = Arc<Mutex<Vec<((String, String, String), Instant)>>>;
 
+/// The ETA's basis: the kind of job running now (builds or cases), since
+/// when, how many of that kind finished since, and when the last did.
+#[derive(Default)]
+struct Pace {
+    builds: bool,
+    since: Option<Instant>,
+    done: usize,
+    last: Option<Instant>,
+}
+
+impl Pace {
+    /// The time left for `left` jobs at the pace of the last finish,
+    /// counting down since, where it has a basis; never 0 while a job is
+    /// left.
+    fn eta(&self, left: u64, now: Instant) -> Option<Duration> {
+        let (since, last) = (self.since?, self.last?);
+        if self.done == 0 {
+            return None;
+        }
+        let each = last.saturating_duration_since(since).as_secs_f64() / self.done as f64;
+        let waited = now.saturating_duration_since(last).as_secs_f64();
+        let secs = each * left as f64 - waited;
+        Some(Duration::from_secs_f64(secs.max(if left > 0 {
+            1.0
+        } else {
+            0.0
+        })))
+    }
+
+    /// A job of this kind finished at `now`.
+    fn finished(&mut self, now: Instant) {
+        self.done += 1;
+        self.last = Some(now);
+    }
+}
+
+/// `5s`, `2m 05s`, `1h 02m`.
+fn short(d: Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m {:02}s", s / 60, s % 60),
+        _ => format!("{}h {:02}m", s / 3600, s % 3600 / 60),
+    }
+}
+
 /// Progress and summaries for people.
 pub struct Terminal {
     bar: ProgressBar,
@@ -25,6 +74,7 @@ pub struct Terminal {
     label: String,
     cancelled: usize,
     running: Running,
+    pace: Arc<Mutex<Pace>>,
     /// Lines per case and the summary (off where the run's own table is
     /// its summary: a contest's leaderboard).
     lines: bool,
@@ -42,10 +92,13 @@ impl Terminal {
         let running: Running = Arc::default();
         let shown = Arc::clone(&running);
         let own = label.to_string();
-        let bar = ProgressBar::new(0);
+        let pace: Arc<Mutex<Pace>> = Arc::default();
+        let paced = Arc::clone(&pace);
+        // Drawn once the run knows its cases (no full bar at 0/0).
+        let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::hidden());
         bar.set_style(
             ProgressStyle::with_template(
-                "{bar:30} {pos}/{len} cases  {elapsed} elapsed, ETA {eta}\n{running}",
+                "{bar:30} {pos}/{len} cases  {elapsed} elapsed, ETA {left}\n{running}",
             )
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .with_key(
@@ -53,15 +106,23 @@ impl Terminal {
                 move |_: &ProgressState, w: &mut dyn std::fmt::Write| {
                     let _ = w.write_str(&running_line(&shown, &own, Instant::now()));
                 },
+            )
+            .with_key(
+                "left",
+                move |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+                    let left = state.len().unwrap_or(0).saturating_sub(state.pos());
+                    let eta = paced.lock().ok().and_then(|p| p.eta(left, Instant::now()));
+                    let _ = w.write_str(&eta.map_or_else(|| "--".into(), short));
+                },
             ),
         );
-        bar.enable_steady_tick(TICK);
         Self {
             bar,
             start: Instant::now(),
             label: label.into(),
             cancelled: 0,
             running,
+            pace,
             lines: true,
         }
     }
@@ -77,12 +138,21 @@ impl Terminal {
     }
 
     fn row(&mut self, row: &Row) {
+        let mut ran = false;
         if let Ok(mut running) = self.running.lock()
             && let Some(i) = running
                 .iter()
                 .position(|((c, s, k), _)| c == &row.candidate && s == &row.suite && k == &row.case)
         {
             running.remove(i);
+            ran = true;
+        }
+        // (A row that never ran, taken from a store, sets no pace.)
+        if let Ok(mut pace) = self.pace.lock()
+            && ran
+            && pace.builds == (row.suite == BUILD)
+        {
+            pace.finished(Instant::now());
         }
         self.bar.inc(1);
         if row.verdict == Verdict::Cancelled {
@@ -113,6 +183,8 @@ impl Sink for Terminal {
                 ..
             } => {
                 self.bar.set_length(*cases as u64);
+                self.bar.set_draw_target(ProgressDrawTarget::stderr());
+                self.bar.enable_steady_tick(TICK);
                 self.bar.suspend(|| eprintln!("{isolation}"));
                 if *kept > 0 {
                     self.bar.suspend(|| {
@@ -127,12 +199,26 @@ impl Sink for Terminal {
                 suite,
                 case,
             } => {
+                let now = Instant::now();
                 if let Ok(mut running) = self.running.lock() {
-                    running.push((
-                        (candidate.clone(), suite.clone(), case.clone()),
-                        Instant::now(),
-                    ));
+                    running.push(((candidate.clone(), suite.clone(), case.clone()), now));
                 }
+                // A new kind of job (a class's cases after its builds):
+                // the pace starts again.
+                let build = suite == BUILD;
+                if let Ok(mut pace) = self.pace.lock()
+                    && (pace.since.is_none() || pace.builds != build)
+                {
+                    *pace = Pace {
+                        builds: build,
+                        since: Some(now),
+                        ..Pace::default()
+                    };
+                }
+            }
+            Event::CasesWithdrawn { cases } => {
+                let len = self.bar.length().unwrap_or(0);
+                self.bar.set_length(len.saturating_sub(*cases as u64));
             }
             Event::CaseFinished { row } | Event::CaseCancelled { row } => self.row(row),
             Event::RunFinished { summary } => {

@@ -635,3 +635,123 @@ fn an_interrupted_class_run_says_its_summary_is_partial() {
         ]
     );
 }
+
+/// Under a pty, a class with a submission that does not build and
+/// uneven parts (cases of 0.1 s and 0.5 s of CPU): an ETA from the first
+/// tenth on (none before a case of the kind running finished), never 0
+/// before the end, within 2x of the truth
+/// (two seconds' slack: the bar shows whole seconds) once a tenth is done,
+/// and the last count is the rows written (the unbuilt submission's cases
+/// are off the total).
+#[test]
+fn the_progress_bar_under_a_pty_counts_and_times_a_class() {
+    use std::os::unix::fs::PermissionsExt;
+    if !crate::support::require(
+        Path::new("/usr/bin/script").exists(),
+        "needs script (util-linux) for a pty",
+    ) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let class = dir.path().join("class");
+    for id in ["s1", "s2", "s3", "s4", "unbuilt"] {
+        std::fs::create_dir_all(class.join(id)).unwrap();
+        if id != "unbuilt" {
+            std::fs::write(class.join(id).join("ok.txt"), "").unwrap();
+        }
+    }
+    let suite = crate::support::workspace().join("suites/lightsout/easy");
+    let part = |name: &str, ms: u32| {
+        format!(
+            "[[part]]\nname = \"{name}\"\ncommand = \"{} burn {ms} 1\"\n\
+             suites = [\"{}\"]\ncases = [\"*/easy/2x*\", \"*/easy/3x2-*\"]\n\n\
+             [[rubric]]\nname = \"{name}\"\nrule = \"each\"\npoints = 1\npart = \"{name}\"\n\n",
+            misbehave(),
+            suite.display()
+        )
+    };
+    let course = dir.path().join("course.toml");
+    std::fs::write(
+        &course,
+        format!(
+            "name = \"paces\"\nfamily = \"lightsout\"\n\n[build]\ncommand = \"test -f ok.txt\"\n\n{}{}",
+            part("quick", 100),
+            part("slow", 500)
+        ),
+    )
+    .unwrap();
+    let command = format!(
+        "{} grade --course {} --submissions {} --scorecard {} --jobs 2",
+        env!("CARGO_BIN_EXE_harness"),
+        course.display(),
+        class.display(),
+        dir.path().join("rows.csv").display()
+    );
+    let start = Instant::now();
+    let out = Command::new("script")
+        .args(["-qfec", &command, "/dev/null"])
+        .output()
+        .unwrap();
+    let total = start.elapsed().as_secs_f64();
+    let text = String::from_utf8_lossy(&out.stdout).replace('\r', "\n");
+    // Every frame: cases done, the total, seconds elapsed, the ETA.
+    let frame = regex_lite(&text);
+    assert!(frame.len() >= 3, "frames: {text}");
+    let rows = read_scorecard(&dir.path().join("rows.csv")).len();
+    // 5 builds and 4 x 7 x 2 cases: the unbuilt one's 14 are withdrawn.
+    assert_eq!(rows, 5 + 4 * 14);
+    assert_eq!(frame.last().unwrap().1, rows as u64, "the last count");
+    for (done, len, elapsed, eta) in &frame {
+        match eta {
+            // (No basis: before a case of the kind running finished.)
+            None => assert!(*done * 10 < *len || done == len, "no ETA at {done}/{len}"),
+            Some(eta) => {
+                assert!(*eta > 0 || done == len, "ETA 0 at {done}/{len}");
+                let truth = total - *elapsed as f64;
+                if *done * 10 >= *len && done < len {
+                    let eta = *eta as f64;
+                    assert!(
+                        eta <= 2.0 * truth + 2.0 && eta + 2.0 >= truth / 2.0,
+                        "ETA {eta}s at {done}/{len} ({elapsed}s in), truly {truth:.1}s"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The progress frames in a pty's output: (done, total, seconds elapsed,
+/// ETA in seconds or `None` for `--`).
+fn regex_lite(text: &str) -> Vec<(u64, u64, u64, Option<u64>)> {
+    let secs = |s: &str| -> Option<u64> {
+        let mut t = 0;
+        for part in s.split_whitespace() {
+            let (n, unit) = part.split_at(part.find(|c: char| !c.is_ascii_digit())?);
+            let n: u64 = n.parse().ok()?;
+            t += match unit {
+                "s" => n,
+                "m" => 60 * n,
+                "h" => 3600 * n,
+                _ => return None,
+            };
+        }
+        Some(t)
+    };
+    text.lines()
+        .filter_map(|l| {
+            let at = l.find(" cases  ")?;
+            let head = l[..at].rsplit(' ').next()?;
+            let (done, len) = head.split_once('/')?;
+            let rest = &l[at + " cases  ".len()..];
+            let (elapsed, eta) = rest.split_once(" elapsed, ETA ")?;
+            let eta = eta.trim();
+            Some((
+                done.parse().ok()?,
+                len.parse().ok()?,
+                secs(elapsed)?,
+                if eta == "--" { None } else { Some(secs(eta)?) },
+            ))
+        })
+        .collect()
+}
