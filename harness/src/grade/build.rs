@@ -237,6 +237,7 @@ fn give(dir: &Path, owner: (u32, u32)) -> std::io::Result<()> {
 /// Copies a submission's folder (regular files and folders only; links
 /// are skipped) to `to`.
 fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<()> {
+    use std::os::unix::fs::{FileTypeExt, PermissionsExt};
     let mut total = 0u64;
     for entry in walkdir::WalkDir::new(from).follow_links(false) {
         let entry = entry?;
@@ -246,11 +247,35 @@ fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<()> {
         if kind.is_dir() {
             std::fs::create_dir_all(&target)?;
         } else if kind.is_file() {
-            total += entry.metadata()?.len();
+            let meta = entry.metadata()?;
+            total += meta.len();
             if total > MAX_UNPACKED {
                 bail!("more than {MAX_UNPACKED} bytes");
             }
-            std::fs::copy(entry.path(), &target)?;
+            let mode = meta.permissions().mode();
+            std::fs::copy(entry.path(), &target).map_err(|e| {
+                anyhow::anyhow!(
+                    "{} cannot be read (mode {:03o}: {e}): hand it in readable (chmod 644)",
+                    rel.display(),
+                    mode & 0o777
+                )
+            })?;
+            // A mode as handed in is incidental (an archive's, a 000):
+            // readable, and executable where any x bit was.
+            let mode = if mode & 0o111 != 0 { 0o755 } else { 0o644 };
+            std::fs::set_permissions(&target, std::fs::Permissions::from_mode(mode))?;
+        } else if !kind.is_symlink() {
+            let what = if kind.is_fifo() {
+                "a FIFO"
+            } else if kind.is_socket() {
+                "a socket"
+            } else {
+                "a device"
+            };
+            bail!(
+                "{} is {what}, not a file: hand in the file itself",
+                rel.display()
+            );
         }
     }
     Ok(())

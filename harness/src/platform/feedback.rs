@@ -37,13 +37,7 @@ pub(super) fn results(course: &Course, p: &Points, rows: &[Row]) -> Results {
                     "{}/{}: a solution of {m} moves; this item needs the fewest, {b}",
                     r.suite, r.case
                 ),
-                _ => format!(
-                    "{}/{}: {} {}",
-                    r.suite,
-                    r.case,
-                    r.verdict,
-                    course.in_terms(&r.suite, &r.detail)
-                ),
+                _ => format!("{}/{}: {}", r.suite, r.case, said(course, r)),
             })
             .collect();
         let output = if item.rule == Rule::CompilePenalty {
@@ -52,6 +46,8 @@ pub(super) fn results(course: &Course, p: &Points, rows: &[Row]) -> Results {
             } else {
                 "it does not build".into()
             }
+        } else if !p.built {
+            "not run: your submission did not build (see above)".into()
         } else {
             let mut o = format!("{} of {} cases passed", score.passed, score.cases);
             if let Some(k) = score.stub_passed {
@@ -112,7 +108,12 @@ pub(super) fn results(course: &Course, p: &Points, rows: &[Row]) -> Results {
         // Seconds of the submission's builds and cases, whole.
         execution_time: Some((mine.iter().filter_map(|r| r.wall_ms).sum::<f64>() / 1000.0).round()),
         output: match build {
-            Some(r) if r.verdict != Verdict::Accepted => format!("{}: {}", r.verdict, r.detail),
+            Some(r) if r.verdict == Verdict::CompileError => built(&r.detail),
+            Some(r) if r.verdict != Verdict::Accepted => format!(
+                "Your submission could not be built, through no fault of yours \
+                 (the course staff will look at it): {}",
+                r.detail
+            ),
             _ => format!(
                 "{}: {} of {} cases accepted",
                 course.file.name, p.accepted, p.cases
@@ -134,5 +135,57 @@ pub(super) fn results(course: &Course, p: &Points, rows: &[Row]) -> Results {
             "cases": p.cases,
             "users": p.users,
         })),
+    }
+}
+
+/// Why a failing row failed, for a student: what went wrong in words (no
+/// verdict names), then the judge's detail in the course's terms, the
+/// harness's own words (an adapter's exit code) left out.
+fn said(course: &Course, r: &Row) -> String {
+    let detail = course.in_terms(&r.suite, &r.detail);
+    let what = match r.verdict {
+        Verdict::WrongAnswer => "wrong answer",
+        // (The detail says which status, or what a function returned.)
+        Verdict::WrongExitStatus => "wrong result",
+        Verdict::TimeLimit => "too slow",
+        Verdict::MemoryLimit => "used too much memory",
+        Verdict::OutputLimit => "printed too much",
+        Verdict::RuntimeError => "crashed",
+        Verdict::CompileError => "not run",
+        Verdict::HarnessError => "not graded, through no fault of yours",
+        Verdict::Cancelled => return "not run: grading was stopped".into(),
+        Verdict::Accepted => "passed",
+    };
+    const ADAPTER: &str = ": the function raised or crashed (see stderr)";
+    let detail = match detail
+        .find(ADAPTER)
+        .filter(|_| detail.starts_with("adapter exit "))
+    {
+        Some(at) => match detail[at + ADAPTER.len()..].strip_prefix("; stderr: ") {
+            Some(error) => format!("the function raised {error}"),
+            None => "the function raised an exception or crashed".into(),
+        },
+        None => detail,
+    };
+    if detail.is_empty() {
+        what.into()
+    } else {
+        format!("{what}: {detail}")
+    }
+}
+
+/// A build's failure (`detail`: the build row's), for a student: the
+/// compiler's lines each on its own line again.
+fn built(detail: &str) -> String {
+    let lines = detail.replace(" | ", "\n");
+    match lines
+        .split_once(": ")
+        .filter(|(head, _)| head.starts_with("build exit "))
+    {
+        Some((head, rest)) => format!(
+            "Your submission did not build (the build command's {}):\n{rest}",
+            head.trim_start_matches("build ")
+        ),
+        None => format!("Your submission did not build: {lines}"),
     }
 }

@@ -615,7 +615,7 @@ fn cis521_class_in_python() {
     // statuses; the scorecard keeps the contract's words.
     assert!(
         q8.lines().any(|l| l
-            == "find_solution/lightsout/easy/3x2-02.txt: wrong-exit-status find_solution() \
+            == "find_solution/lightsout/easy/3x2-02.txt: wrong result: find_solution() \
                 returned moves, but this puzzle has no solution (None expected)"),
         "{q8}"
     );
@@ -1329,7 +1329,7 @@ fn archives_resume_and_gradescope_per_submission() {
         evil["output"]
             .as_str()
             .unwrap()
-            .starts_with("compile-error: evil.zip")
+            .starts_with("Your submission did not build: evil.zip")
     );
 
     // Resume after a crash that lost bob's last rows: only they run again,
@@ -2051,5 +2051,48 @@ fn cs61bl_perfect_fixture_earns_every_hard_point_on_the_bundled_suites() {
     assert_eq!(
         (hard["score"].as_f64(), hard["max_score"].as_f64()),
         (Some(8.0), Some(8.0))
+    );
+}
+
+/// A handed-in file with mode 000 is graded on its content (modes as
+/// handed in are incidental); a FIFO in a file's place is named as what it
+/// is, with the fix, in the student's words: never "missing", never the
+/// interpreter's `[Errno 13]`.
+#[test]
+fn unreadable_and_special_handins_are_named_for_what_they_are() {
+    use std::os::unix::fs::PermissionsExt;
+    let out = tempfile::tempdir().unwrap();
+    let class = out.path().join("class");
+    copy_dir(&fixtures("cis521"), &class);
+    let perfect = class.join("perfect/homework1_part2.py");
+    std::fs::set_permissions(&perfect, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let greedy = class.join("greedy/homework1_part2.py");
+    std::fs::remove_file(&greedy).unwrap();
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &greedy,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o644),
+        0,
+    )
+    .unwrap();
+    let gs = out.path().join("gs");
+    let args = ["--export", &format!("gradescope:{}", gs.display())];
+    let (run, summary) = grade_class("cis521-lightsout", &class, out.path(), &args);
+    run.code(1);
+    assert!(summary.contains("\nperfect,2,3,"), "{summary}");
+    let output = |who: &str| -> String {
+        let text = std::fs::read(gs.join(who).join("results.json")).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&text).unwrap();
+        v["output"].as_str().unwrap().to_string()
+    };
+    assert_eq!(
+        output("greedy"),
+        "Your submission did not build: cannot copy the submission: \
+         homework1_part2.py is a FIFO, not a file: hand in the file itself"
+    );
+    assert_eq!(
+        output("perfect"),
+        "UPenn CIS 521 HW1 Lights Out: 80 of 80 cases accepted"
     );
 }

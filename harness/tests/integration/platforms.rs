@@ -154,7 +154,7 @@ fn gradescope_kit(run: &dyn Fn(&Path, &str)) {
                 results["output"]
                     .as_str()
                     .unwrap()
-                    .starts_with("compile-error: build exit 1: "),
+                    .starts_with("Your submission did not build (the build command's exit 1):\n"),
                 "{results}"
             );
         }
@@ -413,7 +413,8 @@ fn prairielearn_kit(run: &dyn Fn(&Path, &str)) {
             assert_eq!(results["gradable"], false, "{results}");
             let message = results["message"].as_str().unwrap();
             assert!(
-                message.starts_with("compile-error: build exit 1: "),
+                message
+                    .starts_with("Your submission did not build (the build command's exit 1):\n"),
                 "{message}"
             );
             assert!(results.get("score").is_none(), "{results}");
