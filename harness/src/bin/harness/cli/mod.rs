@@ -35,6 +35,7 @@ pub enum Command {
     /// course's rubric as it is now (`grade`'s arguments, the scorecard
     /// kept): nothing runs, and a case with no row is an error. Prints each
     /// submission whose total changed from the summary's.
+    #[command(after_long_help = include_str!("../../../../help/regrade.txt"))]
     Regrade(Box<GradeArgs>),
     /// Check a student's Checker or Solver against its handout's exit
     /// statuses, on a battery of generated cases (one scorecard row each).
