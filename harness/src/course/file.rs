@@ -93,8 +93,9 @@ fn default_build_limit() -> Duration {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LimitsFile {
-    /// The wall-clock safety net per case (default: 3 x `cpu_limit` + 5 s).
-    #[serde(default, with = "humantime_serde")]
+    /// The wall-clock safety net per case (default: 3 x `cpu_limit` + 5 s;
+    /// `wall_limit` too, as the command line's `--wall-limit`).
+    #[serde(default, with = "humantime_serde", alias = "wall_limit")]
     pub time_limit: Option<Duration>,
     /// The time limit per case: CPU time of its whole process tree.
     #[serde(default, with = "humantime_serde")]

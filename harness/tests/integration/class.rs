@@ -965,7 +965,7 @@ fn cs61bl_class_in_java() {
             easy.to_str().unwrap(),
             "--suite",
             hard.to_str().unwrap(),
-            "--time-limit",
+            "--wall-limit",
             "8s",
             "--export",
             &gs,
@@ -1517,7 +1517,7 @@ fn hostile_submissions_cannot_hurt_the_class() {
         .arg("--submissions")
         .arg(&class)
         .args(["--summary", "summary.csv", "--jobs", "2"])
-        .args(["--time-limit", "5s"])
+        .args(["--wall-limit", "5s"])
         .assert()
         .code(1);
     let summary = std::fs::read_to_string(out.path().join("summary.csv")).unwrap();
@@ -1600,7 +1600,7 @@ fn students_cannot_read_each_other() {
             .arg("--submissions")
             .arg(&class)
             .args(["--summary", "summary.csv", "--jobs", "2", "--force"])
-            .args(["--time-limit", "10s", "--sandbox", sandbox])
+            .args(["--wall-limit", "10s", "--sandbox", sandbox])
             .assert()
             .code(1);
         let rows = read_scorecard(&out.path().join("scorecard.csv"));

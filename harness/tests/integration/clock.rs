@@ -102,7 +102,7 @@ fn a_busy_machine_moves_no_time_verdict() {
     let start = std::time::Instant::now();
     // The default safety net under a 2 s CPU limit (the fixture's is
     // longer).
-    let net = ["--cpu-limit", "2s", "--time-limit", "11s", "--jobs", "2"];
+    let net = ["--cpu-limit", "2s", "--wall-limit", "11s", "--jobs", "2"];
     f.grade(&burn).args(net).assert().code(0);
     for (case, verdict, detail) in verdicts(&f) {
         assert_eq!(verdict, "accepted", "{case}: {detail}");
@@ -152,7 +152,7 @@ fn waiting_of_its_own_making_buys_a_case_little() {
     let rogue = "sh -c 'for i in 1 2 3 4 5 6 7 8; do (while :; do :; done) & done; sleep 100'";
     let start = std::time::Instant::now();
     f.grade(rogue)
-        .args(["--cpu-limit", "60s", "--time-limit", "1s", "--jobs", "1"])
+        .args(["--cpu-limit", "60s", "--wall-limit", "1s", "--jobs", "1"])
         .args(["--filter", "unsolvable"])
         .assert()
         .code(1);
@@ -200,7 +200,7 @@ fn the_wall_clock_is_a_safety_net_and_a_stopped_case_runs_again_alone() {
     .unwrap();
     std::fs::set_permissions(&shy, std::fs::Permissions::from_mode(0o755)).unwrap();
     f.grade(shy.to_str().unwrap())
-        .args(["--cpu-limit", "1s", "--time-limit", "2s", "--jobs", "2"])
+        .args(["--cpu-limit", "1s", "--wall-limit", "2s", "--jobs", "2"])
         .arg("--env")
         .arg(format!("LOCK={}", lock.display()))
         .assert()
@@ -225,7 +225,7 @@ fn the_wall_clock_is_a_safety_net_and_a_stopped_case_runs_again_alone() {
         .args([
             "--cpu-limit",
             "1s",
-            "--time-limit",
+            "--wall-limit",
             "2s",
             "--jobs",
             "2",

@@ -111,7 +111,7 @@ fn the_rogues_gallery() {
         .arg(f.scorecard())
         .arg("--env")
         .arg(format!("MISBEHAVE_PIDS={}", f.pids().display()))
-        .args(["--time-limit", "2s", "--grace", "200ms", "--jobs", "2"])
+        .args(["--wall-limit", "2s", "--grace", "200ms", "--jobs", "2"])
         .args(["--memory-limit", "256MiB", "--pids-limit", "32"])
         // Its own users: other tests' runs use the default range at once.
         .assert()
@@ -319,7 +319,7 @@ fn grade_as_a_normal_user(f: &Fixture, extra: &[&str]) -> std::process::Output {
         .args(["--candidate", &format!("{} gallery", misbehave())])
         .arg("--scorecard")
         .arg(f.scorecard())
-        .args(["--jobs", "2", "--time-limit", "10s"])
+        .args(["--jobs", "2", "--wall-limit", "10s"])
         .args(extra)
         .output()
         .unwrap()

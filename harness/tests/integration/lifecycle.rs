@@ -131,7 +131,7 @@ fn ctrl_c_cancels_every_unfinished_case_and_kills_every_candidate() {
         ("-TERM", 143, "terminated (SIGTERM)"),
     ] {
         let f = suite_of(6);
-        let extra = ["--jobs", "2", "--time-limit", "60s"];
+        let extra = ["--jobs", "2", "--wall-limit", "60s"];
         let (status, stdout) = interrupt(&f, "sleep", &extra, 2, &[sig]);
         assert_eq!(status, Some(code), "{stdout}");
         assert!(
@@ -148,7 +148,7 @@ fn a_second_ctrl_c_kills_at_once() {
     let f = suite_of(2);
     // SIGTERM is ignored: only the grace (10 min here) or a second Ctrl-C
     // gets SIGKILL to it.
-    let extra = ["--jobs", "2", "--time-limit", "60s", "--grace", "10m"];
+    let extra = ["--jobs", "2", "--wall-limit", "60s", "--grace", "10m"];
     let (status, _) = interrupt(&f, "ignore-term", &extra, 2, &["-INT", "-INT"]);
     assert_eq!(status, Some(130));
     assert_eq!(verdicts(&f), vec!["cancelled"; 2]);
@@ -168,7 +168,7 @@ fn escapees_in_their_own_session_die_when_the_run_ends() {
 fn kill_9_of_the_harness_takes_its_candidates_with_it() {
     let f = suite_of(3);
     // Three candidates and their three grandchildren, then kill -9.
-    let extra = ["--jobs", "3", "--time-limit", "60s"];
+    let extra = ["--jobs", "3", "--wall-limit", "60s"];
     let _ = interrupt(&f, "grandchild-wait", &extra, 6, &["-KILL"]);
     f.assert_no_survivors();
 }
@@ -212,7 +212,7 @@ fn kill_9_then_resume_gives_one_row_per_case() {
 #[test]
 fn resume_drops_cancelled_rows_and_rerun_failed_replaces_failures() {
     let f = suite_of(4);
-    let extra = ["--jobs", "1", "--time-limit", "60s"];
+    let extra = ["--jobs", "1", "--wall-limit", "60s"];
     assert_eq!(interrupt(&f, "sleep", &extra, 1, &["-INT"]).0, Some(130));
     assert_eq!(verdicts(&f), vec!["cancelled"; 4]);
 
@@ -500,7 +500,7 @@ fn a_second_run_on_the_same_scorecard_stops_at_once() {
     let first = spawn(
         &f,
         &format!("{} sleep", misbehave()),
-        &["--jobs", "1", "--time-limit", "2s", "--force"],
+        &["--jobs", "1", "--wall-limit", "2s", "--force"],
     );
     wait_until("a running candidate", || lines(&f.pids()) >= 1);
     for mode in [&["--force"][..], &["--resume"], &["--rerun-failed"]] {
@@ -582,7 +582,7 @@ fn an_interrupted_class_run_says_its_summary_is_partial() {
             .args(["grade", "--course"])
             .arg(&course)
             .args(["--submissions", "class", "--summary", "summary.csv"])
-            .args(["--jobs", "1", "--time-limit", "60s", "--env"])
+            .args(["--jobs", "1", "--wall-limit", "60s", "--env"])
             .arg(format!("MISBEHAVE_PIDS={}", pids.display()))
             .args(extra)
             .stdin(Stdio::null())

@@ -94,7 +94,7 @@ fn death_by_signal_is_a_runtime_error() {
 fn sleepers_hit_the_time_limit_and_die() {
     let f = Fixture::new();
     f.grade(&candidate("sleep"))
-        .args(["--time-limit", "1s"])
+        .args(["--wall-limit", "1s"])
         .assert()
         .code(1);
     for row in f.rows().values() {
@@ -109,7 +109,7 @@ fn sleepers_hit_the_time_limit_and_die() {
 fn sigterm_ignored_gets_sigkill_after_the_grace() {
     let f = Fixture::new();
     f.grade(&candidate("ignore-term"))
-        .args(["--time-limit", "1s", "--grace", "200ms"])
+        .args(["--wall-limit", "1s", "--grace", "200ms"])
         .assert()
         .code(1);
     for row in f.rows().values() {
@@ -125,7 +125,7 @@ fn a_grandchild_holding_stdout_does_not_hang_the_run() {
     // with stdout open: graded on what it printed, and the child is killed.
     let f = Fixture::new();
     f.grade(&candidate("grandchild"))
-        .args(["--time-limit", "60s"])
+        .args(["--wall-limit", "60s"])
         .assert()
         .code(1);
     let rows = f.rows();
@@ -144,7 +144,7 @@ fn a_grandchild_holding_stdout_does_not_hang_the_run() {
 fn a_waiting_parent_and_its_grandchild_both_die_at_the_limit() {
     let f = Fixture::new();
     f.grade(&candidate("grandchild-wait"))
-        .args(["--time-limit", "1s"])
+        .args(["--wall-limit", "1s"])
         .assert()
         .code(1);
     for row in f.rows().values() {
@@ -233,7 +233,7 @@ fn the_cpu_limit_counts_cpu_time() {
         .args([
             "--cpu-limit",
             "1s",
-            "--time-limit",
+            "--wall-limit",
             "2s",
             "--filter",
             "/solvable.txt",
@@ -248,9 +248,34 @@ fn the_cpu_limit_counts_cpu_time() {
             "stopped by the wall-clock safety net at 2s with 0.00 s of CPU time (the limit is 1s)"
         )
     );
-    f.grade(&candidate("right"))
-        .args(["--cpu-limit", "1s", "--isolation", "none", "--force"])
+    // Without isolation nothing measures a tree's CPU time: the time
+    // limit is the wall clock's.
+    f.grade(&candidate("sleep"))
+        .args(["--time-limit", "1s", "--isolation", "none", "--force"])
+        .args(["--filter", "/solvable.txt"])
         .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--cpu-limit needs isolation"));
+        .code(1);
+    let row = &f.rows()["solvable.txt"];
+    assert_eq!(row["verdict"], "time-limit", "{row:?}");
+    assert!(row["detail"].contains("1s"), "{row:?}");
+}
+
+/// `--time-limit` is CPU time where isolation measures it (as judges
+/// count it): a case that waits on a busy machine, or sleeps, under the
+/// limit is not stopped by it; the wall-clock net is `--wall-limit`.
+#[test]
+fn the_time_limit_is_cpu_time_and_the_wall_clock_a_net() {
+    let f = Fixture::new();
+    // 1.5 s asleep: under a 1 s time limit in CPU time, accepted.
+    f.grade(&candidate("cores 1500"))
+        .args(["--time-limit", "1s", "--filter", "/solvable.txt"])
+        .assert()
+        .code(0);
+    // The same under a 1 s wall-clock net: stopped.
+    f.grade(&candidate("cores 1500"))
+        .args(["--time-limit", "1s", "--wall-limit", "1s", "--force"])
+        .args(["--filter", "/solvable.txt"])
+        .assert()
+        .code(1);
+    assert_eq!(f.rows()["solvable.txt"]["verdict"], "time-limit");
 }

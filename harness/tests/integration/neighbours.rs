@@ -297,7 +297,7 @@ fn a_fork_bomb_as_an_ordinary_user_costs_only_its_own_row() {
             "2",
             "--cpu-limit",
             "2s",
-            "--time-limit",
+            "--wall-limit",
             "3s",
         ])
         .args(["--filter", "2x", "--suite"])

@@ -116,7 +116,7 @@ fn a_sharded_class_merges_to_the_same_points() {
     let grade = |card: &str, extra: &[&str]| {
         harness()
             .current_dir(dir.path())
-            .args(["grade", "--time-limit", "3s", "--scorecard", card])
+            .args(["grade", "--wall-limit", "3s", "--scorecard", card])
             .arg("--course")
             .arg(&course)
             .arg("--submissions")

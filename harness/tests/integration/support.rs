@@ -221,13 +221,14 @@ impl Fixture {
         cmd
     }
 
-    /// `harness grade` on this suite (time limit 30 s unless given again).
+    /// `harness grade` on this suite (a 30 s wall-clock net unless given
+    /// again).
     pub fn grade_without_candidate(&self) -> Command {
         let mut cmd = harness();
         cmd.arg("grade")
             .arg("--suite")
             .arg(self.suite())
-            .args(["--time-limit", "30s"])
+            .args(["--wall-limit", "30s"])
             .arg("--scorecard")
             .arg(self.scorecard())
             .arg("--env")

@@ -156,25 +156,27 @@ fn shard_costs(path: &std::path::Path) -> anyhow::Result<std::sync::Arc<harness:
 }
 
 /// The wall-clock limit and the CPU-time limit, checked. The verdict clock
-/// is CPU time of the case's whole process tree (80 s unless told), the
-/// wall clock a generous safety net; without isolation nothing can measure
-/// the tree: the wall clock judges.
+/// is CPU time of the case's whole process tree (`--time-limit`, 80 s
+/// unless told), the wall clock a generous safety net (`--wall-limit`);
+/// without isolation nothing can measure the tree: the wall clock judges,
+/// at `--time-limit`.
 fn clocks(args: &GradeArgs) -> anyhow::Result<(Duration, Option<Duration>)> {
+    let measured = args.sandbox.isolation == IsolationArg::Full;
     let cpu_limit = match args.cpu_limit {
+        _ if !measured => None,
         Some(c) => Some(c),
-        None if args.sandbox.isolation == IsolationArg::Full => Some(DEFAULT_TIME_LIMIT),
-        None => None,
+        None => Some(DEFAULT_TIME_LIMIT),
     };
-    let time_limit = match (args.time_limit, cpu_limit) {
-        (Some(t), _) => t,
-        (None, Some(c)) => harness::settings::safety_net(c),
-        (None, None) => DEFAULT_TIME_LIMIT,
+    let time_limit = match (args.wall_limit, cpu_limit, args.cpu_limit) {
+        (Some(t), _, _) => t,
+        (None, Some(c), _) => harness::settings::safety_net(c),
+        (None, None, Some(t)) => t,
+        (None, None, None) => DEFAULT_TIME_LIMIT,
     };
-    duration("--time-limit", time_limit)?;
     if let Some(cpu) = args.cpu_limit {
-        duration("--cpu-limit", cpu)?;
+        duration("--time-limit", cpu)?;
     }
-    cpu_needs_isolation(&args.sandbox, args.cpu_limit, "--cpu-limit")?;
+    duration("--wall-limit", time_limit)?;
     if args.grace > MAX_DURATION {
         duration("--grace", args.grace)?;
     }

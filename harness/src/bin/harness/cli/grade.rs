@@ -132,18 +132,25 @@ pub struct GradeArgs {
     /// Only suites of this family (default: detected from each listing).
     #[arg(help_heading = "What to grade", long, conflicts_with = "course")]
     pub family: Option<String>,
-    /// The wall-clock safety net per case [default: 3 x --cpu-limit + 5s,
-    /// or the course config's; 80s with --isolation none]. A case it stops
-    /// with its CPU time under the limit is run again alone. At or under
-    /// --cpu-limit it is the verdict clock itself.
-    #[arg(help_heading = "Limits", long, value_parser = humantime::parse_duration)]
-    pub time_limit: Option<Duration>,
-    /// The time limit per case, on the CPU time of its whole process tree
-    /// (its cgroup; RLIMIT_CPU per process where there is none), so a
-    /// loaded machine costs no student anything [default: 80s, or the
-    /// course config's]. Needs isolation.
-    #[arg(help_heading = "Limits", long, value_parser = humantime::parse_duration)]
+    /// The time limit per case: the CPU time of its whole process tree
+    /// (its cgroup; RLIMIT_CPU per process where there is none), as judges
+    /// count it (isolate's --time, BenchExec's --timelimit), so a loaded
+    /// machine costs no student anything [default: 80s, or the course
+    /// config's cpu_limit]. With --isolation none, where nothing measures
+    /// a tree's CPU time, it is the wall clock's. (--cpu-limit: the same.)
+    #[arg(
+        help_heading = "Limits",
+        long = "time-limit",
+        visible_alias = "cpu-limit",
+        value_parser = humantime::parse_duration
+    )]
     pub cpu_limit: Option<Duration>,
+    /// The wall-clock safety net per case [default: 3 x --time-limit + 5s,
+    /// or the course config's time_limit]. A case it stops with its CPU
+    /// time under the limit is run again alone; at or under --time-limit
+    /// it is the verdict clock itself.
+    #[arg(help_heading = "Limits", long, value_parser = humantime::parse_duration)]
+    pub wall_limit: Option<Duration>,
     /// Time between SIGTERM and SIGKILL when a case runs out of time.
     #[arg(help_heading = "Limits", long, default_value = "1s", value_parser = humantime::parse_duration)]
     pub grace: Duration,

@@ -32,7 +32,7 @@ pub(super) fn grade(
     let suites: Vec<_> = args.suites.iter().map(|s| cwd.join(s)).collect();
     let course = Course::load_with(course_path, &suites)?;
     let mut args = args.clone();
-    args.time_limit = args.time_limit.or(course.file.limits.time_limit);
+    args.wall_limit = args.wall_limit.or(course.file.limits.time_limit);
     if args.cpu_limit.is_none() {
         let whose = format!("the CPU-time limit {} sets", course.path.display());
         options::cpu_needs_isolation(&args.sandbox, course.file.limits.cpu_limit, &whose)?;
