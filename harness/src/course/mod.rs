@@ -81,6 +81,13 @@ fn inside(path: &str) -> bool {
             .all(|c| matches!(c, std::path::Component::Normal(_)))
 }
 
+/// A shell's own words a build line may start with (none a program on
+/// PATH to look for).
+const SHELL_WORDS: &[&str] = &[
+    "cd", "export", "set", "if", "for", "while", "case", "exec", "eval", "source", ".", "test",
+    "true", "false", "echo", "printf", "umask", "ulimit", "unset", "command", "time",
+];
+
 /// A validated course.
 pub struct Course {
     /// The config's path.
@@ -375,10 +382,17 @@ impl Course {
         // Each program once, with every part that runs it.
         let mut lacked: Vec<(String, Vec<&str>)> = Vec::new();
         for (who, command) in build.chain(parts) {
+            // The program first on the line; a build's shell line may start
+            // with a builtin or an assignment, which PATH does not hold.
             let Some(first) = shell_words::split(command)
                 .ok()
                 .and_then(|w| w.into_iter().next())
                 .filter(|w| !w.contains("{submission}"))
+                .filter(|w| {
+                    w.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "._/+-{}".contains(c))
+                })
+                .filter(|w| !SHELL_WORDS.contains(&w.as_str()))
             else {
                 continue;
             };
@@ -484,4 +498,62 @@ pub fn fill_command(template: &str, submission: &Path, course: &Path) -> Vec<Str
                 .replace("{course}", &course.to_string_lossy())
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the machine lacks: a part's program not on PATH, named once
+    /// with every part that runs it and the course's packages; never a
+    /// build line's shell words, nor a submission's own program.
+    #[test]
+    fn a_program_the_machine_lacks_is_named_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let suite = dir.path().join("toy/easy");
+        std::fs::create_dir_all(&suite).unwrap();
+        let config = dir.path().join("course.toml");
+        let part = |name: &str, command: &str| {
+            format!(
+                "[[part]]\nname = \"{name}\"\ncommand = \"{command}\"\nsuites = [\"toy/easy\"]\n\n"
+            )
+        };
+        let write = |build: &str| {
+            std::fs::write(
+                &config,
+                format!(
+                    "name = \"machine\"\nfamily = \"toy\"\npackages = [\"rubyx\"]\n\n\
+                     [build]\ncommand = \"{build}\"\n\n{}{}{}\
+                     [[rubric]]\nname = \"all\"\nrule = \"each\"\npoints = 1\npart = \"a\"\n",
+                    part("a", "rubyx x.rb"),
+                    part("b", "rubyx y.rb"),
+                    part("own", "{submission}/solver")
+                ),
+            )
+            .unwrap();
+            Course::load(&config).unwrap()
+        };
+        let path = Some(std::ffi::OsStr::new("/usr/bin:/bin"));
+        for build in [
+            "cp=.:/x.jar; javac $cp *.java",
+            "cd src && sh -c true",
+            "sh -c true",
+        ] {
+            assert_eq!(
+                write(build).lacks(path).as_deref(),
+                Some(
+                    "course machine: this machine has no rubyx (run by a, b); \
+                     the course needs the packages rubyx (apt-get install rubyx)"
+                ),
+                "{build}"
+            );
+        }
+        assert_eq!(
+            write("no-such-compiler -o x").lacks(path).as_deref(),
+            Some(
+                "course machine: this machine has no no-such-compiler (run by the build), \
+                 rubyx (run by a, b); the course needs the packages rubyx (apt-get install rubyx)"
+            )
+        );
+    }
 }

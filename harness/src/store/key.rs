@@ -13,14 +13,8 @@ impl Store {
     /// be had: a puzzle job whose case is loaded, or a probe, whose
     /// candidate's files can be read.
     pub(super) fn key(&self, job: &Job, run: &str) -> Option<String> {
-        let mut h = Sha256::new();
-        let mut put = |bytes: &[u8]| {
-            h.update((bytes.len() as u64).to_le_bytes());
-            h.update(bytes);
-        };
-        put(FORMAT.as_bytes());
-        put(env!("CARGO_PKG_VERSION").as_bytes());
-        put(run.as_bytes());
+        let mut h = begun(run);
+        let mut put = |bytes: &[u8]| put_into(&mut h, bytes);
         put(job.family.name().as_bytes());
         // (A course's part names its suites: each part's judge apart.)
         put(job.suite.as_bytes());
@@ -48,14 +42,8 @@ impl Store {
         let Task::Build(build) = &job.task else {
             return None;
         };
-        let mut h = Sha256::new();
-        let mut put = |bytes: &[u8]| {
-            h.update((bytes.len() as u64).to_le_bytes());
-            h.update(bytes);
-        };
-        put(FORMAT.as_bytes());
-        put(env!("CARGO_PKG_VERSION").as_bytes());
-        put(run.as_bytes());
+        let mut h = begun(run);
+        let mut put = |bytes: &[u8]| put_into(&mut h, bytes);
         put(b"build");
         put(job.family.name().as_bytes());
         put(&tree_digest(build.source.as_ref().ok()?)?);
@@ -159,6 +147,22 @@ impl Store {
         memo.insert(path.to_owned(), d);
         d
     }
+}
+
+/// A key's digest begun with what every key holds: the store's format,
+/// the harness's version, the run's options (`run`).
+fn begun(run: &str) -> Sha256 {
+    let mut h = Sha256::new();
+    for part in [FORMAT, env!("CARGO_PKG_VERSION"), run] {
+        put_into(&mut h, part.as_bytes());
+    }
+    h
+}
+
+/// `bytes` into `h`, after their length (no two sequences run together).
+fn put_into(h: &mut Sha256, bytes: &[u8]) {
+    h.update((bytes.len() as u64).to_le_bytes());
+    h.update(bytes);
 }
 
 /// Puts the bytes of `case`'s given and judged files; `None` where it is

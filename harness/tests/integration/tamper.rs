@@ -76,13 +76,7 @@ fn a_candidate_its_slot_user_cannot_reach_is_a_setup_error() {
     let card = dir.path().join("card.csv");
     let suite = crate::support::workspace().join("suites/lightsout/easy");
     let folder = dir.path().canonicalize().unwrap();
-    harness()
-        .args(["grade", "--suite"])
-        .arg(&suite)
-        .arg("--candidate")
-        .arg(&solver)
-        .arg("--scorecard")
-        .arg(&card)
+    on_easy(&solver, &card, &[])
         .assert()
         .code(2)
         // The uid is the run's range's (other runs may hold 60000).
@@ -104,6 +98,25 @@ fn a_candidate_its_slot_user_cannot_reach_is_a_setup_error() {
         .code(0);
 }
 
+/// `harness grade` of `solver` on the bundled easy Lights Out suite into
+/// `card`, with `extra` arguments.
+fn on_easy(
+    solver: &std::path::Path,
+    card: &std::path::Path,
+    extra: &[&str],
+) -> assert_cmd::Command {
+    let mut cmd = harness();
+    cmd.arg("grade")
+        .args(extra)
+        .arg("--suite")
+        .arg(crate::support::workspace().join("suites/lightsout/easy"))
+        .arg("--candidate")
+        .arg(solver)
+        .arg("--scorecard")
+        .arg(card);
+    cmd
+}
+
 /// A candidate file nobody may run (mode 644) stops the run before the
 /// first case in every tier, exit 2, with the fix for the file (not its
 /// folders); no scorecard is written.
@@ -114,15 +127,8 @@ fn a_candidate_that_is_not_executable_is_a_setup_error() {
     super::support::solver_script(&solver, "");
     std::fs::set_permissions(&solver, std::fs::Permissions::from_mode(0o644)).unwrap();
     let card = dir.path().join("card.csv");
-    let suite = crate::support::workspace().join("suites/lightsout/easy");
     for isolation in ["none", "full"] {
-        harness()
-            .args(["grade", "--isolation", isolation, "--suite"])
-            .arg(&suite)
-            .arg("--candidate")
-            .arg(&solver)
-            .arg("--scorecard")
-            .arg(&card)
+        on_easy(&solver, &card, &["--isolation", isolation])
             .assert()
             .code(2)
             .stderr(format!(

@@ -168,9 +168,11 @@ fn clocks(args: &GradeArgs) -> anyhow::Result<(Duration, Option<Duration>)> {
         None => Some(DEFAULT_TIME_LIMIT),
     };
     let time_limit = match (args.wall_limit, cpu_limit, args.cpu_limit) {
-        (Some(t), _, _) => t,
+        // Unmeasured: the time limit is the wall clock's (a net above
+        // it changes nothing).
+        (w, None, Some(t)) => w.map_or(t, |w| w.min(t)),
+        (Some(w), _, _) => w,
         (None, Some(c), _) => harness::settings::safety_net(c),
-        (None, None, Some(t)) => t,
         (None, None, None) => DEFAULT_TIME_LIMIT,
     };
     if let Some(cpu) = args.cpu_limit {
