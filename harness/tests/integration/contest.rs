@@ -363,3 +363,45 @@ fn a_contest_streams_its_events_and_its_scorecard() {
     );
     assert!(!dir.path().join("leaderboard.csv").exists());
 }
+
+/// The contest's `--time-limit` is on its `--metric` clock: CPU time by
+/// default (an entry that sleeps 1.5 s before solving is within a 1 s
+/// limit), the wall clock with `--metric wall` (the same entry is not).
+#[test]
+fn the_time_limit_is_on_the_metrics_clock() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let root = dir.path().join("entries");
+    std::fs::create_dir_all(root.join("napper")).unwrap();
+    let run = root.join("napper/run");
+    let solver = replica("sbp-solver");
+    std::fs::write(
+        &run,
+        format!("#!/bin/sh\nsleep 1.5\nexec {solver} \"$@\"\n"),
+    )
+    .unwrap();
+    std::fs::set_permissions(&run, std::fs::Permissions::from_mode(0o755)).unwrap();
+    for root_dir in [dir.path(), &root, &root.join("napper")] {
+        std::fs::set_permissions(root_dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let solved = |metric: &str| {
+        let board = dir.path().join(format!("board-{metric}.csv"));
+        harness()
+            .args(["contest", "--entries"])
+            .arg(&root)
+            .arg("--suite")
+            .arg(workspace().join("suites/slidingblock/easy"))
+            .args(["--filter", "random.3x3", "--runs", "1", "--warmup", "0"])
+            .args(["--time-limit", "1s", "--metric", metric, "--leaderboard"])
+            .arg(&board)
+            .assert()
+            .code(0);
+        let text = std::fs::read_to_string(&board).unwrap();
+        let mut reader = csv::Reader::from_reader(text.as_bytes());
+        let row = reader.records().next().unwrap().unwrap();
+        row[2].to_string()
+    };
+    assert_eq!(solved("cpu"), "1");
+    assert_eq!(solved("wall"), "0");
+}

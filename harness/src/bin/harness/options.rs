@@ -185,6 +185,18 @@ fn clocks(args: &GradeArgs) -> anyhow::Result<(Duration, Option<Duration>)> {
     Ok((time_limit, cpu_limit))
 }
 
+/// The limits of a run whose time limit is `time` (`conform`, `contest`):
+/// CPU time where isolation measures it and `cpu` asks for it (the wall
+/// clock then a net, 3 x + 5 s), else the wall clock's.
+pub fn timed(time: Duration, sandbox: &crate::cli::IsolationArgs, cpu: bool) -> Limits {
+    let mut limits = Limits::new(time, sandbox.memory_limit.as_u64());
+    if cpu && sandbox.isolation == IsolationArg::Full {
+        limits.cpu = Some(time);
+        limits.time = harness::settings::safety_net(time);
+    }
+    limits
+}
+
 /// The one rule for a limit's length: more than zero, at most 24 h.
 pub fn duration(flag: &str, d: Duration) -> anyhow::Result<()> {
     if d.is_zero() {

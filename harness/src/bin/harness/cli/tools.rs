@@ -30,7 +30,8 @@ pub struct ConformArgs {
     /// The candidate's name in the scorecard (default: the command).
     #[arg(long)]
     pub name: Option<String>,
-    /// Wall-clock limit per case.
+    /// The time limit per probe: CPU time where isolation measures it (the
+    /// wall clock a net at 3 x + 5 s), else the wall clock's.
     #[arg(long, default_value = "10s", value_parser = humantime::parse_duration)]
     pub time_limit: Duration,
     /// Where the CSV scorecard goes (an existing one is an error unless
@@ -148,7 +149,9 @@ pub struct ContestArgs {
     /// Time Solvers, or Checkers on the reference's move lists.
     #[arg(long, value_enum, default_value = "solver")]
     pub role: RoleArg,
-    /// Wall-clock limit per run (an unsolved case counts twice it).
+    /// The time limit per run (an unsolved case counts twice it), on the
+    /// --metric clock: CPU time (the wall clock a net at 3 x + 5 s) where
+    /// isolation measures it, else the wall clock.
     #[arg(long, default_value = "80s", value_parser = humantime::parse_duration)]
     pub time_limit: Duration,
     /// The leaderboard CSV.

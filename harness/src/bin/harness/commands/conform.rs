@@ -4,7 +4,6 @@ use std::num::NonZeroUsize;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use harness::executor::Limits;
 use harness::job::Candidate;
 use harness::report::{Mode, Reporter, Scorecard};
 use harness::settings::RunOptions;
@@ -29,7 +28,7 @@ pub fn run(args: &ConformArgs) -> anyhow::Result<ExitCode> {
     let label = args.name.clone().unwrap_or_else(|| args.candidate.clone());
     // One probe at a time, as the course's scripts ran them.
     // Isolated as grade's cases are (the same flags).
-    let limits = Limits::new(args.time_limit, args.sandbox.memory_limit.as_u64());
+    let limits = crate::options::timed(args.time_limit, &args.sandbox, true);
     let isolation = crate::options::isolation(&args.sandbox, NonZeroUsize::new(1))?;
     let options = RunOptions::new(1, limits, isolation);
     let runner = Runner::new(&options)?;

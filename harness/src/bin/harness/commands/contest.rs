@@ -6,7 +6,6 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use harness::course::Course;
 use harness::course::contest::credits;
-use harness::executor::Limits;
 use harness::report::{JsonLines, Mode, Reporter, Scorecard, Sink, Terminal};
 use harness::settings::{Repeat, RunOptions};
 
@@ -132,7 +131,8 @@ fn write(
 /// How each run goes: the limits, the isolation (the suites and the other
 /// entries out of sight), warm-up and counted runs.
 fn options(args: &crate::cli::ContestArgs) -> anyhow::Result<RunOptions> {
-    let limits = Limits::new(args.time_limit, args.sandbox.memory_limit.as_u64());
+    let cpu = args.metric == crate::cli::MetricArg::Cpu;
+    let limits = crate::options::timed(args.time_limit, &args.sandbox, cpu);
     let mut isolation = crate::options::isolation(&args.sandbox, Some(args.jobs))?;
     isolation.hide = args.suites.iter().chain([&args.entries]).cloned().collect();
     Ok(RunOptions {
