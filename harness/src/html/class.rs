@@ -36,7 +36,17 @@ pub fn write(input: &Input, html: &Path) -> anyhow::Result<usize> {
         anyhow::bail!("a class report needs the course's points");
     };
     let dir = pages_dir(html);
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    // The pages go into a new folder beside it, each written plainly,
+    // then the folder takes the old one's place whole: no page of an
+    // earlier report is left, and a page costs no rename of its own.
+    let parent = dir.parent().filter(|p| !p.as_os_str().is_empty());
+    let parent = parent.unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent)
+        .with_context(|| format!("cannot create {}", parent.display()))?;
+    let fresh = tempfile::Builder::new()
+        .prefix(".report-pages-")
+        .tempdir_in(parent)
+        .with_context(|| format!("cannot make a folder in {}", parent.display()))?;
     let link_dir = dir
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
@@ -47,19 +57,46 @@ pub fn write(input: &Input, html: &Path) -> anyhow::Result<usize> {
             .or_default()
             .push(r.clone());
     }
-    let abs_dir = dir.canonicalize().unwrap_or_else(|_| dir.clone());
+    let abs_dir = parent.canonicalize().map_or_else(
+        |_| dir.clone(),
+        |p| p.join(dir.file_name().unwrap_or_default()),
+    );
     let index = html
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     for p in points {
         let rows = by_id.remove(p.submission.as_str()).unwrap_or_default();
         let page = student_page(input, (items, &index), p, &rows, &abs_dir);
-        let file = dir.join(format!("{}.html", crate::export::safe_name(&p.submission)));
-        crate::export::write_atomically(&file, page.as_bytes())?;
+        let file = fresh
+            .path()
+            .join(format!("{}.html", crate::export::safe_name(&p.submission)));
+        std::fs::write(&file, page.as_bytes())
+            .with_context(|| format!("cannot write {}", file.display()))?;
     }
+    swap_in(fresh, &dir)?;
     let index = index_page(input, items, points, &link_dir);
     crate::export::write_atomically(html, index.as_bytes())?;
     Ok(points.len())
+}
+
+/// Puts the folder `fresh` in `dir`'s place (the old one, where there is
+/// one, moved aside first and then removed), readable by everyone as a
+/// report is.
+fn swap_in(fresh: tempfile::TempDir, dir: &Path) -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let made = fresh.keep();
+    std::fs::set_permissions(&made, std::fs::Permissions::from_mode(0o755))?;
+    let old = made.with_extension("old");
+    let moved = match std::fs::rename(dir, &old) {
+        Ok(()) => true,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+        Err(e) => return Err(e).with_context(|| format!("cannot replace {}", dir.display())),
+    };
+    std::fs::rename(&made, dir).with_context(|| format!("cannot write {}", dir.display()))?;
+    if moved {
+        let _ = std::fs::remove_dir_all(&old);
+    }
+    Ok(())
 }
 
 /// The first page: the points, the totals' spread, a line per suite.
