@@ -487,6 +487,34 @@ fn a_rubric_change_runs_nothing() {
     std::fs::write(&course, &config).unwrap();
     let (_, _, again) = run("regrade");
     assert_eq!(before, again);
+    // A regrade runs nothing, so a machine without the course's programs
+    // (no python3 on PATH) may do it; a grade there stops.
+    let lacking = |what: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_harness"))
+            .current_dir(dir.path())
+            .args([what, "--course"])
+            .arg(&course)
+            .arg("--submissions")
+            .arg(&class)
+            .args(["--scorecard", "rows.csv", "--summary", "summary.csv"])
+            .env("PATH", "/nonexistent")
+            .output()
+            .unwrap()
+    };
+    let out = lacking("regrade");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = lacking("grade");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("this machine has no python3"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // A scorecard that lacks a row: regrade runs nothing and says what
     // would (exit 2), the scorecard as it was.
     let card = dir.path().join("rows.csv");

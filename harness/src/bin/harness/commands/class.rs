@@ -31,13 +31,7 @@ pub(super) fn grade(
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let suites: Vec<_> = args.suites.iter().map(|s| cwd.join(s)).collect();
     let course = Course::load_with(course_path, &suites)?;
-    let mut args = args.clone();
-    args.wall_limit = args.wall_limit.or(course.file.limits.time_limit);
-    if args.cpu_limit.is_none() {
-        let whose = format!("the CPU-time limit {} sets", course.path.display());
-        options::cpu_needs_isolation(&args.sandbox, course.file.limits.cpu_limit, &whose)?;
-        args.cpu_limit = course.file.limits.cpu_limit;
-    }
+    let args = with_course(args, &course, regrade)?;
     let mut grade = options::grade(&args)?;
     grade.options.crashes = course.file.crashes.clone();
     // The course's suites are out of the cases' sight too.
@@ -79,6 +73,24 @@ pub(super) fn grade(
         exit_status(&result.summary, reporter),
     );
     Ok((status, points))
+}
+
+/// `args` with the course's limits where they name none; an error where
+/// the machine lacks a program the course runs (a regrade runs none).
+fn with_course(args: &GradeArgs, course: &Course, regrade: bool) -> anyhow::Result<GradeArgs> {
+    if let Some(lacks) = course.lacks(std::env::var_os("PATH").as_deref())
+        && !regrade
+    {
+        anyhow::bail!("{lacks}: nothing graded");
+    }
+    let mut args = args.clone();
+    args.wall_limit = args.wall_limit.or(course.file.limits.time_limit);
+    if args.cpu_limit.is_none() {
+        let whose = format!("the CPU-time limit {} sets", course.path.display());
+        options::cpu_needs_isolation(&args.sandbox, course.file.limits.cpu_limit, &whose)?;
+        args.cpu_limit = course.file.limits.cpu_limit;
+    }
+    Ok(args)
 }
 
 /// Where the run's events go: the terminal, the scorecard and the
