@@ -301,13 +301,14 @@ pub fn run(
 
     // The cases of a submission that did not build never run: off the
     // run's total.
+    let built_ok = |id: &str| {
+        built
+            .iter()
+            .any(|r| r.candidate == id && r.verdict == Verdict::Accepted)
+    };
     let withdrawn: usize = builds
         .iter()
-        .filter(|b| {
-            !built
-                .iter()
-                .any(|r| r.candidate == b.label && r.verdict == Verdict::Accepted)
-        })
+        .filter(|b| !built_ok(&b.label))
         .map(|b| keys.iter().filter(|(s, c)| todo(&b.label, s, c)).count())
         .sum();
     if withdrawn > 0 {
@@ -318,11 +319,6 @@ pub fn run(
     let per_part: Vec<_> = (0..course.parts.len())
         .map(|i| candidates(course, i, &builds, &built))
         .collect();
-    let built_ok = |id: &str| {
-        built
-            .iter()
-            .any(|r| r.candidate == id && r.verdict == Verdict::Accepted)
-    };
     let mut jobs: Vec<Job> = Vec::new();
     for (k, build) in builds.iter().enumerate() {
         if !built_ok(&build.label) {

@@ -124,17 +124,24 @@ fn entries_ranked_by_solved_then_par2() {
         .stdout("10 cases in both; no change; nothing regressed\n");
 }
 
+/// `harness contest` of the entries in `root` on the easy suite's 3x3
+/// trays, one counted run each, no warm-up.
+fn once_on_3x3(root: &std::path::Path) -> assert_cmd::Command {
+    let mut cmd = harness();
+    cmd.args(["contest", "--entries"])
+        .arg(root)
+        .arg("--suite")
+        .arg(workspace().join("suites/slidingblock/easy"))
+        .args(["--filter", "random.3x3", "--runs", "1", "--warmup", "0"]);
+    cmd
+}
+
 #[test]
 fn anonymized_leaderboards_name_only_me() {
     let dir = tempfile::tempdir().unwrap();
     let root = entries(dir.path());
     let board = dir.path().join("board.csv");
-    harness()
-        .args(["contest", "--entries"])
-        .arg(&root)
-        .arg("--suite")
-        .arg(workspace().join("suites/slidingblock/easy"))
-        .args(["--filter", "random.3x3", "--runs", "1", "--warmup", "0"])
+    once_on_3x3(&root)
         .args(["--anonymize", "--me", "slow", "--leaderboard"])
         .arg(&board)
         .assert()
@@ -387,12 +394,7 @@ fn the_time_limit_is_on_the_metrics_clock() {
     }
     let solved = |metric: &str| {
         let board = dir.path().join(format!("board-{metric}.csv"));
-        harness()
-            .args(["contest", "--entries"])
-            .arg(&root)
-            .arg("--suite")
-            .arg(workspace().join("suites/slidingblock/easy"))
-            .args(["--filter", "random.3x3", "--runs", "1", "--warmup", "0"])
+        once_on_3x3(&root)
             .args(["--time-limit", "1s", "--metric", metric, "--leaderboard"])
             .arg(&board)
             .assert()
