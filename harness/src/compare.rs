@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::outcome::{Metric, Row, Verdict};
+use crate::report::Spreads;
 
 /// The kinds of change, in the order they are reported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -67,6 +68,30 @@ pub struct Thresholds {
     pub min_delta: Duration,
     /// The time compared.
     pub metric: Metric,
+    /// Where the runs' spread is known (a contest's runs), a time change
+    /// counts only beyond this many of its standard deviations: the
+    /// MADs of both sides, as standard deviations (x 1.4826), combined.
+    pub noise: f64,
+}
+
+/// One side of a comparison: its rows, and the spread of each case's runs
+/// where it had several (a leaderboard's sidecar; a scorecard has one run
+/// a case, so none).
+#[derive(Debug, Clone, Default)]
+pub struct Runs {
+    /// The rows, one per case (a case listed twice keeps its last row).
+    pub rows: Vec<Row>,
+    /// The spread of each case's runs, in milliseconds.
+    pub spread: Spreads,
+}
+
+impl From<Vec<Row>> for Runs {
+    fn from(rows: Vec<Row>) -> Self {
+        Self {
+            rows,
+            spread: Spreads::new(),
+        }
+    }
 }
 
 /// One side of a change.
@@ -80,11 +105,14 @@ pub struct Side {
     pub moves: Option<u64>,
     /// Why, for a case not accepted.
     pub detail: String,
+    /// The spread (MAD) of its runs, in milliseconds, when it had several.
+    pub mad_ms: Option<f64>,
 }
 
 impl Side {
-    fn of(row: &Row, metric: Metric) -> Self {
+    fn of(row: &Row, metric: Metric, spread: &Spreads) -> Self {
         Self {
+            mad_ms: spread.get(&row.key()).copied(),
             verdict: row.verdict,
             ms: match metric {
                 Metric::Wall => row.wall_ms,
@@ -124,15 +152,36 @@ pub struct Comparison {
     pub common: usize,
     /// Whether anything regressed.
     pub regressed: bool,
+    /// Cases in both whose runs' spread was known on at least one side.
+    pub with_spread: usize,
+    /// Time changes beyond the thresholds but within the runs' noise:
+    /// not reported as `slower` or `faster`.
+    pub within_noise: usize,
+}
+
+/// The smallest time difference, in milliseconds, that the runs' noise
+/// does not explain: `noise` standard deviations of the difference, each
+/// side's MAD scaled to a standard deviation (x 1.4826, as for a normal
+/// spread). None when neither side knows its spread.
+pub fn noise_margin(base_mad: Option<f64>, new_mad: Option<f64>, noise: f64) -> Option<f64> {
+    if base_mad.is_none() && new_mad.is_none() {
+        return None;
+    }
+    let (b, n) = (
+        base_mad.unwrap_or_default() * 1.4826,
+        new_mad.unwrap_or_default() * 1.4826,
+    );
+    Some(noise * (b * b + n * n).sqrt())
 }
 
 /// Compares `base` with `new`, case by case (a case is candidate, suite
 /// and case; a case listed twice keeps its last row, as `--resume` does).
-pub fn compare(base: &[Row], new: &[Row], t: &Thresholds) -> Comparison {
+pub fn compare(base: &Runs, new: &Runs, t: &Thresholds) -> Comparison {
     let index = |rows: &[Row]| -> BTreeMap<(String, String, String), Row> {
         rows.iter().map(|r| (r.key(), r.clone())).collect()
     };
-    let (base, new) = (index(base), index(new));
+    let (base_spread, new_spread) = (&base.spread, &new.spread);
+    let (base, new) = (index(&base.rows), index(&new.rows));
     let mut out = Comparison::default();
     let mut push =
         |kind: Kind, key: &(String, String, String), b: Option<&Row>, n: Option<&Row>| {
@@ -141,17 +190,23 @@ pub fn compare(base: &[Row], new: &[Row], t: &Thresholds) -> Comparison {
                 candidate: key.0.clone(),
                 suite: key.1.clone(),
                 case: key.2.clone(),
-                base: b.map(|r| Side::of(r, t.metric)),
-                new: n.map(|r| Side::of(r, t.metric)),
+                base: b.map(|r| Side::of(r, t.metric, base_spread)),
+                new: n.map(|r| Side::of(r, t.metric, new_spread)),
             });
         };
-    let mut common = 0;
+    let (mut common, mut with_spread, mut within_noise) = (0, 0, 0);
     for (key, b) in &base {
         let Some(n) = new.get(key) else {
             push(Kind::Missing, key, Some(b), None);
             continue;
         };
         common += 1;
+        let margin = noise_margin(
+            base_spread.get(key).copied(),
+            new_spread.get(key).copied(),
+            t.noise,
+        );
+        with_spread += usize::from(margin.is_some());
         let (ba, na) = (
             b.verdict == Verdict::Accepted,
             n.verdict == Verdict::Accepted,
@@ -180,7 +235,9 @@ pub fn compare(base: &[Row], new: &[Row], t: &Thresholds) -> Comparison {
             let delta = nt - bt;
             let beyond = delta.abs() >= t.min_delta.as_secs_f64() * 1000.0
                 && delta.abs() > t.relative * bt.max(f64::MIN_POSITIVE);
-            if beyond {
+            let noise = margin.is_some_and(|m| delta.abs() <= m);
+            within_noise += usize::from(beyond && noise);
+            if beyond && !noise {
                 push(
                     if delta > 0.0 {
                         Kind::Slower
@@ -205,6 +262,8 @@ pub fn compare(base: &[Row], new: &[Row], t: &Thresholds) -> Comparison {
         }
     }
     out.common = common;
+    out.with_spread = with_spread;
+    out.within_noise = within_noise;
     out.changes.sort_by(|a, b| {
         (a.kind, &a.candidate, &a.suite, &a.case).cmp(&(b.kind, &b.candidate, &b.suite, &b.case))
     });
@@ -246,6 +305,9 @@ pub fn table(c: &Comparison) -> String {
             if let Some(ms) = s.ms {
                 t.push_str(&format!(" {ms:.1} ms"));
             }
+            if let Some(mad) = s.mad_ms {
+                t.push_str(&format!(" (MAD {mad:.1})"));
+            }
             if let Some(m) = s.moves {
                 t.push_str(&format!(" {m} moves"));
             }
@@ -265,6 +327,18 @@ pub fn table(c: &Comparison) -> String {
         ));
     }
     let counts: Vec<String> = c.counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    if c.with_spread > 0 {
+        out.push_str(&format!(
+            "{} cases with their runs' spread: {} time {} within its noise, not counted\n",
+            c.with_spread,
+            c.within_noise,
+            if c.within_noise == 1 {
+                "change"
+            } else {
+                "changes"
+            }
+        ));
+    }
     out.push_str(&format!(
         "{} cases in both; {}; {}\n",
         c.common,
@@ -299,6 +373,7 @@ mod tests {
         relative: 0.2,
         min_delta: Duration::from_millis(50),
         metric: Metric::Wall,
+        noise: 3.0,
     };
 
     #[test]
@@ -331,7 +406,7 @@ mod tests {
             row("shorter", Accepted, 100.0, Some(4)),
             row("new", Accepted, 100.0, Some(3)),
         ];
-        let c = compare(&base, &new, &T);
+        let c = compare(&base.clone().into(), &new.clone().into(), &T);
         let got: Vec<(&str, &str)> = c
             .changes
             .iter()
@@ -358,7 +433,7 @@ mod tests {
             metric: Metric::Cpu,
             ..T
         };
-        let c = compare(&base, &new, &cpu);
+        let c = compare(&base.into(), &new.into(), &cpu);
         assert!(
             c.changes
                 .iter()
@@ -370,11 +445,65 @@ mod tests {
     #[test]
     fn identical_scorecards_change_nothing() {
         let rows = vec![row("a", Verdict::Accepted, 5.0, Some(1))];
-        let c = compare(&rows, &rows, &T);
+        let c = compare(&rows.clone().into(), &rows.clone().into(), &T);
         assert!(c.changes.is_empty() && !c.regressed);
         assert_eq!(table(&c), "1 cases in both; no change; nothing regressed\n");
-        let fixed = compare(&[row("a", Verdict::WrongAnswer, 5.0, None)], &rows, &T);
+        let fixed = compare(
+            &vec![row("a", Verdict::WrongAnswer, 5.0, None)].into(),
+            &rows.into(),
+            &T,
+        );
         assert!(!fixed.regressed, "only better");
+    }
+
+    /// A contest's runs: 100 ms against 130 ms is 30%, beyond the 20%
+    /// threshold, but with runs spread by 10 ms (MAD) on each side the
+    /// difference is within three standard deviations (62.9 ms): not
+    /// slower. The same medians with a 1 ms spread are.
+    #[test]
+    fn a_time_change_within_the_runs_noise_is_not_counted() {
+        let t = Thresholds {
+            min_delta: Duration::from_millis(10),
+            ..T
+        };
+        let spread = |mad: f64| -> Spreads {
+            [(("alice".into(), "toy/easy".into(), "a".into()), mad)].into()
+        };
+        let side = |ms: f64, mad: f64| Runs {
+            rows: vec![row("a", Verdict::Accepted, ms, None)],
+            spread: spread(mad),
+        };
+        let c = compare(&side(100.0, 10.0), &side(130.0, 10.0), &t);
+        assert!(c.changes.is_empty() && !c.regressed, "{c:?}");
+        assert_eq!((c.with_spread, c.within_noise), (1, 1));
+        assert_eq!(
+            table(&c),
+            "1 cases with their runs' spread: 1 time change within its noise, not counted\n\
+             1 cases in both; no change; nothing regressed\n"
+        );
+        let c = compare(&side(100.0, 1.0), &side(130.0, 1.0), &t);
+        assert_eq!(c.changes[0].kind, Kind::Slower);
+        assert_eq!(c.within_noise, 0);
+        assert!(table(&c).starts_with(
+            "         slower  alice  toy/easy/a: accepted 100.0 ms (MAD 1.0) -> accepted 130.0 ms (MAD 1.0)\n"
+        ));
+        // One side's spread alone: its own noise (3 x 14.8 ms = 44.5 ms).
+        let one = compare(
+            &side(100.0, 10.0),
+            &vec![row("a", Verdict::Accepted, 130.0, None)].into(),
+            &t,
+        );
+        assert!(one.changes.is_empty());
+        assert_eq!(noise_margin(None, None, 3.0), None);
+        let m = noise_margin(Some(10.0), None, 3.0).unwrap();
+        assert!((m - 44.478).abs() < 1e-9, "{m}");
+        // --noise 0: the thresholds alone.
+        let c = compare(
+            &side(100.0, 10.0),
+            &side(130.0, 10.0),
+            &Thresholds { noise: 0.0, ..t },
+        );
+        assert_eq!(c.changes[0].kind, Kind::Slower);
     }
 
     #[test]

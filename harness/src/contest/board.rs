@@ -199,19 +199,6 @@ pub fn details(
     crate::export::pretty_json(&json)
 }
 
-/// Where the sidecar of the leaderboard at `path` goes: beside it, as
-/// `.json` (`board.csv`: `board.json`).
-pub fn details_path(path: &std::path::Path) -> std::path::PathBuf {
-    let side = path.with_extension("json");
-    if side == path {
-        let mut s = path.as_os_str().to_owned();
-        s.push(".details.json");
-        s.into()
-    } else {
-        side
-    }
-}
-
 /// The scorecard row of `entry` on one case: the majority verdict and the
 /// median times (for `compare` and `report`).
 pub fn median_row(entry: &str, family: &str, c: &CaseResult) -> Row {
@@ -364,6 +351,7 @@ mod tests {
             all[0].cases[0].runs.len()
         );
         assert!(first["mad_s"].is_number() && first["median_s"].is_number());
+        use crate::report::details_path;
         assert_eq!(
             details_path(std::path::Path::new("out/board.csv")),
             std::path::Path::new("out/board.json")
@@ -378,6 +366,26 @@ mod tests {
         assert_eq!(rows[7].verdict, Verdict::TimeLimit);
         assert_eq!(rows[0].wall_ms, Some(1000.0));
         assert!(table(&all, &names).contains("   3  slow"));
+        // ... and the spread of each case's runs from the sidecar beside it.
+        let dir = tempfile::tempdir().unwrap();
+        let board = dir.path().join("board.csv");
+        std::fs::write(&board, &csv).unwrap();
+        assert!(
+            crate::report::read_spreads(&board).unwrap().is_empty(),
+            "no sidecar"
+        );
+        std::fs::write(
+            details_path(&board),
+            details(&all, &names, &env, &PLAN, 1).unwrap(),
+        )
+        .unwrap();
+        let spread = crate::report::read_spreads(&board).unwrap();
+        assert_eq!(spread.len(), 8);
+        let slow = spread[&("slow".to_string(), "s".to_string(), "a".to_string())];
+        assert!(
+            (slow - 1000.0 * all[2].cases[0].stats.mad).abs() < 1e-9,
+            "{slow}"
+        );
     }
 
     #[test]

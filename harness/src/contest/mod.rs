@@ -21,7 +21,8 @@ use anyhow::{Context as _, bail};
 use reference::battery::Output;
 use reference::family::Role;
 
-pub use board::{Environment, details, details_path, leaderboard, load_average, median_row, table};
+pub use crate::report::details_path;
+pub use board::{Environment, details, leaderboard, load_average, median_row, table};
 pub use stats::{CaseResult, Standing, Stats, case_result, rank, shown_names, standing};
 
 use crate::event::{Event, Summary};

@@ -41,3 +41,54 @@ pub fn read_leaderboard(text: &str) -> anyhow::Result<Vec<Row>> {
     }
     Ok(rows)
 }
+
+/// Per case (candidate, suite, case), the spread of its runs in
+/// milliseconds (their median absolute deviation): what `compare` takes as
+/// the noise a time difference must clear.
+pub type Spreads = std::collections::BTreeMap<(String, String, String), f64>;
+
+/// The spreads of the leaderboard at `path`, from its sidecar JSON (every
+/// counted run, `mad_s` per entry and case). Empty for a scorecard (one run
+/// a case: no spread) or a leaderboard whose sidecar is gone; an error
+/// when the sidecar is there but cannot be read.
+pub fn read_spreads(path: &std::path::Path) -> anyhow::Result<Spreads> {
+    let mut out = Spreads::new();
+    let side = details_path(path);
+    let is_board = std::fs::read(path)
+        .map(|b| b.starts_with(b"#") || b.starts_with(b"rank,entry"))
+        .unwrap_or(false);
+    if !is_board || !side.exists() {
+        return Ok(out);
+    }
+    let text = std::fs::read_to_string(&side)
+        .with_context(|| format!("cannot read {}", side.display()))?;
+    let json: serde_json::Value = serde_json::from_str(&text)
+        .with_context(|| format!("{}: not the leaderboard's JSON", side.display()))?;
+    for entry in json["entries"].as_array().into_iter().flatten() {
+        let name = entry["entry"].as_str().unwrap_or_default();
+        for case in entry["cases"].as_array().into_iter().flatten() {
+            let (Some(full), Some(mad)) = (case["case"].as_str(), case["mad_s"].as_f64()) else {
+                continue;
+            };
+            if case["runs_s"].as_array().is_some_and(|r| r.len() < 2) {
+                continue;
+            }
+            let (suite, id) = full.rsplit_once('/').unwrap_or(("leaderboard", full));
+            out.insert((name.into(), suite.into(), id.into()), mad * 1000.0);
+        }
+    }
+    Ok(out)
+}
+
+/// Where the sidecar of the leaderboard at `path` goes: beside it, as
+/// `.json` (`board.csv`: `board.json`).
+pub fn details_path(path: &std::path::Path) -> std::path::PathBuf {
+    let side = path.with_extension("json");
+    if side == path {
+        let mut s = path.as_os_str().to_owned();
+        s.push(".details.json");
+        s.into()
+    } else {
+        side
+    }
+}

@@ -10,7 +10,7 @@ mod terminal;
 
 pub use hiding::{Hidden, Hiding};
 pub use jsonl::JsonLines;
-pub use leaderboard::read_leaderboard;
+pub use leaderboard::{Spreads, details_path, read_leaderboard, read_spreads};
 pub use scorecard::{Kept, Mode, Scorecard, read as read_scorecard};
 pub use terminal::Terminal;
 

@@ -130,3 +130,76 @@ fn regressions_exit_1_and_identical_scorecards_exit_0() {
         .code(2)
         .stderr(predicates::str::contains("nope.csv"));
 }
+
+/// A leaderboard with its sidecar: entry `e`, one case `toy/a` whose
+/// counted runs took `runs` seconds (the median is the leaderboard's).
+fn board(dir: &std::path::Path, name: &str, runs: &[f64]) -> std::path::PathBuf {
+    let mut sorted = runs.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let median = sorted[sorted.len() / 2];
+    let mut dev: Vec<f64> = sorted.iter().map(|x| (x - median).abs()).collect();
+    dev.sort_by(f64::total_cmp);
+    let path = dir.join(format!("{name}.csv"));
+    std::fs::write(
+        &path,
+        format!("rank,entry,solved,par2_s,noisy_cases,toy/a\n1,e,1,{median},0,{median}\n"),
+    )
+    .unwrap();
+    let side = serde_json::json!({"entries": [{"entry": "e", "cases": [{
+        "case": "toy/a", "solved": true, "runs_s": runs,
+        "median_s": median, "mad_s": dev[dev.len() / 2],
+    }]}]});
+    std::fs::write(path.with_extension("json"), side.to_string()).unwrap();
+    path
+}
+
+/// Two contests of one program on a noisy machine: its medians differ by
+/// 30% (beyond the 20% threshold) but its runs spread by 20 ms (MAD) on
+/// each side, so the 30 ms is noise: exit 0, and the table says how many
+/// changes the noise explained. With runs spread by 1 ms the same medians
+/// are `slower`; `--noise 0` goes by the thresholds alone.
+#[test]
+fn a_contest_time_change_within_its_runs_noise_is_not_a_regression() {
+    let dir = tempfile::tempdir().unwrap();
+    let noisy_base = board(dir.path(), "nb", &[0.08, 0.10, 0.12]);
+    let noisy_new = board(dir.path(), "nn", &[0.11, 0.13, 0.15]);
+    harness()
+        .args(["compare", "--min-delta", "10ms"])
+        .arg(&noisy_base)
+        .arg(&noisy_new)
+        .assert()
+        .code(0)
+        .stdout(
+            "1 cases with their runs' spread: 1 time change within its noise, not counted\n\
+             1 cases in both; no change; nothing regressed\n",
+        );
+    harness()
+        .args(["compare", "--min-delta", "10ms", "--noise", "0"])
+        .arg(&noisy_base)
+        .arg(&noisy_new)
+        .assert()
+        .code(1)
+        .stdout(predicates::str::contains(
+            "slower  e  toy/a: accepted 100.0 ms (MAD 20.0) -> accepted 130.0 ms (MAD 20.0)",
+        ));
+    let steady_base = board(dir.path(), "sb", &[0.099, 0.10, 0.101]);
+    let steady_new = board(dir.path(), "sn", &[0.129, 0.13, 0.131]);
+    harness()
+        .args(["compare", "--min-delta", "10ms"])
+        .arg(&steady_base)
+        .arg(&steady_new)
+        .assert()
+        .code(1)
+        .stdout(predicates::str::contains("0 time changes within its noise"));
+    // A broken sidecar is named, exit 2.
+    std::fs::write(steady_new.with_extension("json"), "{").unwrap();
+    harness()
+        .arg("compare")
+        .arg(&steady_base)
+        .arg(&steady_new)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "sn.json: not the leaderboard's JSON",
+        ));
+}

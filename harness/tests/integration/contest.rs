@@ -121,7 +121,10 @@ fn entries_ranked_by_solved_then_par2() {
         .arg(&board)
         .assert()
         .code(0)
-        .stdout("10 cases in both; no change; nothing regressed\n");
+        .stdout(
+            "10 cases with their runs' spread: 0 time changes within its noise, not counted\n\
+             10 cases in both; no change; nothing regressed\n",
+        );
 }
 
 /// `harness contest` of the entries in `root` on the easy suite's 3x3

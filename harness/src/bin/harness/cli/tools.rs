@@ -65,6 +65,11 @@ pub struct CompareArgs {
     /// wall time), which a busy machine barely moves; wall on request.
     #[arg(long, value_enum, default_value = "cpu")]
     pub metric: MetricArg,
+    /// Where a contest leaderboard gives each case's runs (its .json
+    /// beside it), a time change counts only beyond this many standard
+    /// deviations of their spread; 0 turns it off.
+    #[arg(long, default_value_t = 3.0, value_parser = non_negative)]
+    pub noise: f64,
     /// Also write the changes as json:PATH.
     #[arg(long = "export", value_name = "json:PATH")]
     pub exports: Vec<String>,
@@ -312,4 +317,12 @@ fn platforms() -> clap::builder::PossibleValuesParser {
             .iter()
             .map(|p| clap::builder::PossibleValue::new(p.name()).help(p.about())),
     )
+}
+
+/// A finite number, zero or more.
+fn non_negative(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("{text:?} is not a number of 0 or more")),
+    }
 }

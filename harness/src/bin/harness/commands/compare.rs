@@ -13,12 +13,18 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|e| Ok(harness::export::parse_target(e, &["json"])?.1))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let base = harness::report::read_rows(&args.baseline)?;
-    let new = harness::report::read_rows(&args.new)?;
+    let side = |path: &std::path::Path| -> anyhow::Result<harness::compare::Runs> {
+        Ok(harness::compare::Runs {
+            rows: harness::report::read_rows(path)?,
+            spread: harness::report::read_spreads(path)?,
+        })
+    };
+    let (base, new) = (side(&args.baseline)?, side(&args.new)?);
     let thresholds = harness::compare::Thresholds {
         relative: args.threshold,
         min_delta: args.min_delta,
         metric: crate::options::metric(args.metric),
+        noise: args.noise,
     };
     let c = harness::compare::compare(&base, &new, &thresholds);
     for path in &exports {
