@@ -9,6 +9,7 @@ pub mod contest;
 pub mod convert;
 mod extends;
 mod file;
+mod machine;
 pub mod points;
 pub mod policy;
 pub mod rubric;
@@ -80,13 +81,6 @@ fn inside(path: &str) -> bool {
         && p.components()
             .all(|c| matches!(c, std::path::Component::Normal(_)))
 }
-
-/// A shell's own words a build line may start with (none a program on
-/// PATH to look for).
-const SHELL_WORDS: &[&str] = &[
-    "cd", "export", "set", "if", "for", "while", "case", "exec", "eval", "source", ".", "test",
-    "true", "false", "echo", "printf", "umask", "ulimit", "unset", "command", "time",
-];
 
 /// A validated course.
 pub struct Course {
@@ -364,67 +358,6 @@ impl Course {
     /// The config's folder (`{course}` in commands).
     pub fn dir(&self) -> &Path {
         self.path.parent().unwrap_or(Path::new("/"))
-    }
-
-    /// What the course's build and parts run that this machine lacks (a
-    /// program not on `path`, a course file not there), said with what to
-    /// install: grading without it would make every student's rows our
-    /// failure. A submission's own programs (`{submission}/...`) are the
-    /// student's, not checked.
-    pub fn lacks(&self, path: Option<&std::ffi::OsStr>) -> Option<String> {
-        let build = self.file.build.iter().map(|b| ("the build", &b.command));
-        let parts = self
-            .file
-            .parts
-            .iter()
-            .map(|p| (p.name.as_str(), &p.command));
-        let course = self.dir().to_string_lossy();
-        // Each program once, with every part that runs it.
-        let mut lacked: Vec<(String, Vec<&str>)> = Vec::new();
-        for (who, command) in build.chain(parts) {
-            // The program first on the line; a build's shell line may start
-            // with a builtin or an assignment, which PATH does not hold.
-            let Some(first) = shell_words::split(command)
-                .ok()
-                .and_then(|w| w.into_iter().next())
-                .filter(|w| !w.contains("{submission}"))
-                .filter(|w| {
-                    w.chars()
-                        .all(|c| c.is_ascii_alphanumeric() || "._/+-{}".contains(c))
-                })
-                .filter(|w| !SHELL_WORDS.contains(&w.as_str()))
-            else {
-                continue;
-            };
-            let program = first.replace("{course}", &course);
-            let found = crate::executor::find_program(program.as_ref(), path);
-            if found.first().is_some_and(|p| p.is_file()) {
-                continue;
-            }
-            match lacked.iter_mut().find(|(p, _)| *p == program) {
-                Some((_, whom)) => whom.push(who),
-                None => lacked.push((program, vec![who])),
-            }
-        }
-        let missing: Vec<String> = lacked
-            .iter()
-            .map(|(program, whom)| format!("{program} (run by {})", whom.join(", ")))
-            .collect();
-        if missing.is_empty() {
-            return None;
-        }
-        let install = match self.file.packages.as_slice() {
-            [] => String::new(),
-            packages => format!(
-                "; the course needs the packages {} (apt-get install {0})",
-                packages.join(" ")
-            ),
-        };
-        Some(format!(
-            "course {}: this machine has no {}{install}",
-            self.file.name,
-            missing.join(", ")
-        ))
     }
 
     /// The course at `path`, its family's suites replaced by `suites` where

@@ -794,6 +794,38 @@ fn what_could_not_be_graded_gets_no_score_anywhere() {
         );
     assert!(!out("lacking.csv").exists());
     assert!(!out("gs.json").exists());
+    // So does a declared package dpkg does not have installed (where dpkg
+    // is: Debian's machines and images), unless a program of its name is
+    // on PATH.
+    if !std::path::Path::new("/usr/bin/dpkg-query").exists() {
+        eprintln!("note: no dpkg-query: the package check is Debian's, skipped");
+        return;
+    }
+    std::fs::write(
+        &course,
+        config.replacen(
+            "family = \"lightsout\"\n",
+            "family = \"lightsout\"\npackages = [\"puzzlegrade-no-such-package\", \"sh\"]\n",
+            1,
+        ),
+    )
+    .unwrap();
+    harness()
+        .current_dir(dir.path())
+        .args(["grade", "--course"])
+        .arg(&course)
+        .arg("--submission")
+        .arg(&sub)
+        .args(["--scorecard", "lacking.csv"])
+        .assert()
+        .code(2)
+        .stderr(
+            "harness: course no interpreter: this machine has no package \
+             puzzlegrade-no-such-package; the course needs the packages \
+             puzzlegrade-no-such-package sh (apt-get install puzzlegrade-no-such-package sh): \
+             nothing graded\n",
+        );
+    assert!(!out("lacking.csv").exists());
 }
 
 /// A course in `dir` whose part runs `command` on the easy boards `2x*`
