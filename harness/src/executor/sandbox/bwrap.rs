@@ -205,6 +205,11 @@ fn failure(reached: bool, result: &RunResult) -> Option<String> {
             "killed by signal {sig} before the candidate's exec (a memory limit too small for the sandbox does this)"
         ),
         (None, Some(last)) => last.trim().to_string(),
+        // bubblewrap passes on its pid 1's death by a signal as 128 + it.
+        (None, None) if let Ending::Exited(code @ 129..=192) = result.ending => format!(
+            "killed by signal {} before the candidate's exec (a memory limit too small for the sandbox does this)",
+            code - 128
+        ),
         (None, None) => format!("bubblewrap {:?}", result.ending),
     };
     Some(format!(
@@ -301,6 +306,9 @@ mod tests {
                 "the sandbox (bwrap) did not start the candidate: killed by signal 9 before the candidate's exec (a memory limit too small for the sandbox does this)"
             )
         );
+        // ... or its pid 1 was, which bubblewrap says as exit 128 + 9.
+        let passed_on = RunResult::ended(Ending::Exited(137), std::time::Duration::ZERO);
+        assert_eq!(failure(false, &passed_on), failure(false, &killed));
         killed.limit = Some(LimitHit::Memory);
         assert_eq!(
             failure(false, &killed).as_deref(),
