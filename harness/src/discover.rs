@@ -41,6 +41,7 @@ pub struct Suites {
     listings: Vec<(Listing, std::sync::Arc<HashSet<u64>>)>,
     filter: Option<String>,
     count: usize,
+    cost: f64,
     hasher: std::collections::hash_map::RandomState,
 }
 
@@ -61,7 +62,7 @@ impl Suites {
             listings.extend(found);
         }
         let hasher = std::collections::hash_map::RandomState::new();
-        let mut count = 0;
+        let (mut count, mut cost) = (0, 0.0);
         let mut checked = Vec::new();
         for (path, family, columns) in listings {
             // Read through once: its cases counted, and the hashes of their
@@ -72,7 +73,10 @@ impl Suites {
             let mut kept = 0;
             for case in cases.by_ref() {
                 listed += 1;
-                kept += usize::from(filter.is_none_or(|f| keeps(f, &case)));
+                if filter.is_none_or(|f| keeps(f, &case)) {
+                    kept += 1;
+                    cost += case.expected_cost();
+                }
             }
             if listed == 0 {
                 bail!(
@@ -109,6 +113,7 @@ impl Suites {
             listings: checked,
             filter: filter.map(str::to_owned),
             count,
+            cost,
             hasher,
         })
     }
@@ -148,7 +153,9 @@ impl Suites {
                 } else {
                     self.count()
                 };
-                Jobs::stream(count, self.cases().filter(move |c| todo(c)).map(job))
+                // (A resumed run's cost: its share of the whole's.)
+                let cost = self.cost * count as f64 / self.count.max(1) as f64;
+                Jobs::stream(count, self.cases().filter(move |c| todo(c)).map(job)).with_cost(cost)
             }
         }
     }

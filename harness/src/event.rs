@@ -23,6 +23,10 @@ pub enum Event {
         cases: usize,
         /// Rows kept from the scorecard being resumed.
         kept: usize,
+        /// The expected cost of what runs, in process starts (the ETA's
+        /// basis; not in the JSON lines).
+        #[serde(skip)]
+        cost: f64,
         /// The isolation in force, and what is not available.
         isolation: String,
     },
@@ -34,6 +38,9 @@ pub enum Event {
         suite: String,
         /// The case.
         case: String,
+        /// Its expected cost, in process starts (not in the JSON lines).
+        #[serde(skip)]
+        cost: f64,
     },
     /// A case finished (or could not run); its row is final.
     CaseFinished {
@@ -52,6 +59,9 @@ pub enum Event {
     CasesWithdrawn {
         /// How many.
         cases: usize,
+        /// Their expected cost, in process starts (not in the JSON lines).
+        #[serde(skip)]
+        cost: f64,
     },
     /// The run is over.
     RunFinished {
@@ -214,6 +224,7 @@ mod tests {
             candidate: "c".into(),
             suite: "s".into(),
             case: case.into(),
+            cost: 1.0,
         }
     }
 

@@ -16,6 +16,21 @@ use reference::family::Grader;
 /// The suite and case of a submission's build row.
 pub const BUILD: &str = "build";
 
+/// Puzzle bytes that count as much as one process start, when no times
+/// are known: a case's expected cost is a process start plus one unit per
+/// this many bytes of its puzzle files (the sharding's and the ETA's
+/// estimate; bigger puzzles are the slower ones).
+pub const SIZE_UNIT: f64 = 16.0 * 1024.0;
+
+/// The expected cost of a case with these puzzle files, in process starts.
+pub fn size_cost(files: &[PathBuf]) -> f64 {
+    1.0 + files
+        .iter()
+        .map(|f| std::fs::metadata(f).map_or(0.0, |m| m.len() as f64))
+        .sum::<f64>()
+        / SIZE_UNIT
+}
+
 /// What runs on each case.
 #[derive(Debug, Clone)]
 pub enum Candidate {
@@ -152,6 +167,15 @@ impl Job {
         }
     }
 
+    /// Its expected cost, in process starts ([`size_cost`] of a puzzle's
+    /// files; one for a probe or a build).
+    pub fn expected_cost(&self) -> f64 {
+        match &self.task {
+            Task::Puzzle { case, .. } => case.expected_cost(),
+            _ => 1.0,
+        }
+    }
+
     /// What identifies the job's row within a scorecard.
     pub fn key(&self) -> (String, String, String) {
         (self.label.clone(), self.suite.clone(), self.case.clone())
@@ -163,6 +187,7 @@ impl Job {
 /// million cases are never all held at once).
 pub struct Jobs<'a> {
     len: usize,
+    cost: f64,
     /// The jobs, in order.
     pub(crate) source: Box<dyn Iterator<Item = Job> + Send + 'a>,
 }
@@ -172,13 +197,25 @@ impl<'a> Jobs<'a> {
     pub fn stream(len: usize, source: impl Iterator<Item = Job> + Send + 'a) -> Self {
         Self {
             len,
+            cost: len as f64,
             source: Box::new(source),
         }
+    }
+
+    /// The same, whose expected cost in all is `cost` (process starts; a
+    /// stream is one a job until told).
+    pub fn with_cost(self, cost: f64) -> Self {
+        Self { cost, ..self }
     }
 
     /// How many.
     pub fn len(&self) -> usize {
         self.len
+    }
+
+    /// Their expected cost in all, in process starts.
+    pub fn cost(&self) -> f64 {
+        self.cost
     }
 
     /// Whether there are none.
@@ -189,13 +226,15 @@ impl<'a> Jobs<'a> {
 
 impl From<Vec<Job>> for Jobs<'static> {
     fn from(jobs: Vec<Job>) -> Self {
-        Self::stream(jobs.len(), jobs.into_iter())
+        let cost = jobs.iter().map(Job::expected_cost).sum();
+        Self::stream(jobs.len(), jobs.into_iter()).with_cost(cost)
     }
 }
 
 impl<'a> From<&'a [Job]> for Jobs<'a> {
     fn from(jobs: &'a [Job]) -> Self {
-        Self::stream(jobs.len(), jobs.iter().cloned())
+        let cost = jobs.iter().map(Job::expected_cost).sum();
+        Self::stream(jobs.len(), jobs.iter().cloned()).with_cost(cost)
     }
 }
 
@@ -231,6 +270,13 @@ pub struct Case {
 
 /// A case's puzzle, loaded at most once (or why it cannot be).
 pub type Loaded = Arc<OnceLock<Result<Prepared, String>>>;
+
+impl Case {
+    /// Its expected cost, in process starts: [`size_cost`] of its files.
+    pub fn expected_cost(&self) -> f64 {
+        size_cost(self.files.as_deref().unwrap_or_default())
+    }
+}
 
 /// A case ready to run: the puzzle as the family loaded it, and the bytes
 /// of the files the candidate is given, read at the same moment (before

@@ -38,6 +38,7 @@ pub fn run<'a>(
         candidate: title.to_string(),
         cases: jobs.len(),
         kept: kept.total(),
+        cost: jobs.cost(),
         isolation: ctx.executor.describe(),
     });
     pool(ctx, jobs, &mut |event| {
@@ -119,6 +120,7 @@ pub fn pool<'a>(ctx: &Context, jobs: impl Into<Jobs<'a>>, on_event: &mut dyn FnM
                         candidate: job.label.clone(),
                         suite: job.suite.clone(),
                         case: job.case.clone(),
+                        cost: job.expected_cost(),
                     });
                     let key = match store.map(|s| s.lookup(job, run_wide)) {
                         Some(Ok(row)) => {

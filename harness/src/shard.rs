@@ -109,9 +109,7 @@ impl Costs {
     }
 }
 
-/// Puzzle bytes that count as much as one process start, when no previous
-/// times are known.
-pub const SIZE_UNIT: f64 = 16.0 * 1024.0;
+pub use crate::job::SIZE_UNIT;
 
 /// The items of `shard`, in their order: `key_cost` gives each item's key
 /// (its name, which breaks ties) and expected cost.
@@ -129,13 +127,7 @@ pub fn select<T>(items: Vec<T>, shard: Shard, key_cost: impl Fn(&T) -> (String, 
 /// process start plus one unit per [`SIZE_UNIT`] of its puzzle files.
 pub fn case_cost(costs: Option<&Costs>, suite: &str, case: &str, files: &[PathBuf]) -> f64 {
     let known = costs.and_then(|c| c.case.get(&(suite.to_string(), case.to_string())).copied());
-    known.unwrap_or_else(|| {
-        1.0 + files
-            .iter()
-            .map(|f| std::fs::metadata(f).map_or(0.0, |m| m.len() as f64))
-            .sum::<f64>()
-            / SIZE_UNIT
-    })
+    known.unwrap_or_else(|| crate::job::size_cost(files))
 }
 
 /// A candidate's expected cost (a class's submission: built once, in the

@@ -251,17 +251,25 @@ pub fn run(
         summary.add(row);
     }
     let new_builds = builds.iter().filter(|b| kept_build(&b.label).is_none());
-    let todo_cases: usize = builds
-        .iter()
-        .map(|b| {
-            keys.iter()
-                .filter(|(suite, case)| todo(&b.label, suite, case))
-                .count()
-        })
-        .sum();
+    // The cases of these builds still to run: how many, and their cost.
+    let costs = plan.costs();
+    let left = |builds: &mut dyn Iterator<Item = &Job>| -> (usize, f64) {
+        let mut out = (0, 0.0);
+        for b in builds {
+            for ((suite, case), cost) in keys.iter().zip(&costs) {
+                if todo(&b.label, suite, case) {
+                    out = (out.0 + 1, out.1 + cost);
+                }
+            }
+        }
+        out
+    };
+    let (todo_cases, todo_cost) = left(&mut builds.iter());
+    let new_builds = new_builds.count();
     on_event(Event::RunStarted {
         candidate: course.file.name.clone(),
-        cases: new_builds.count() + todo_cases,
+        cases: new_builds + todo_cases,
+        cost: new_builds as f64 + todo_cost,
         kept: kept.len(),
         isolation: ctx.executor.describe(),
     });
@@ -306,13 +314,12 @@ pub fn run(
             .iter()
             .any(|r| r.candidate == id && r.verdict == Verdict::Accepted)
     };
-    let withdrawn: usize = builds
-        .iter()
-        .filter(|b| !built_ok(&b.label))
-        .map(|b| keys.iter().filter(|(s, c)| todo(&b.label, s, c)).count())
-        .sum();
+    let (withdrawn, cost) = left(&mut builds.iter().filter(|b| !built_ok(&b.label)));
     if withdrawn > 0 {
-        on_event(Event::CasesWithdrawn { cases: withdrawn });
+        on_event(Event::CasesWithdrawn {
+            cases: withdrawn,
+            cost,
+        });
     }
 
     // Every case of every built submission, a submission's parts in order.

@@ -129,4 +129,17 @@ impl Plan {
         }
         keys
     }
+
+    /// The expected cost of each of [`Plan::keys`], in order (a case's
+    /// puzzle files' [`crate::job::size_cost`], a probe's one start).
+    pub fn costs(&self) -> Vec<f64> {
+        let mut costs = Vec::new();
+        for plan in &self.parts {
+            match plan {
+                PartPlan::Cases(cases) => costs.extend(cases.iter().map(|c| c.expected_cost())),
+                PartPlan::Battery { probes, .. } => costs.extend(probes.iter().map(|_| 1.0)),
+            }
+        }
+        costs
+    }
 }

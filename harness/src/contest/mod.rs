@@ -261,6 +261,7 @@ pub fn time(
         candidate: "contest".into(),
         cases: jobs.len() + unable.len(),
         kept: 0,
+        cost: jobs.iter().map(Job::expected_cost).sum::<f64>() + unable.len() as f64,
         isolation: ctx.executor.describe(),
     });
     for row in unable {

@@ -99,6 +99,7 @@ mod tests {
                     candidate: "ada".into(),
                     suite: suite.into(),
                     case: "a".into(),
+                    cost: 1.0,
                 })
                 .unwrap();
             hiding.event(&Event::CaseFinished { row }).unwrap();

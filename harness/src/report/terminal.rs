@@ -2,9 +2,12 @@
 //! terminal, and until the run knows its cases) that ticks on its own
 //! (elapsed, ETA, and the cases running now with their time so far, a
 //! class's builds by submission), one line per case not accepted, and a
-//! summary per suite. The ETA is shown once it has a basis: the pace of
-//! the cases of the kind running now (a class's builds, then its cases),
-//! measured since the first of them started; never 0 before the end.
+//! summary per suite. The ETA is shown once it has a basis: the expected
+//! cost of what is left (each case's, as the sharding weighs it: a
+//! process start plus its puzzle's size) at the pace measured on the
+//! cases of the kind running now (a class's builds, then its cases), time
+//! since the first of them started over the expected cost of those
+//! finished; never 0 before the end.
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -18,31 +21,37 @@ use crate::event::{Event, Summary};
 use crate::job::BUILD;
 use crate::outcome::{Row, Verdict};
 
-/// What runs now: (candidate, suite, case) and since when.
-type Running = Arc<Mutex<Vec<((String, String, String), Instant)>>>;
+/// What runs now: (candidate, suite, case), since when, and its expected
+/// cost.
+type Running = Arc<Mutex<Vec<((String, String, String), Instant, f64)>>>;
 
-/// The ETA's basis: the kind of job running now (builds or cases), since
-/// when, how many of that kind finished since, and when the last did.
+/// The ETA's basis: the run's expected cost and what of it is done; the
+/// kind of job running now (builds or cases), since when, the expected
+/// cost of that kind finished since, and when the last finished.
 #[derive(Default)]
 struct Pace {
+    /// Expected cost of the run (less what was withdrawn).
+    total: f64,
+    /// Expected cost of the jobs finished.
+    finished: f64,
     builds: bool,
     since: Option<Instant>,
-    done: usize,
+    done: f64,
     last: Option<Instant>,
 }
 
 impl Pace {
-    /// The time left for `left` jobs at the pace of the last finish,
-    /// counting down since, where it has a basis; never 0 while a job is
-    /// left.
+    /// The time left for what is not finished, at the pace of the last
+    /// finish, counting down since, where it has a basis; never 0 while
+    /// a job is left (`left`: how many).
     fn eta(&self, left: u64, now: Instant) -> Option<Duration> {
         let (since, last) = (self.since?, self.last?);
-        if self.done == 0 {
+        if self.done <= 0.0 {
             return None;
         }
-        let each = last.saturating_duration_since(since).as_secs_f64() / self.done as f64;
+        let each = last.saturating_duration_since(since).as_secs_f64() / self.done;
         let waited = now.saturating_duration_since(last).as_secs_f64();
-        let secs = each * left as f64 - waited;
+        let secs = each * (self.total - self.finished).max(0.0) - waited;
         Some(Duration::from_secs_f64(secs.max(if left > 0 {
             1.0
         } else {
@@ -50,10 +59,12 @@ impl Pace {
         })))
     }
 
-    /// A job of this kind finished at `now`.
-    fn finished(&mut self, now: Instant) {
-        self.done += 1;
-        self.last = Some(now);
+    /// A new kind of job started at `now`: the pace starts again.
+    fn start(&mut self, builds: bool, now: Instant) {
+        self.builds = builds;
+        self.since = Some(now);
+        self.done = 0.0;
+        self.last = None;
     }
 }
 
@@ -138,21 +149,24 @@ impl Terminal {
     }
 
     fn row(&mut self, row: &Row) {
-        let mut ran = false;
+        let mut ran = None;
         if let Ok(mut running) = self.running.lock()
-            && let Some(i) = running
-                .iter()
-                .position(|((c, s, k), _)| c == &row.candidate && s == &row.suite && k == &row.case)
+            && let Some(i) = running.iter().position(|((c, s, k), _, _)| {
+                c == &row.candidate && s == &row.suite && k == &row.case
+            })
         {
-            running.remove(i);
-            ran = true;
+            ran = Some(running.remove(i).2);
         }
-        // (A row that never ran, taken from a store, sets no pace.)
-        if let Ok(mut pace) = self.pace.lock()
-            && ran
-            && pace.builds == (row.suite == BUILD)
-        {
-            pace.finished(Instant::now());
+        // (A row that never ran, taken from a store, sets no pace; it was
+        // counted as one start.)
+        if let Ok(mut pace) = self.pace.lock() {
+            pace.finished += ran.unwrap_or(1.0);
+            if let Some(cost) = ran
+                && pace.builds == (row.suite == BUILD)
+            {
+                pace.done += cost;
+                pace.last = Some(Instant::now());
+            }
         }
         self.bar.inc(1);
         if row.verdict == Verdict::Cancelled {
@@ -180,8 +194,12 @@ impl Sink for Terminal {
                 cases,
                 kept,
                 isolation,
+                cost,
                 ..
             } => {
+                if let Ok(mut pace) = self.pace.lock() {
+                    pace.total = *cost;
+                }
                 self.bar.set_length(*cases as u64);
                 self.bar.set_draw_target(ProgressDrawTarget::stderr());
                 self.bar.enable_steady_tick(TICK);
@@ -198,10 +216,11 @@ impl Sink for Terminal {
                 candidate,
                 suite,
                 case,
+                cost,
             } => {
                 let now = Instant::now();
                 if let Ok(mut running) = self.running.lock() {
-                    running.push(((candidate.clone(), suite.clone(), case.clone()), now));
+                    running.push(((candidate.clone(), suite.clone(), case.clone()), now, *cost));
                 }
                 // A new kind of job (a class's cases after its builds):
                 // the pace starts again.
@@ -209,16 +228,15 @@ impl Sink for Terminal {
                 if let Ok(mut pace) = self.pace.lock()
                     && (pace.since.is_none() || pace.builds != build)
                 {
-                    *pace = Pace {
-                        builds: build,
-                        since: Some(now),
-                        ..Pace::default()
-                    };
+                    pace.start(build, now);
                 }
             }
-            Event::CasesWithdrawn { cases } => {
+            Event::CasesWithdrawn { cases, cost } => {
                 let len = self.bar.length().unwrap_or(0);
                 self.bar.set_length(len.saturating_sub(*cases as u64));
+                if let Ok(mut pace) = self.pace.lock() {
+                    pace.total -= cost;
+                }
             }
             Event::CaseFinished { row } | Event::CaseCancelled { row } => self.row(row),
             Event::RunFinished { summary } => {
@@ -291,10 +309,10 @@ fn running_line(running: &Running, own: &str, now: Instant) -> String {
         return String::new();
     }
     let mut by_age: Vec<_> = running.iter().collect();
-    by_age.sort_by_key(|(_, since)| *since);
+    by_age.sort_by_key(|(_, since, _)| *since);
     let mut line = String::from("running:");
     let mut shown = 0;
-    for ((candidate, suite, case), since) in &by_age {
+    for ((candidate, suite, case), since, _) in &by_age {
         let what = if suite == BUILD {
             format!("building {candidate}")
         } else if candidate == own {
@@ -331,9 +349,9 @@ mod tests {
         let ago = |s: u64| now - Duration::from_secs(s);
         let key = |c: &str, s: &str, k: &str| (c.to_string(), s.to_string(), k.to_string());
         let running: Running = Arc::new(Mutex::new(vec![
-            (key("course", "easy", "a.txt"), ago(1)),
-            (key("bob", BUILD, BUILD), ago(3)),
-            (key("alice", "solver/hard", "klotski"), ago(12)),
+            (key("course", "easy", "a.txt"), ago(1), 1.0),
+            (key("bob", BUILD, BUILD), ago(3), 1.0),
+            (key("alice", "solver/hard", "klotski"), ago(12), 1.0),
         ]));
         assert_eq!(
             running_line(&running, "course", now),
@@ -341,7 +359,7 @@ mod tests {
         );
         let many: Running = Arc::new(Mutex::new(
             (0..9)
-                .map(|i| (key("c", "suite", &format!("case-{i}.txt")), ago(9 - i)))
+                .map(|i| (key("c", "suite", &format!("case-{i}.txt")), ago(9 - i), 1.0))
                 .collect(),
         ));
         let line = running_line(&many, "c", now);
@@ -351,5 +369,32 @@ mod tests {
             "{line}"
         );
         assert_eq!(running_line(&Arc::default(), "c", now), "");
+    }
+
+    /// Three cases expected to cost 1, 1 and 8 process starts (the last a
+    /// big puzzle): after the first took 2 s, 9 units are left at 2 s a
+    /// unit, 18 s (counting cases, 4 s); 1 s later, 17 s; no basis before
+    /// a case finished; at least 1 s while a case is left.
+    #[test]
+    fn the_eta_weighs_what_is_left_by_its_expected_cost() {
+        let start = Instant::now();
+        let at = |s: u64| start + Duration::from_secs(s);
+        let mut pace = Pace {
+            total: 10.0,
+            ..Pace::default()
+        };
+        pace.start(false, start);
+        assert_eq!(pace.eta(3, at(1)), None, "no basis yet");
+        pace.finished += 1.0;
+        pace.done += 1.0;
+        pace.last = Some(at(2));
+        assert_eq!(pace.eta(2, at(2)), Some(Duration::from_secs(18)));
+        assert_eq!(pace.eta(2, at(3)), Some(Duration::from_secs(17)));
+        assert_eq!(pace.eta(2, at(60)), Some(Duration::from_secs(1)));
+        pace.finished = 10.0;
+        assert_eq!(pace.eta(0, at(60)), Some(Duration::ZERO));
+        // A new kind (a class's cases after its builds) starts again.
+        pace.start(true, at(61));
+        assert_eq!(pace.eta(1, at(62)), None);
     }
 }
