@@ -12,11 +12,10 @@ const SHELL_WORDS: &[&str] = &[
 
 impl Course {
     /// What the course's build and parts run that this machine lacks (a
-    /// program not on `path`, a course file not there, a declared package
-    /// dpkg does not have installed), said with what to install: grading
-    /// without it would make every student's rows our failure. A
-    /// submission's own programs (`{submission}/...`) are the student's,
-    /// not checked.
+    /// program not on `path`, a course file not there), said with what to
+    /// install: grading without it would make every student's rows our
+    /// failure. A submission's own programs (`{submission}/...`) are the
+    /// student's, not checked.
     pub fn lacks(&self, path: Option<&std::ffi::OsStr>) -> Option<String> {
         let build = self.file.build.iter().map(|b| ("the build", &b.command));
         let parts = self
@@ -52,16 +51,10 @@ impl Course {
                 None => lacked.push((program, vec![who])),
             }
         }
-        let mut missing: Vec<String> = lacked
+        let missing: Vec<String> = lacked
             .iter()
             .map(|(program, whom)| format!("{program} (run by {})", whom.join(", ")))
             .collect();
-        missing.extend(
-            uninstalled(&self.file.packages, path)
-                .into_iter()
-                .filter(|p| !lacked.iter().any(|(program, _)| program == p))
-                .map(|p| format!("package {p}")),
-        );
         if missing.is_empty() {
             return None;
         }
@@ -77,6 +70,26 @@ impl Course {
             self.file.name,
             missing.join(", ")
         ))
+    }
+}
+
+impl Course {
+    /// The course's declared `packages` this machine does not have, said
+    /// as a warning: those dpkg (found on `path`) does not have installed
+    /// and that are no program on `path` either. Not a stop: a package is
+    /// a proxy (PrairieLearn's Java image has openjdk-18 and JUnit jars of
+    /// its own where the CS61BL course declares openjdk-17 and junit4,
+    /// whose build falls back to compiling without JUnit); what the course
+    /// runs is checked by [`Course::lacks`].
+    pub fn uninstalled(&self, path: Option<&std::ffi::OsStr>) -> Option<String> {
+        let missing = uninstalled(&self.file.packages, path);
+        (!missing.is_empty()).then(|| {
+            let (name, list) = (&self.file.name, missing.join(" "));
+            format!(
+                "course {name} declares packages this machine does not have installed: {list} \
+                 (apt-get install {list}); grading goes on, as the programs it runs are here"
+            )
+        })
     }
 }
 

@@ -78,10 +78,14 @@ pub(super) fn grade(
 /// `args` with the course's limits where they name none; an error where
 /// the machine lacks a program the course runs (a regrade runs none).
 fn with_course(args: &GradeArgs, course: &Course, regrade: bool) -> anyhow::Result<GradeArgs> {
-    if let Some(lacks) = course.lacks(std::env::var_os("PATH").as_deref())
+    let path = std::env::var_os("PATH");
+    if let Some(lacks) = course.lacks(path.as_deref())
         && !regrade
     {
         anyhow::bail!("{lacks}: nothing graded");
+    }
+    if let Some(warning) = course.uninstalled(path.as_deref()).filter(|_| !regrade) {
+        eprintln!("harness: warning: {warning}");
     }
     let mut args = args.clone();
     args.wall_limit = args.wall_limit.or(course.file.limits.time_limit);
