@@ -42,8 +42,7 @@ impl Course {
                 continue;
             };
             let program = first.replace("{course}", &course);
-            let found = crate::executor::find_program(program.as_ref(), path);
-            if found.first().is_some_and(|p| p.is_file()) {
+            if which(&program, path).is_some() {
                 continue;
             }
             match lacked.iter_mut().find(|(p, _)| *p == program) {
@@ -71,9 +70,7 @@ impl Course {
             missing.join(", ")
         ))
     }
-}
 
-impl Course {
     /// The course's declared `packages` this machine does not have, said
     /// as a warning: those dpkg (found on `path`) does not have installed
     /// and that are no program on `path` either. Not a stop: a package is
@@ -98,13 +95,9 @@ impl Course {
 /// serves as well as Debian's). Empty where there is no dpkg to ask: a
 /// machine that is not Debian's says nothing of its packages.
 fn uninstalled(packages: &[String], path: Option<&std::ffi::OsStr>) -> Vec<String> {
-    let dpkg = crate::executor::find_program("dpkg-query".as_ref(), path);
-    let Some(dpkg) = dpkg.first().filter(|p| p.is_file()) else {
+    let Some(dpkg) = which("dpkg-query", path).filter(|_| !packages.is_empty()) else {
         return Vec::new();
     };
-    if packages.is_empty() {
-        return Vec::new();
-    }
     let Ok(out) = std::process::Command::new(dpkg)
         .args(["-W", "-f", "${Package} ${db:Status-Status}\\n", "--"])
         .args(packages)
@@ -120,12 +113,15 @@ fn uninstalled(packages: &[String], path: Option<&std::ffi::OsStr>) -> Vec<Strin
         .collect();
     packages
         .iter()
-        .filter(|p| !installed.contains(&p.as_str()))
-        .filter(|p| {
-            !crate::executor::find_program(p.as_ref(), path)
-                .first()
-                .is_some_and(|f| f.is_file())
-        })
+        .filter(|p| !installed.contains(&p.as_str()) && which(p, path).is_none())
         .cloned()
         .collect()
+}
+
+/// Where `program` is on `path` (or itself, a path to a file).
+fn which(program: &str, path: Option<&std::ffi::OsStr>) -> Option<std::path::PathBuf> {
+    crate::executor::find_program(program.as_ref(), path)
+        .into_iter()
+        .next()
+        .filter(|p| p.is_file())
 }

@@ -6,6 +6,12 @@ use anyhow::{Context, bail};
 
 use crate::outcome::{Row, Verdict};
 
+/// Whether a file's `text` is a leaderboard (its header, or the comment
+/// lines before it), not a scorecard.
+pub fn is_leaderboard(text: &[u8]) -> bool {
+    text.starts_with(b"#") || text.starts_with(b"rank,entry")
+}
+
 /// The rows of a leaderboard (for `compare`): one per entry and case, the
 /// median as both times, `accepted` when solved, else `time-limit`.
 pub fn read_leaderboard(text: &str) -> anyhow::Result<Vec<Row>> {
@@ -54,9 +60,7 @@ pub type Spreads = std::collections::BTreeMap<(String, String, String), f64>;
 pub fn read_spreads(path: &std::path::Path) -> anyhow::Result<Spreads> {
     let mut out = Spreads::new();
     let side = details_path(path);
-    let is_board = std::fs::read(path)
-        .map(|b| b.starts_with(b"#") || b.starts_with(b"rank,entry"))
-        .unwrap_or(false);
+    let is_board = std::fs::read(path).is_ok_and(|b| is_leaderboard(&b));
     if !is_board || !side.exists() {
         return Ok(out);
     }

@@ -10,7 +10,7 @@ mod terminal;
 
 pub use hiding::{Hidden, Hiding};
 pub use jsonl::JsonLines;
-pub use leaderboard::{Spreads, details_path, read_leaderboard, read_spreads};
+pub use leaderboard::{Spreads, details_path, is_leaderboard, read_leaderboard, read_spreads};
 pub use scorecard::{Kept, Mode, Scorecard, read as read_scorecard};
 pub use terminal::Terminal;
 
@@ -23,7 +23,7 @@ pub fn read_rows(path: &std::path::Path) -> anyhow::Result<Vec<Row>> {
     use anyhow::Context;
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    if text.starts_with('#') || text.starts_with("rank,entry") {
+    if is_leaderboard(text.as_bytes()) {
         return read_leaderboard(&text).with_context(|| format!("leaderboard {}", path.display()));
     }
     read_scorecard(path)

@@ -161,43 +161,33 @@ fn board(dir: &std::path::Path, name: &str, runs: &[f64]) -> std::path::PathBuf 
 #[test]
 fn a_contest_time_change_within_its_runs_noise_is_not_a_regression() {
     let dir = tempfile::tempdir().unwrap();
+    let compare = |base: &std::path::Path, new: &std::path::Path, extra: &[&str]| {
+        let mut cmd = harness();
+        cmd.args(["compare", "--min-delta", "10ms"])
+            .args(extra)
+            .arg(base)
+            .arg(new);
+        cmd.assert()
+    };
     let noisy_base = board(dir.path(), "nb", &[0.08, 0.10, 0.12]);
     let noisy_new = board(dir.path(), "nn", &[0.11, 0.13, 0.15]);
-    harness()
-        .args(["compare", "--min-delta", "10ms"])
-        .arg(&noisy_base)
-        .arg(&noisy_new)
-        .assert()
-        .code(0)
-        .stdout(
-            "1 cases with their runs' spread: 1 time change within its noise, not counted\n\
-             1 cases in both; no change; nothing regressed\n",
-        );
-    harness()
-        .args(["compare", "--min-delta", "10ms", "--noise", "0"])
-        .arg(&noisy_base)
-        .arg(&noisy_new)
-        .assert()
+    compare(&noisy_base, &noisy_new, &[]).code(0).stdout(
+        "1 cases with their runs' spread: 1 time change within its noise, not counted\n\
+         1 cases in both; no change; nothing regressed\n",
+    );
+    compare(&noisy_base, &noisy_new, &["--noise", "0"])
         .code(1)
         .stdout(predicates::str::contains(
             "slower  e  toy/a: accepted 100.0 ms (MAD 20.0) -> accepted 130.0 ms (MAD 20.0)",
         ));
     let steady_base = board(dir.path(), "sb", &[0.099, 0.10, 0.101]);
     let steady_new = board(dir.path(), "sn", &[0.129, 0.13, 0.131]);
-    harness()
-        .args(["compare", "--min-delta", "10ms"])
-        .arg(&steady_base)
-        .arg(&steady_new)
-        .assert()
+    compare(&steady_base, &steady_new, &[])
         .code(1)
         .stdout(predicates::str::contains("0 time changes within its noise"));
     // A broken sidecar is named, exit 2.
     std::fs::write(steady_new.with_extension("json"), "{").unwrap();
-    harness()
-        .arg("compare")
-        .arg(&steady_base)
-        .arg(&steady_new)
-        .assert()
+    compare(&steady_base, &steady_new, &[])
         .code(2)
         .stderr(predicates::str::contains(
             "sn.json: not the leaderboard's JSON",

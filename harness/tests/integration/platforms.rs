@@ -779,13 +779,18 @@ fn what_could_not_be_graded_gets_no_score_anywhere() {
         config.replace("{course}/tool.x", "puzzlegrade-no-such-interpreter"),
     )
     .unwrap();
-    harness()
-        .current_dir(dir.path())
-        .args(["grade", "--course"])
-        .arg(&course)
-        .arg("--submission")
-        .arg(&sub)
-        .args(["--scorecard", "lacking.csv", "--results", "gs.json"])
+    let grade = |scorecard: &str| {
+        let mut cmd = harness();
+        cmd.current_dir(dir.path())
+            .args(["grade", "--course"])
+            .arg(&course)
+            .arg("--submission")
+            .arg(&sub)
+            .args(["--scorecard", scorecard]);
+        cmd
+    };
+    grade("lacking.csv")
+        .args(["--results", "gs.json"])
         .assert()
         .code(2)
         .stderr(
@@ -811,13 +816,7 @@ fn what_could_not_be_graded_gets_no_score_anywhere() {
         ),
     )
     .unwrap();
-    harness()
-        .current_dir(dir.path())
-        .args(["grade", "--course"])
-        .arg(&course)
-        .arg("--submission")
-        .arg(&sub)
-        .args(["--scorecard", "warned.csv"])
+    grade("warned.csv")
         .assert()
         .stderr(predicates::str::starts_with(
             "harness: warning: course no interpreter declares packages this machine does not have \
