@@ -199,6 +199,10 @@ pub struct RunResult {
     pub max_rss_kb: Option<u64>,
     /// The run was stopped because the whole grading run was cancelled.
     pub cancelled: bool,
+    /// The sandbox did not start the candidate, for a reason of its own
+    /// (not a limit): a start that raced the machine (a mount appearing
+    /// while bubblewrap binds the system) passes when tried again.
+    pub unstarted: bool,
 }
 
 impl RunResult {
@@ -214,6 +218,7 @@ impl RunResult {
             cpu: None,
             max_rss_kb: None,
             cancelled: false,
+            unstarted: false,
         }
     }
 }

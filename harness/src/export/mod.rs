@@ -176,7 +176,10 @@ pub fn pretty_json(value: &impl serde::Serialize) -> anyhow::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same folder.
+/// Writes `bytes` to `path` through a temporary file in the same folder,
+/// readable by its owner alone (rw-------): what a run writes holds
+/// students' verdicts and answers, and no case run as another user may
+/// read it.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     use std::io::Write;
     let dir = path
@@ -188,13 +191,11 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
         .with_context(|| format!("cannot write in {}", dir.display()))?;
     tmp.write_all(bytes)
         .with_context(|| format!("cannot write {}", path.display()))?;
-    // A report is for reading: rw-r--r-- like any file made here (the
-    // temporary file would keep rw-------).
     {
         use std::os::unix::fs::PermissionsExt;
         let _ = tmp
             .as_file()
-            .set_permissions(std::fs::Permissions::from_mode(0o644));
+            .set_permissions(std::fs::Permissions::from_mode(0o600));
     }
     tmp.persist(path)
         .with_context(|| format!("cannot replace {}", path.display()))?;

@@ -46,11 +46,25 @@ fn output_path(dir: &Path, candidate: &str, suite: &str, case: &str) -> PathBuf 
     p
 }
 
+/// Keeps `run`'s outputs for `row` under `dir`: folders 0700, files 0600
+/// (what a student printed is the TA's to read, no other student's).
 pub(super) fn keep(dir: &Path, row: &Row, run: &RunResult) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
     let (out, err) = output_files(dir, &row.candidate, &row.suite, &row.case);
     if let Some(parent) = out.parent() {
-        std::fs::create_dir_all(parent)?;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(parent)?;
     }
-    std::fs::write(out, &run.stdout.bytes)?;
-    std::fs::write(err, &run.stderr.bytes)
+    for (path, bytes) in [(out, &run.stdout.bytes), (err, &run.stderr.bytes)] {
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(path)?;
+        std::io::Write::write_all(&mut file, bytes)?;
+    }
+    Ok(())
 }

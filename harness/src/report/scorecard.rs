@@ -144,13 +144,18 @@ impl Scorecard {
         }
         // One run at a time on a scorecard: locked before anything in it is
         // touched (two runs would interleave their rows).
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(path)
-            .with_context(|| format!("cannot open scorecard {}", path.display()))?;
+        let file = {
+            use std::os::unix::fs::OpenOptionsExt;
+            OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .mode(0o600)
+                .open(path)
+                .with_context(|| format!("cannot open scorecard {}", path.display()))?
+        };
+        private(&file);
         lock(&file, path)?;
         let mut kept = Kept {
             rows: rows.then(Vec::new),
@@ -224,6 +229,7 @@ impl Scorecard {
             .write(true)
             .open(path)
             .with_context(|| format!("cannot open scorecard {}", path.display()))?;
+        private(&file);
         lock(&file, path)?;
         let kept: Vec<Row> = read_rows(path, None)?
             .into_iter()
@@ -274,6 +280,14 @@ impl Sink for Scorecard {
             _ => Ok(()),
         }
     }
+}
+
+/// The scorecard readable by its owner alone (rw-------), whatever mode an
+/// earlier run or a copy left it: its rows are students' verdicts. (Best
+/// effort: a file system without modes keeps what it has.)
+fn private(file: &File) {
+    use std::os::unix::fs::PermissionsExt;
+    let _ = file.set_permissions(std::fs::Permissions::from_mode(0o600));
 }
 
 /// Takes the scorecard for this run, or says another run has it.

@@ -26,3 +26,4 @@ mod support;
 mod tamper;
 mod terminal;
 mod toy;
+mod trusted;

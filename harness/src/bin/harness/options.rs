@@ -84,15 +84,8 @@ pub fn grade(args: &GradeArgs) -> anyhow::Result<Grade> {
         bail!("--jobs {j} is over the maximum of {MAX_JOBS}");
     }
     let suites = suites(&args, &cwd)?;
-    // Out of every case's sight: the suites (a case sees its own copies)
-    // and the class's submissions.
-    isolation.hide = suites
-        .iter()
-        .chain(&args.submissions)
-        .chain(&args.submission)
-        .cloned()
-        .collect();
     let candidate = candidate(&args, &cwd)?;
+    let keep_output = out_of_sight(&args, &cwd, &suites, &mut isolation)?;
     let store = store(&args, &cwd, &mut isolation)?;
     let jobs = args
         .jobs
@@ -120,7 +113,7 @@ pub fn grade(args: &GradeArgs) -> anyhow::Result<Grade> {
             limits,
             allow_outside_suite: args.allow_outside_suite,
             max_puzzle_size: args.max_puzzle_size.as_u64(),
-            keep_output: args.keep_output.as_ref().map(|d| cwd.join(d)),
+            keep_output,
             isolation,
             load: LoadOptions {
                 best_moves_states: args.best_moves_states,
@@ -131,6 +124,66 @@ pub fn grade(args: &GradeArgs) -> anyhow::Result<Grade> {
         },
         candidate,
     })
+}
+
+/// Out of every case's sight: the suites (a case sees its own copies),
+/// the class's submissions, and what the run writes: its files (the
+/// scorecard, summary, exports, platforms' results) as `outputs`, and the
+/// folder of kept outputs (`--keep-output`, returned), made here and
+/// closed (0700), as a place to hide.
+fn out_of_sight(
+    args: &GradeArgs,
+    cwd: &std::path::Path,
+    suites: &[PathBuf],
+    isolation: &mut Isolation,
+) -> anyhow::Result<Option<PathBuf>> {
+    isolation.hide = suites
+        .iter()
+        .chain(&args.submissions)
+        .chain(&args.submission)
+        .cloned()
+        .collect();
+    let mut files: Vec<PathBuf> = vec![args.scorecard.clone()];
+    for export in &args.exports {
+        let (format, path) =
+            harness::export::parse_target(export, &harness::export::format_names())?;
+        // Gradescope's folder of results (`DIR/<id>/results.json`): the
+        // folder.
+        let folder = format == "gradescope" && path.extension().is_none_or(|e| e != "json");
+        files.push(if folder {
+            path.join("results.json")
+        } else {
+            path
+        });
+    }
+    files.extend(args.summary.iter().cloned());
+    files.extend(args.autolab.iter().chain(&args.prairielearn).cloned());
+    for results in &args.results {
+        files.push(harness::class::outputs::Results::parse(results)?.path);
+    }
+    isolation.outputs = files.iter().map(|f| cwd.join(f)).collect();
+    // An earlier run's (or a copy's) readable by others: closed now, not
+    // only when this run rewrites it (best effort: a file of another
+    // user's stays as it is).
+    for file in &isolation.outputs {
+        if std::fs::symlink_metadata(file).is_ok_and(|m| m.is_file()) {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o600));
+        }
+    }
+    let Some(dir) = &args.keep_output else {
+        return Ok(None);
+    };
+    let dir = cwd.join(dir);
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .create(&dir)
+        .with_context(|| format!("--keep-output: cannot make {}", dir.display()))?;
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))
+        .with_context(|| format!("--keep-output: cannot close {} (0700)", dir.display()))?;
+    isolation.hide.push(dir.clone());
+    Ok(Some(dir))
 }
 
 /// The result store (`--store`), hidden from every case: the harness's
@@ -301,6 +354,7 @@ pub fn isolation(args: &IsolationArgs, jobs: Option<NonZeroUsize>) -> anyhow::Re
         slots: jobs
             .map(usize::from)
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)),
+        slots_asked: jobs.is_some(),
         cgroups: args.cgroups == OnOff::On,
         memory_limit: args.memory_limit.as_u64(),
         pids_limit: args.pids_limit,
@@ -314,6 +368,7 @@ pub fn isolation(args: &IsolationArgs, jobs: Option<NonZeroUsize>) -> anyhow::Re
         env,
         network: args.network,
         hide: Vec::new(),
+        outputs: Vec::new(),
     })
 }
 

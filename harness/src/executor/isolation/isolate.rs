@@ -58,6 +58,9 @@ pub struct Isolation {
     pub uid_base: Option<u32>,
     /// Job slots: the uids a run claims.
     pub slots: usize,
+    /// Whether the slots were asked for (`--jobs`), not the machine's
+    /// cores.
+    pub slots_asked: bool,
     /// Whether to put each case in a cgroup when one can be made.
     pub cgroups: bool,
     /// Memory of a case's whole process tree, in bytes.
@@ -74,8 +77,13 @@ pub struct Isolation {
     /// its own, or, under Landlock alone, no socket but a Unix one).
     pub network: bool,
     /// Folders no case may see (the suites, a class's submissions, a
-    /// contest's entries): each is an empty private folder in a case's view.
+    /// contest's entries, the course's folder, the kept outputs and the
+    /// result store): each is an empty private folder in a case's view.
     pub hide: Vec<PathBuf>,
+    /// Files the run writes (its scorecard, summary, exports, results),
+    /// there or not yet: out of every case's sight (see
+    /// `sandbox::view`).
+    pub outputs: Vec<PathBuf>,
 }
 
 impl Default for Isolation {
@@ -85,6 +93,7 @@ impl Default for Isolation {
             run_as: RunAs::Auto,
             uid_base: None,
             slots: 1,
+            slots_asked: false,
             cgroups: true,
             memory_limit: 2 << 30,
             pids_limit: 256,
@@ -93,6 +102,7 @@ impl Default for Isolation {
             env: Vec::new(),
             network: false,
             hide: Vec::new(),
+            outputs: Vec::new(),
         }
     }
 }
@@ -178,6 +188,32 @@ pub fn environment(scratch: &Path, extra: &[(OsString, OsString)]) -> Vec<(OsStr
         env.push((k.clone(), v.clone()));
     }
     env
+}
+
+/// Whether cases must run one at a time: under Landlock as an ordinary
+/// user without cgroups, every case's processes count against the user's
+/// one process budget (RLIMIT_NPROC), so a fork bomb would fail its
+/// neighbours' forks. More than one job asked for (`--jobs`) is refused,
+/// saying why; the machine's count is brought to one, and `level` says so.
+pub(in crate::executor) fn one_at_a_time(
+    isolation: &Isolation,
+    level: &mut Level,
+    cgroups: bool,
+) -> anyhow::Result<bool> {
+    let shared = level.sandbox == Some(Kind::Landlock) && level.uid_base.is_none() && !cgroups;
+    if !shared || isolation.slots <= 1 {
+        return Ok(false);
+    }
+    if isolation.slots_asked {
+        anyhow::bail!(
+            "--jobs {}: under Landlock as an ordinary user, every case's processes count against this user's one process budget (no user or cgroup of a case's own here): one student's fork bomb would fail a neighbour's forks; grade with --jobs 1, or where bubblewrap works, or as root",
+            isolation.slots
+        );
+    }
+    level.missing.push(
+        "more than one case at a time (Landlock as an ordinary user: every case's processes count against this user's one process budget): one case at a time".into(),
+    );
+    Ok(true)
 }
 
 /// Whether this process runs as root.

@@ -125,6 +125,7 @@ impl Isolated {
             ),
         };
         let case_nproc = nproc.filter(|_| bwrap).map(|_| isolation.pids_limit);
+        let one_at_a_time = isolate::one_at_a_time(isolation, &mut level, cgroups.is_some())?;
         let cores = match crate::executor::cgroup::cpus::share(
             &crate::executor::cgroup::cpus::allowed(),
             isolation.slots,
@@ -151,7 +152,7 @@ impl Isolated {
             }
         };
         let run_dir = Arc::new(
-            RunDir::new(&scratch_place(&cgroups).base())
+            RunDir::new(&ScratchPlace::with(cgroups.is_some()).base())
                 .or_else(|_| RunDir::new(&std::env::temp_dir()))?,
         );
         // Makes scratch folders ahead, off the cases' path.
@@ -173,7 +174,12 @@ impl Isolated {
         // beside it) stay in every case's sight, one by one, never the
         // rest of its folder (a build's caches).
         let own = view::programs_beside(exe, &mut roots);
-        let slots = isolation.slots.max(1);
+        // (One slot for every worker: cases run one at a time.)
+        let slots = if one_at_a_time {
+            1
+        } else {
+            isolation.slots.max(1)
+        };
         Ok(Self {
             sandbox: level
                 .sandbox
@@ -322,10 +328,12 @@ impl Isolated {
         let (failure, failure_end) = slot.failure.as_ref().expect("made above");
         // (Nothing an earlier case's sandbox left there is this one's.)
         super::slot::failure_said(failure);
+        let slot_dir = self.run_dir.slot_dir(spec.slot);
         let place = sandbox.as_ref().map(|(_, view)| sandbox::Case {
             slot: spec.slot,
             view,
             cwd: workdir,
+            scratch: (case.scratch.path(), &slot_dir),
             cgroups: (self.cgroups.as_ref().zip(case.cgroup.as_ref()))
                 .map_or_else(Vec::new, |(all, c)| all.view(c, spec.slot)),
             cgroups_shared: case.cgroup.as_ref().is_some_and(CaseCgroup::is_shared),
@@ -440,7 +448,12 @@ impl Isolated {
             offline: entered.offline,
             wrap: entered.wrap.clone(),
             hand: entered.handed(),
-            landlock: entered.landlock,
+            landlock: entered
+                .landlock
+                .iter()
+                .copied()
+                .chain(entered.landlock_own.as_ref().map(AsRawFd::as_raw_fd))
+                .collect(),
             no_new_privs: entered.wrap.is_empty(),
         }
     }
@@ -549,7 +562,8 @@ impl Isolated {
             by_key.insert(key, Arc::clone(&v));
             return v;
         }
-        let planned = View::plan(&self.roots, &needs, self.isolation.memory_limit);
+        let (outputs, size) = (&self.isolation.outputs, self.isolation.memory_limit);
+        let planned = View::plan(&self.roots, outputs, &needs, size);
         let v = match distinct.get_key_value(&planned) {
             Some((same, ())) => Arc::clone(same),
             None => {
@@ -565,7 +579,7 @@ impl Isolated {
 
     /// Where its scratch folders live.
     pub(in crate::executor) fn scratch_place(&self) -> ScratchPlace {
-        scratch_place(&self.cgroups)
+        ScratchPlace::with(self.cgroups.is_some())
     }
 
     /// Stops what the sandbox keeps running (each slot's keeper).
@@ -573,14 +587,6 @@ impl Isolated {
         if let Some(s) = &self.sandbox {
             s.stop();
         }
-    }
-}
-
-/// Where scratch folders live with `cgroups`.
-pub(in crate::executor) fn scratch_place(cgroups: &Option<Cgroups>) -> ScratchPlace {
-    match cgroups {
-        Some(_) => ScratchPlace::Charged,
-        None => ScratchPlace::Temporary,
     }
 }
 

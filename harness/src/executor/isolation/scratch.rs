@@ -6,6 +6,13 @@
 //! Where the case runs as a slot's own user, a copy is a hard link to a
 //! read-only file of the harness's (a shelf of the slot's): written once per slot,
 //! not once per case.
+//!
+//! Where cases run as the slot's own user, folders are made ahead (the
+//! harness's, closed, until given): no case can reach them. Where they run
+//! as the harness's user (an ordinary user's bubblewrap or Landlock), a
+//! folder is made when its case starts, under a name no one could guess,
+//! and fails where anything is there already: nothing an earlier case
+//! left can be in it, and a copy is never written through a link.
 
 use std::path::{Path, PathBuf};
 
@@ -49,6 +56,15 @@ pub enum ScratchPlace {
 }
 
 impl ScratchPlace {
+    /// The place where every case has a memory cgroup (`charged`), or not.
+    pub fn with(charged: bool) -> Self {
+        if charged {
+            Self::Charged
+        } else {
+            Self::Temporary
+        }
+    }
+
     /// The folder: `$PUZZLEGRADE_SCRATCH` when set, else the place's own.
     pub fn base(self) -> PathBuf {
         if let Some(dir) = std::env::var_os("PUZZLEGRADE_SCRATCH") {
@@ -66,9 +82,10 @@ impl RunDir {
     /// A fresh folder under `base`.
     pub fn new(base: &Path) -> std::io::Result<Self> {
         use std::os::unix::fs::PermissionsExt;
+        // (Its real path: a view names its folders as they resolve.)
         let dir = tempfile::Builder::new()
             .prefix("puzzlegrade-run-")
-            .tempdir_in(base)?;
+            .tempdir_in(base.canonicalize()?)?;
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o711))?;
         let trash = dir.path().join(TRASH);
         std::fs::create_dir(&trash)?;
@@ -134,6 +151,11 @@ impl RunDir {
         slot: usize,
         owner: Option<(u32, u32)>,
     ) -> std::io::Result<(Scratch, bool)> {
+        if owner.is_none_or(|(uid, _)| uid == self.me.0) {
+            // The case's user is the harness's: a folder made ahead would
+            // be within an earlier case's reach.
+            return Ok((self.fresh(slot, owner)?, false));
+        }
         {
             let mut ready = self.ready.lock().unwrap_or_else(|p| p.into_inner());
             if let Some(at) = ready.iter().position(|(s, _)| *s == slot) {
@@ -221,9 +243,42 @@ impl RunDir {
         }
     }
 
+    /// A new scratch folder in job slot `slot`'s folder, made now under a
+    /// name of random letters (`mkdir` fails on anything there, and
+    /// another name is tried), 0700.
+    fn fresh(&self, slot: usize, owner: Option<(u32, u32)>) -> std::io::Result<Scratch> {
+        let dir = self.slot_folder(slot)?;
+        let path = tempfile::Builder::new()
+            .prefix("case-")
+            .rand_bytes(12)
+            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
+            .tempdir_in(&dir)?
+            .keep();
+        Ok(Scratch {
+            path,
+            owner,
+            placed: Vec::new(),
+        })
+    }
+
     /// A new, empty scratch folder in job slot `slot`'s folder (made first
     /// where there is none): the harness's, 0700, until it is given.
     fn make(&self, slot: usize) -> std::io::Result<Scratch> {
+        use std::os::unix::fs::DirBuilderExt;
+        let dir = self.slot_folder(slot)?;
+        let n = self.made.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = dir.join(format!("case-{n}"));
+        // (The umask takes bits away, never adds them.)
+        std::fs::DirBuilder::new().mode(0o700).create(&path)?;
+        Ok(Scratch {
+            path,
+            owner: None,
+            placed: Vec::new(),
+        })
+    }
+
+    /// Job slot `slot`'s folder, made (0711, the harness's) where it is not.
+    fn slot_folder(&self, slot: usize) -> std::io::Result<PathBuf> {
         use std::os::unix::fs::DirBuilderExt;
         let dir = self.slot_dir(slot);
         {
@@ -237,15 +292,7 @@ impl RunDir {
                 std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o711))?;
             }
         }
-        let n = self.made.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let path = dir.join(format!("case-{n}"));
-        // (The umask takes bits away, never adds them.)
-        std::fs::DirBuilder::new().mode(0o700).create(&path)?;
-        Ok(Scratch {
-            path,
-            owner: None,
-            placed: Vec::new(),
-        })
+        Ok(dir)
     }
 }
 
@@ -329,7 +376,17 @@ impl Scratch {
             path: file.to_owned(),
             error,
         };
-        let mut copy = std::fs::File::create(target).map_err(copy_in)?;
+        // A new file, never one that is there, never through a link.
+        let mut copy = {
+            use std::os::unix::fs::OpenOptionsExt;
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .custom_flags(libc::O_NOFOLLOW)
+                .mode(0o600)
+                .open(target)
+                .map_err(copy_in)?
+        };
         std::io::Write::write_all(&mut copy, bytes).map_err(copy_in)?;
         if let Some((uid, gid)) = self.owner {
             std::os::unix::fs::fchown(&copy, Some(uid), Some(gid)).map_err(|error| {
@@ -364,174 +421,5 @@ impl Drop for Scratch {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A finished case's folder leaves the candidates' reach before the
-    /// janitor removes it: the next case on the slot runs as the same user.
-    #[test]
-    fn a_retired_scratch_folder_is_out_of_reach_at_once() {
-        use std::os::unix::fs::{MetadataExt, PermissionsExt};
-        let run = RunDir::new(&std::env::temp_dir()).unwrap();
-        let me = rustix::process::geteuid().as_raw();
-        // Candidates running as the harness's user: moved out of reach.
-        let (scratch, _) = run.scratch(0, None).unwrap();
-        std::fs::write(scratch.path().join("answer"), "secret").unwrap();
-        let old = scratch.path().to_owned();
-        let retired = run.retire(scratch);
-        assert!(!old.exists(), "the case's path is gone at once");
-        assert_eq!(retired.path(), run.path().join(TRASH).join("case-0"));
-        let trash = std::fs::metadata(run.path().join(TRASH)).unwrap();
-        assert_eq!(trash.permissions().mode() & 0o777, 0o700);
-        assert_eq!(trash.uid(), me, "the harness's own folder");
-        assert!(retired.path().join("answer").exists());
-        let path = retired.path().to_owned();
-        drop(retired);
-        assert!(!path.exists(), "and removed when dropped");
-        // A slot's user's (as root): given back to the harness, closed.
-        if me == 0 {
-            let slot_user = (4_000_001, 4_000_001);
-            let (scratch, _) = run.scratch(1, Some(slot_user)).unwrap();
-            let meta = std::fs::metadata(scratch.path()).unwrap();
-            assert_eq!((meta.uid(), meta.gid()), slot_user);
-            let retired = run.retire(scratch);
-            let meta = std::fs::metadata(retired.path()).unwrap();
-            assert_eq!(meta.uid(), 0, "the harness's again");
-            assert_eq!(meta.permissions().mode() & 0o777, 0o700, "closed");
-        }
-    }
-
-    #[test]
-    fn copies_keep_names_and_refuse_odd_files() {
-        let run = RunDir::new(&std::env::temp_dir()).unwrap();
-        let (mut scratch, _) = run.scratch(0, None).unwrap();
-        let src = tempfile::tempdir().unwrap();
-        let (a, b) = (src.path().join("x/t"), src.path().join("y/t"));
-        std::fs::create_dir_all(a.parent().unwrap()).unwrap();
-        std::fs::create_dir_all(b.parent().unwrap()).unwrap();
-        std::fs::write(&a, "A").unwrap();
-        std::fs::write(&b, "B").unwrap();
-        let copies = scratch.copy_in(&[a.clone(), b.clone()], None, 10).unwrap();
-        assert_eq!(copies[0], scratch.path().join("t"));
-        assert_eq!(copies[1], scratch.path().join("1-t"));
-        assert_eq!(std::fs::read(&copies[1]).unwrap(), b"B");
-        // The bytes the harness loaded win over the file as it is now.
-        let loaded = vec![b"a".to_vec(), b"b".to_vec()];
-        let copies = scratch.copy_in(&[a, b], Some(&loaded), 10).unwrap();
-        assert_eq!(std::fs::read(&copies[0]).unwrap(), b"a");
-        let err = scratch
-            .copy_in(&[PathBuf::from("/dev/zero")], None, 10)
-            .unwrap_err();
-        assert!(err.to_string().contains("not a regular file"), "{err}");
-        let path = scratch.path().to_owned();
-        drop(scratch);
-        assert!(!path.exists(), "a scratch folder goes with its case");
-    }
-
-    /// Folders are made ahead for a slot that has had a case, then taken
-    /// without a folder made on the case's path; each is new.
-    #[test]
-    fn scratch_folders_are_made_ahead_for_a_slots_next_cases() {
-        let run = RunDir::new(&std::env::temp_dir()).unwrap();
-        let (first, low) = run.scratch(1, None).unwrap();
-        assert!(low, "nothing was made ahead");
-        run.make_ahead();
-        let ahead = std::fs::read_dir(run.slot_dir(1)).unwrap().count();
-        assert_eq!(ahead, 1 + RunDir::AHEAD);
-        use std::os::unix::fs::{MetadataExt, PermissionsExt};
-        for e in std::fs::read_dir(run.slot_dir(1)).unwrap().flatten() {
-            let m = e.metadata().unwrap();
-            assert_eq!(m.permissions().mode() & 0o777, 0o700, "closed until given");
-            if e.path() != first.path() {
-                assert_eq!(
-                    m.uid(),
-                    rustix::process::geteuid().as_raw(),
-                    "the harness's"
-                );
-            }
-        }
-        let (next, low) = run.scratch(1, None).unwrap();
-        assert!(!low);
-        assert_ne!(next.path(), first.path());
-        assert_eq!(std::fs::read_dir(next.path()).unwrap().count(), 0);
-        assert_eq!(
-            std::fs::read_dir(run.slot_dir(1)).unwrap().count(),
-            1 + RunDir::AHEAD,
-            "taken, not made"
-        );
-        let (other, _) = run.scratch(2, None).unwrap();
-        assert!(
-            other.path().starts_with(run.slot_dir(2)),
-            "another slot's own"
-        );
-    }
-
-    /// As root, a case run as its slot's user gets each puzzle file as a
-    /// hard link to the slot's read-only copy: written once, the same
-    /// file for the slot's next case, which the slot's user can read but
-    /// not write; other bytes under the same path are a new copy; another
-    /// slot has its own.
-    #[test]
-    fn a_slots_cases_share_one_read_only_copy_of_a_puzzle() {
-        use std::os::unix::fs::{MetadataExt, PermissionsExt};
-        use std::os::unix::process::CommandExt;
-        if !rustix::process::geteuid().is_root() {
-            eprintln!("note: skipping: not root (the copies are links only for a slot's user)");
-            return;
-        }
-        let run = RunDir::new(&std::env::temp_dir()).unwrap();
-        let src = tempfile::tempdir().unwrap();
-        let puzzle = src.path().join("p.txt");
-        std::fs::write(&puzzle, "on disk").unwrap();
-        let user = (4_000_002, 4_000_002);
-        let copy = |slot: usize, bytes: &[u8]| {
-            let (mut s, _) = run.scratch(slot, Some(user)).unwrap();
-            let c = run
-                .copy_in(
-                    &mut s,
-                    slot,
-                    std::slice::from_ref(&puzzle),
-                    Some(&[bytes.to_vec()]),
-                    10,
-                )
-                .unwrap();
-            let meta = std::fs::metadata(&c[0]).unwrap();
-            assert_eq!(c[0], s.path().join("p.txt"), "named as the puzzle");
-            assert_eq!(std::fs::read(&c[0]).unwrap(), bytes);
-            (s, c[0].clone(), meta)
-        };
-        let (_first, path, a) = copy(0, b"loaded");
-        let (_second, _, b) = copy(0, b"loaded");
-        assert_eq!(a.ino(), b.ino(), "one file, linked twice");
-        assert_eq!(
-            (a.uid(), a.mode() & 0o7777),
-            (0, 0o444),
-            "the harness's, read-only"
-        );
-        let wrote = std::process::Command::new("sh")
-            .args(["-c", &format!("echo x > {}", path.display())])
-            .uid(user.0)
-            .gid(user.1)
-            .status()
-            .unwrap();
-        assert!(!wrote.success(), "the slot's user cannot write it");
-        let (_third, _, c) = copy(0, b"changed");
-        assert_ne!(c.ino(), a.ino(), "other bytes, another copy");
-        let (_other, _, d) = copy(1, b"loaded");
-        assert_ne!(d.ino(), a.ino(), "another slot's own");
-        // Without a user of its own, a case gets a copy of its own.
-        let (mut s, _) = run.scratch(2, None).unwrap();
-        let c = run
-            .copy_in(
-                &mut s,
-                2,
-                std::slice::from_ref(&puzzle),
-                Some(&[b"x".to_vec()]),
-                10,
-            )
-            .unwrap();
-        let meta = std::fs::metadata(&c[0]).unwrap();
-        assert_eq!(meta.nlink(), 1);
-        assert_ne!(meta.permissions().mode() & 0o200, 0, "its own, writable");
-    }
-}
+#[path = "scratch_tests.rs"]
+mod tests;

@@ -64,13 +64,19 @@ pub(in crate::executor) fn transient(result: &crate::executor::RunResult) -> boo
 /// failure to start for a moment's want (a neighbour's fork bomb, a
 /// moment's memory pressure) and the run goes on; only where the case's
 /// budgets are `shared` with others (no cgroup of its own: a limit of its
-/// own it went over would be over it again).
+/// own it went over would be over it again). A sandbox that did not start
+/// the candidate for a reason of its own (`unstarted`: bubblewrap's bind
+/// raced a mount) is tried once more first, wherever it runs.
 pub(in crate::executor) fn with_retries(
     cancel: &crate::cancel::Cancel,
     shared: bool,
     mut run: impl FnMut() -> crate::executor::RunResult,
 ) -> crate::executor::RunResult {
     let mut result = run();
+    if result.unstarted && !result.cancelled && !cancel.is_requested() {
+        std::thread::sleep(RETRY_WAITS[0]);
+        result = run();
+    }
     for wait in RETRY_WAITS.into_iter().filter(|_| shared) {
         if !transient(&result) || cancel.is_requested() {
             break;
@@ -135,5 +141,26 @@ mod tests {
             }
         });
         assert_eq!((tries, end.ending), (3, Ending::Exited(0)));
+        // A sandbox's own start failure: once more, even with budgets of
+        // its own; then it stands.
+        let unstarted = || {
+            let mut r = failed(
+                "the sandbox (bwrap) did not start the candidate: bwrap: Can't bind mount /oldroot/ on /newroot/",
+            );
+            r.unstarted = true;
+            r
+        };
+        for (fails, want_tries, want) in [(1, 2, Ending::Exited(0)), (5, 2, unstarted().ending)] {
+            let mut tries = 0;
+            let end = with_retries(&cancel, false, || {
+                tries += 1;
+                if tries <= fails {
+                    unstarted()
+                } else {
+                    RunResult::ended(Ending::Exited(0), std::time::Duration::ZERO)
+                }
+            });
+            assert_eq!((tries, end.ending), (want_tries, want));
+        }
     }
 }

@@ -9,8 +9,13 @@
 //! writing another process's memory, mounts, and namespaces (`unshare`,
 //! `setns`, a `clone` asking for one); `clone3`, whose flags a filter
 //! cannot see, answers ENOSYS, so the C library falls back to `clone`.
-//! Where a case has no network of its own (`offline`), a socket of any
-//! family but Unix is refused too. Everything else is allowed:
+//! An `AF_VSOCK` socket is refused everywhere (vsock ignores network
+//! namespaces: it reaches the host and its other guests). Where a case has
+//! no network of its own (`offline`), a socket of any family but Unix is
+//! refused too. Where it has no IPC namespace of its own (Landlock's tier,
+//! or no sandbox: `shared_ipc`), System V IPC (shared memory, semaphores,
+//! message queues) and POSIX message queues are refused: their objects
+//! would be every case's, and outlive it. Everything else is allowed:
 //! interpreters, the JVM and valgrind run as ever.
 //!
 //! The program is written here, one classic BPF program of some sixty
@@ -22,13 +27,23 @@
 
 use std::sync::OnceLock;
 
-/// The filter's program, made once (`None`: not on this architecture;
-/// the case then runs without it). `offline`: no socket but a Unix one.
-pub(in crate::executor) fn program(offline: bool) -> Option<&'static [libc::sock_filter]> {
-    static ONLINE: OnceLock<Option<Vec<libc::sock_filter>>> = OnceLock::new();
-    static OFFLINE: OnceLock<Option<Vec<libc::sock_filter>>> = OnceLock::new();
-    let cell = if offline { &OFFLINE } else { &ONLINE };
-    cell.get_or_init(|| make(offline)).as_deref()
+/// What a case's filter refuses beyond the calls every case's refuses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(in crate::executor) struct Rules {
+    /// No network of its own: no socket but a Unix one.
+    pub offline: bool,
+    /// No IPC namespace of its own: no System V IPC, no POSIX message
+    /// queue.
+    pub shared_ipc: bool,
+}
+
+/// The filter's program, made once for each kind of case (`None`: not on
+/// this architecture; the case then runs without it).
+pub(in crate::executor) fn program(rules: Rules) -> Option<&'static [libc::sock_filter]> {
+    type Cell = OnceLock<Option<Vec<libc::sock_filter>>>;
+    static CELLS: [Cell; 4] = [const { OnceLock::new() }; 4];
+    let cell = &CELLS[usize::from(rules.offline) * 2 + usize::from(rules.shared_ipc)];
+    cell.get_or_init(|| make(rules)).as_deref()
 }
 
 /// A program as bubblewrap reads it (`--add-seccomp-fd`): its
@@ -77,6 +92,28 @@ const REFUSED: [libc::c_long; 27] = [
     libc::SYS_finit_module,
 ];
 
+/// The calls refused where a case shares the IPC namespace: System V
+/// IPC and POSIX message queues.
+const IPC: [libc::c_long; 17] = [
+    libc::SYS_shmget,
+    libc::SYS_shmat,
+    libc::SYS_shmctl,
+    libc::SYS_shmdt,
+    libc::SYS_semget,
+    libc::SYS_semop,
+    libc::SYS_semctl,
+    libc::SYS_semtimedop,
+    libc::SYS_msgget,
+    libc::SYS_msgsnd,
+    libc::SYS_msgrcv,
+    libc::SYS_msgctl,
+    libc::SYS_mq_open,
+    libc::SYS_mq_unlink,
+    libc::SYS_mq_timedsend,
+    libc::SYS_mq_timedreceive,
+    libc::SYS_mq_notify,
+];
+
 /// `clone`'s flags that make a namespace.
 const NAMESPACES: libc::c_int = libc::CLONE_NEWNS
     | libc::CLONE_NEWUSER
@@ -123,7 +160,7 @@ fn jump(code: u32, k: u32, jt: u8, jf: u8) -> libc::sock_filter {
     }
 }
 
-fn make(offline: bool) -> Option<Vec<libc::sock_filter>> {
+fn make(rules: Rules) -> Option<Vec<libc::sock_filter>> {
     use libc::{BPF_ABS, BPF_JEQ, BPF_JGE, BPF_JMP, BPF_JSET, BPF_K, BPF_LD, BPF_RET, BPF_W};
     let (arch, other_table) = ARCH?;
     let load = |at: u32| stmt(BPF_LD | BPF_W | BPF_ABS, at);
@@ -142,7 +179,8 @@ fn make(offline: bool) -> Option<Vec<libc::sock_filter>> {
     if other_table != 0 {
         p.extend([jump(BPF_JMP | BPF_JGE | BPF_K, other_table, 0, 1), refuse]);
     }
-    for call in REFUSED {
+    let ipc: &[libc::c_long] = if rules.shared_ipc { &IPC } else { &[] };
+    for &call in REFUSED.iter().chain(ipc) {
         p.extend([jump(BPF_JMP | BPF_JEQ | BPF_K, nr(call), 0, 1), refuse]);
     }
     p.extend([
@@ -154,17 +192,22 @@ fn make(offline: bool) -> Option<Vec<libc::sock_filter>> {
         refuse,
         allow,
     ]);
-    if offline {
-        // (The accumulator still holds the call's number here.)
-        let last = p.pop().expect("allow, pushed above");
-        p.extend([
-            jump(BPF_JMP | BPF_JEQ | BPF_K, nr(libc::SYS_socket), 0, 3),
-            load(ARG0),
-            jump(BPF_JMP | BPF_JEQ | BPF_K, libc::AF_UNIX as u32, 1, 0),
-            refuse,
-            last,
-        ]);
-    }
+    // (The accumulator still holds the call's number here.)
+    let last = p.pop().expect("allow, pushed above");
+    let family = if rules.offline {
+        // Unix alone.
+        jump(BPF_JMP | BPF_JEQ | BPF_K, libc::AF_UNIX as u32, 1, 0)
+    } else {
+        // Anything but vsock.
+        jump(BPF_JMP | BPF_JEQ | BPF_K, libc::AF_VSOCK as u32, 0, 1)
+    };
+    p.extend([
+        jump(BPF_JMP | BPF_JEQ | BPF_K, nr(libc::SYS_socket), 0, 3),
+        load(ARG0),
+        family,
+        refuse,
+        last,
+    ]);
     Some(p)
 }
 
@@ -223,8 +266,8 @@ pub(super) fn install(program: &libc::sock_fprog) -> Result<(), i32> {
 mod tests {
     /// Each call's answer under the filter, in a child process (the
     /// filter stays there): 0 where it went through to the kernel.
-    fn answers(offline: bool, calls: &[(libc::c_long, [libc::c_long; 2])]) -> Vec<i32> {
-        let program = super::program(offline).expect("a filter for this architecture");
+    fn answers(rules: super::Rules, calls: &[(libc::c_long, [libc::c_long; 2])]) -> Vec<i32> {
+        let program = super::program(rules).expect("a filter for this architecture");
         let (r, w) = std::io::pipe().unwrap();
         // SAFETY: the child makes system calls only, then `_exit`s.
         #[allow(unsafe_code)]
@@ -284,18 +327,33 @@ mod tests {
             (libc::SYS_clone, [libc::CLONE_NEWUSER as libc::c_long, 0]),
             sock(libc::AF_UNIX),
             sock(libc::AF_INET),
+            sock(libc::AF_VSOCK),
+            // (A key no object has: ENOENT where the call went through.)
+            (libc::SYS_shmget, [0x7067_0001, 0]),
+            (libc::SYS_msgget, [0x7067_0001, 0]),
+            (libc::SYS_semget, [0x7067_0001, 0]),
         ];
+        let rules = |offline, shared_ipc| super::Rules {
+            offline,
+            shared_ipc,
+        };
         // (getpid and the Unix socket go through; an INET socket too,
-        // online.)
-        let online = answers(false, &calls);
+        // online; vsock never; IPC where the case has a namespace of its
+        // own.)
+        let online = answers(rules(false, false), &calls);
         assert_eq!(
             online[..8],
             [0, EPERM, EPERM, EPERM, EPERM, EPERM, ENOSYS, EPERM]
         );
-        assert_eq!(online[8..], [0, 0]);
-        let offline = answers(true, &calls);
+        let (noent, vsock) = (libc::ENOENT, EPERM);
+        assert_eq!(online[8..], [0, 0, vsock, noent, noent, noent]);
+        let offline = answers(rules(true, false), &calls);
         assert_eq!(offline[..8], online[..8]);
-        assert_eq!(offline[8..], [0, EPERM]);
-        assert_eq!(super::bytes(super::program(false).unwrap()).len() % 8, 0);
+        assert_eq!(offline[8..], [0, EPERM, EPERM, noent, noent, noent]);
+        let shared = answers(rules(false, true), &calls);
+        assert_eq!(shared[..11], online[..11]);
+        assert_eq!(shared[11..], [EPERM, EPERM, EPERM], "System V IPC refused");
+        let program = super::program(rules(true, true)).unwrap();
+        assert_eq!(super::bytes(program).len() % 8, 0);
     }
 }

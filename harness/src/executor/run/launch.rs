@@ -61,7 +61,7 @@ pub struct Launch {
     /// needs its own.
     pub no_new_privs: bool,
     /// A Landlock ruleset to apply, after `no_new_privs` (the sandbox's).
-    pub landlock: Option<RawFd>,
+    pub landlock: Vec<RawFd>,
 }
 
 impl Launch {
@@ -69,6 +69,16 @@ impl Launch {
     /// the sandbox's around them.
     pub fn exec_argv(&self) -> Vec<OsString> {
         self.wrap.iter().chain(&self.argv).cloned().collect()
+    }
+
+    /// What its seccomp filter refuses beyond every case's: sockets but
+    /// Unix ones when offline; IPC but where the native view's namespace
+    /// brings an IPC namespace of the case's own.
+    pub fn rules(&self) -> super::filter::Rules {
+        super::filter::Rules {
+            offline: self.offline,
+            shared_ipc: self.namespace.is_none(),
+        }
     }
 }
 

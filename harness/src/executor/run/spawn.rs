@@ -92,8 +92,9 @@ pub(in crate::executor) struct Plan {
     cgroup_ns: Option<RawFd>,
     user: Option<(u32, u32)>,
     no_new_privs: bool,
-    /// A Landlock ruleset's descriptor (`no_new_privs` set before it).
-    landlock: Option<RawFd>,
+    /// Landlock rulesets' descriptors, applied in order (`no_new_privs`
+    /// set before them): the view's, then the case's own.
+    landlock: Vec<RawFd>,
     /// The seccomp filter, with `no_new_privs` (see `filter`).
     filter: Option<libc::sock_fprog>,
     hand: Vec<RawFd>,
@@ -215,10 +216,9 @@ impl Plan {
             user: launch.user,
             no_new_privs: launch.no_new_privs,
             // Landlock needs `no_new_privs` (or CAP_SYS_ADMIN) first.
-            landlock: launch.landlock.filter(|_| launch.no_new_privs),
-            filter: launch
-                .no_new_privs
-                .then(|| super::filter::program(launch.offline))
+            landlock: launch.landlock.clone(),
+            filter: (launch.no_new_privs)
+                .then(|| super::filter::program(launch.rules()))
                 .flatten()
                 .map(|p| libc::sock_fprog {
                     len: p.len() as u16,
@@ -527,10 +527,10 @@ fn run(child: &Child<'_>) -> (Step, i32) {
         {
             return (Step::Privileges, errno(e));
         }
-        if let Some(fd) = plan.landlock
-            && libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32) != 0
-        {
-            return (Step::Landlock, *libc::__errno_location());
+        for &fd in &plan.landlock {
+            if libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32) != 0 {
+                return (Step::Landlock, *libc::__errno_location());
+            }
         }
         // The last step before the exec: the harness's own calls above
         // (keyctl among them) are done.

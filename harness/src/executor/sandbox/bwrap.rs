@@ -28,6 +28,7 @@ impl Sandbox for Bwrap {
             shim: self.program.exec_words(),
             failure: case.failure,
             nproc: case.nproc,
+            scratch: case.scratch,
         };
         let wrap = words(case.view, case.cwd, &around);
         Ok(Entered {
@@ -39,8 +40,9 @@ impl Sandbox for Bwrap {
     }
 
     fn leave(&self, _: &Case, entered: Entered, result: &mut RunResult, _: bool) {
-        if let Some(why) = failure(entered.reached, result) {
+        if let Some((why, own)) = failure(entered.reached, result) {
             result.ending = Ending::Failed(why);
+            result.unstarted = own;
         }
         if let Ending::Exited(code @ 129..=192) = result.ending {
             // bubblewrap reports a child killed by signal N as 128 + N.
@@ -53,7 +55,8 @@ impl Sandbox for Bwrap {
 /// for bubblewrap to read and install before its exec.
 fn seccomp() -> Result<Vec<std::fs::File>, ExecError> {
     use std::io::{Seek, Write};
-    crate::executor::run::filter::program(false)
+    // (bubblewrap gives the case an IPC namespace of its own.)
+    crate::executor::run::filter::program(Default::default())
         .into_iter()
         .map(|program| {
             let fd =
@@ -84,6 +87,11 @@ struct Around<'a> {
     shim: Vec<OsString>,
     failure: i32,
     nproc: Option<u64>,
+    /// The case's scratch folder, and the slot's folder a view keeps for
+    /// it: only the case's own folder is bound (a case runs as the
+    /// harness's user here, or as its slot's: either way, nothing it
+    /// leaves beside its folder reaches the slot's next case).
+    scratch: (&'a Path, &'a Path),
 }
 
 /// bubblewrap's words before the candidate's: the whole system
@@ -107,11 +115,23 @@ fn words(view: &View, cwd: &Path, around: &Around) -> Vec<OsString> {
                 out.push("--tmpfs".into());
                 out.push(p.into());
             }
+            Step::Keep(p, true) if p == around.scratch.1 => {
+                out.push("--bind".into());
+                out.push(around.scratch.0.into());
+                out.push(around.scratch.0.into());
+            }
             Step::Keep(p, writable) => {
                 out.push(if *writable { "--bind" } else { "--ro-bind" }.into());
                 out.push(p.into());
                 out.push(p.into());
             }
+        }
+    }
+    // The run's outputs beside what the case needs: an empty file over
+    // each that is there as the case starts.
+    for mask in &view.masks {
+        if std::fs::symlink_metadata(mask).is_ok_and(|m| m.is_file()) {
+            out.extend(["--ro-bind".into(), "/dev/null".into(), mask.into()]);
         }
     }
     // Of the cgroups, its own alone, each at its hierarchy's place
@@ -189,13 +209,19 @@ pub(super) fn usable() -> Result<(), ExecError> {
 /// shim never said it `reached` the exec: bubblewrap's last words, or the
 /// limit that killed the sandbox first. bubblewrap exits 1 then, as a
 /// candidate saying "no solution" would: our failure, never the
-/// candidate's verdict.
-fn failure(reached: bool, result: &RunResult) -> Option<String> {
+/// candidate's verdict. Beside it, whether it was bubblewrap's own
+/// failure (its words, not a kill or a limit): worth one more try.
+fn failure(reached: bool, result: &RunResult) -> Option<(String, bool)> {
     if reached || result.cancelled || matches!(result.ending, Ending::Failed(_)) {
         return None;
     }
     let said = String::from_utf8_lossy(&result.stderr.bytes);
     let last = said.lines().rev().find(|l| !l.trim().is_empty());
+    let own = result.limit.is_none()
+        && !matches!(
+            result.ending,
+            Ending::Signaled(_) | Ending::Exited(129..=192)
+        );
     let why = match (result.limit, last) {
         (Some(crate::executor::LimitHit::Memory), _) => {
             "killed at the memory limit before the candidate's exec (the limit is too small for the sandbox)".into()
@@ -212,8 +238,9 @@ fn failure(reached: bool, result: &RunResult) -> Option<String> {
         ),
         (None, None) => format!("bubblewrap {:?}", result.ending),
     };
-    Some(format!(
-        "the sandbox (bwrap) did not start the candidate: {why}"
+    Some((
+        format!("the sandbox (bwrap) did not start the candidate: {why}"),
+        own,
     ))
 }
 
@@ -227,8 +254,10 @@ mod tests {
             steps: vec![
                 Step::Private("/tmp".into()),
                 Step::Keep("/tmp/a b/scratch".into(), true),
+                Step::Keep("/tmp/run/slot-0".into(), true),
             ],
             size: 1 << 20,
+            masks: vec!["/course/rows.csv".into()],
         };
         let around = Around {
             seccomp: vec![8],
@@ -237,6 +266,10 @@ mod tests {
             shim: vec!["/bin/harness-exec".into(), "exec".into()],
             failure: 10,
             nproc: Some(256),
+            scratch: (
+                Path::new("/tmp/run/slot-0/case-x"),
+                Path::new("/tmp/run/slot-0"),
+            ),
         };
         let argv: Vec<String> = words(&view, Path::new("/work/x y"), &around)
             .into_iter()
@@ -260,6 +293,10 @@ mod tests {
                 "--bind",
                 "/tmp/a b/scratch",
                 "/tmp/a b/scratch",
+                // The slot's folder: only the case's own in it.
+                "--bind",
+                "/tmp/run/slot-0/case-x",
+                "/tmp/run/slot-0/case-x",
                 "--size",
                 "4096",
                 "--tmpfs",
@@ -287,11 +324,14 @@ mod tests {
         use crate::executor::LimitHit;
         let mut result = RunResult::ended(Ending::Exited(1), std::time::Duration::ZERO);
         result.stderr = crate::executor::Capture::of(b"bwrap: Can't fork for pid 1: EAGAIN\n");
+        let why = |r: &RunResult| failure(false, r).map(|(why, _)| why);
         assert_eq!(
-            failure(false, &result).as_deref(),
-            Some(
-                "the sandbox (bwrap) did not start the candidate: bwrap: Can't fork for pid 1: EAGAIN"
-            )
+            failure(false, &result),
+            Some((
+                "the sandbox (bwrap) did not start the candidate: bwrap: Can't fork for pid 1: EAGAIN".into(),
+                true
+            )),
+            "bubblewrap's own words: worth one more try"
         );
         assert_eq!(
             failure(true, &result),
@@ -301,17 +341,18 @@ mod tests {
         // Killed for memory before the exec: not the candidate's limit.
         let mut killed = RunResult::ended(Ending::Signaled(9), std::time::Duration::ZERO);
         assert_eq!(
-            failure(false, &killed).as_deref(),
-            Some(
-                "the sandbox (bwrap) did not start the candidate: killed by signal 9 before the candidate's exec (a memory limit too small for the sandbox does this)"
-            )
+            failure(false, &killed),
+            Some((
+                "the sandbox (bwrap) did not start the candidate: killed by signal 9 before the candidate's exec (a memory limit too small for the sandbox does this)".into(),
+                false
+            ))
         );
         // ... or its pid 1 was, which bubblewrap says as exit 128 + 9.
         let passed_on = RunResult::ended(Ending::Exited(137), std::time::Duration::ZERO);
         assert_eq!(failure(false, &passed_on), failure(false, &killed));
         killed.limit = Some(LimitHit::Memory);
         assert_eq!(
-            failure(false, &killed).as_deref(),
+            why(&killed).as_deref(),
             Some(
                 "the sandbox (bwrap) did not start the candidate: killed at the memory limit before the candidate's exec (the limit is too small for the sandbox)"
             )

@@ -16,6 +16,11 @@
 //! - read and run: what the view keeps read-only (the paths the command
 //!   line names).
 //!
+//! A second ruleset, the case's own (made as it starts: a handful of
+//! calls), keeps its writes to its own scratch folder within the slot's
+//! (and to what else the view keeps writable): nothing a case leaves in
+//! the slot's folder can reach the slot's next case.
+//!
 //! Where the kernel has them (ABI 4 and 6), the ruleset also refuses every
 //! TCP bind and connect, and scopes abstract Unix sockets and signals to
 //! the case's own processes: a case reaches neither the grader nor
@@ -64,8 +69,10 @@ impl Sandbox for Landlock {
                 raw
             }
         };
+        drop(rulesets);
         Ok(Entered {
             landlock: Some(fd),
+            landlock_own: Some(writes(case)?),
             // No network of its own: no socket but a Unix one (UDP and
             // the rest, which Landlock does not see).
             offline: !case.network,
@@ -117,6 +124,8 @@ fn ruleset(view: &View, network: bool) -> Result<OwnedFd, ExecError> {
     };
     let read = AccessFs::from_read(FS);
     let all = AccessFs::from_all(FS);
+    // (The run's outputs beside what the case needs too: their folder's
+    // other entries are listed, not the folder.)
     let hidden: Vec<PathBuf> = view
         .steps
         .iter()
@@ -124,6 +133,7 @@ fn ruleset(view: &View, network: bool) -> Result<OwnedFd, ExecError> {
             Step::Private(p) => Some(p.clone()),
             Step::Keep(..) => None,
         })
+        .chain(view.masks.iter().cloned())
         .collect();
     let kept = |writable: bool| {
         view.steps
@@ -146,11 +156,52 @@ fn ruleset(view: &View, network: bool) -> Result<OwnedFd, ExecError> {
         })
         .and_then(Ruleset::create)
         .map_err(failed)?;
+    // A kept folder holding an output: its other entries, not itself.
+    let mut kept_read = Vec::new();
+    for p in kept(false) {
+        if view.masks.iter().any(|m| m.starts_with(&p)) {
+            walk(&p, &view.masks, &mut kept_read);
+        } else {
+            kept_read.push(p);
+        }
+    }
     let created = created
         .add_rules(path_beneath_rules(outside(&hidden), read))
-        .and_then(|r| r.add_rules(path_beneath_rules(kept(false), read)))
+        .and_then(|r| r.add_rules(path_beneath_rules(kept_read, read)))
         .and_then(|r| r.add_rules(path_beneath_rules(kept(true), all)))
         .and_then(|r| r.add_rules(path_beneath_rules(DEVICES, all)))
+        .map_err(failed)?;
+    let fd: Option<OwnedFd> = created.into();
+    fd.ok_or_else(|| ExecError::Unusable {
+        sandbox: "landlock",
+        why: "is not enforced by this kernel".into(),
+    })
+}
+
+/// The case's own ruleset: writes only within its scratch folder, what
+/// else its view keeps writable (but the slot's folder), and the devices.
+fn writes(case: &Case) -> Result<OwnedFd, ExecError> {
+    let failed = |e: landlock::RulesetError| ExecError::System {
+        what: "make the case's own Landlock ruleset".into(),
+        error: std::io::Error::other(e.to_string()),
+    };
+    let write = AccessFs::from_write(FS);
+    let (scratch, slot_dir) = case.scratch;
+    let places: Vec<&Path> = case
+        .view
+        .steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::Keep(p, true) if p != slot_dir => Some(p.as_path()),
+            _ => None,
+        })
+        .chain([scratch])
+        .collect();
+    let created = Ruleset::default()
+        .handle_access(write)
+        .and_then(Ruleset::create)
+        .and_then(|r| r.add_rules(path_beneath_rules(places, write)))
+        .and_then(|r| r.add_rules(path_beneath_rules(DEVICES, write)))
         .map_err(failed)?;
     let fd: Option<OwnedFd> = created.into();
     fd.ok_or_else(|| ExecError::Unusable {

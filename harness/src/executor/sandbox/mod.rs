@@ -98,6 +98,11 @@ pub(super) struct Case<'a> {
     pub view: &'a Arc<View>,
     /// Its working folder.
     pub cwd: &'a Path,
+    /// Its scratch folder, and the job slot's folder that holds it (a
+    /// view keeps the slot's folder writable for every case of the slot:
+    /// where the case runs as the harness's user, only its own scratch
+    /// folder is made writable).
+    pub scratch: (&'a Path, &'a Path),
     /// Its cgroups, as it sees them.
     pub cgroups: Vec<crate::executor::cgroup::Place>,
     /// Whether they are its job slot's, for the slot's next case too.
@@ -130,6 +135,9 @@ pub(super) struct Entered {
     pub pass: Option<RawFd>,
     /// A Landlock ruleset to apply (the sandbox keeps it open).
     pub landlock: Option<RawFd>,
+    /// A second one, the case's own, applied after it (closed with the
+    /// case).
+    pub landlock_own: Option<std::os::fd::OwnedFd>,
     /// A network namespace to enter.
     pub network: Option<RawFd>,
     /// A cgroup namespace and view of the case's own (see `Launch`).

@@ -133,6 +133,8 @@ impl View {
                         OpenTreeFlags::OPEN_TREE_CLONE | OpenTreeFlags::OPEN_TREE_CLOEXEC,
                     )
                     .map_err(failed)?;
+                    // (Inside another private place: made there first.)
+                    mount_point(p, true)?;
                     rustix::mount::move_mount(
                         &folder,
                         "",

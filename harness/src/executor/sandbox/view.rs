@@ -12,6 +12,15 @@
 //! places and what its command line names (a world-writable folder
 //! elsewhere) outlives it either.
 //!
+//! What the run itself writes (its scorecard, summary, exports, results)
+//! is out of sight too: the folder each is in is replaced as a root is,
+//! unless the case needs that folder in sight (its working folder, or the
+//! folder of a file its command line names: a student's own solver beside
+//! its scorecard); then the file alone is masked where the sandbox can
+//! (bubblewrap binds an empty file over it, Landlock leaves it out of its
+//! rules), and where the case runs as another user, its mode (0600) keeps
+//! it closed.
+//!
 //! Two ways to build it: as root, the job slot's keeper makes a mount
 //! namespace with the view ([`View::enter_kept`]) and the slot's cases
 //! enter it one after another, each with an IPC namespace of its own, the
@@ -34,6 +43,9 @@ pub struct View {
     pub steps: Vec<Step>,
     /// The bytes each fresh tmpfs may hold.
     pub size: u64,
+    /// Files of the run's (its outputs) in folders the case needs in
+    /// sight: masked where the sandbox can.
+    pub masks: Vec<PathBuf>,
 }
 
 /// One step of building a view.
@@ -108,7 +120,30 @@ impl View {
     /// writable. A root needed whole and read-only (a working folder that
     /// is `/tmp`) is replaced all the same: what the command line names
     /// in it comes back, nothing else.
-    pub fn plan(roots: &[PathBuf], needs: &[(PathBuf, bool)], size: u64) -> View {
+    ///
+    /// Each of `outputs` (files the run writes, there or not yet) hides
+    /// its folder as a root would, unless a case needs that folder in
+    /// sight (then the file is one of the view's `masks`).
+    pub fn plan(
+        roots: &[PathBuf],
+        outputs: &[PathBuf],
+        needs: &[(PathBuf, bool)],
+        size: u64,
+    ) -> View {
+        let (roots, masks, path_dirs) = outputs_hidden(roots, outputs, needs);
+        let roots = &roots[..];
+        let needs: Vec<(PathBuf, bool)> = needs.iter().cloned().chain(path_dirs).collect();
+        let needs = &needs[..];
+        // Roots a case needs to be there (a folder its command line goes
+        // through with `..`): made, empty, even inside another root.
+        let needed: Vec<&PathBuf> = roots
+            .iter()
+            .filter(|r| {
+                needs
+                    .iter()
+                    .any(|(p, _)| p.canonicalize().is_ok_and(|p| &p == *r))
+            })
+            .collect();
         let mut keep: Vec<(PathBuf, bool)> = Vec::new();
         for (path, writable) in needs {
             let Ok(real) = path.canonicalize() else {
@@ -160,7 +195,7 @@ impl View {
                             .iter()
                             .any(|(k, _)| k != o && k.starts_with(o) && r.starts_with(k))
                 });
-                !kept && !hidden
+                !kept && (!hidden || needed.contains(r))
             })
             .cloned()
             .collect::<Vec<_>>();
@@ -171,7 +206,7 @@ impl View {
             .collect();
         // Outer before inner (a stable sort: a root before what it holds).
         steps.sort_by_key(|s| s.path().components().count());
-        View { steps, size }
+        View { steps, size, masks }
     }
 
     /// The view as words (for the slot's keeper): its size, then each
@@ -211,8 +246,70 @@ impl View {
                 _ => return Err(ExecError::BadView("an unknown view step")),
             });
         }
-        Ok(View { steps, size })
+        Ok(View {
+            steps,
+            size,
+            masks: Vec::new(),
+        })
     }
+}
+
+/// `roots` with the folder of each of `outputs` that no case needs in
+/// sight; beside them, the outputs in folders it does (to be masked), and
+/// the folders of the harness's `PATH` that a folder so hidden holds (a
+/// candidate found there is still found).
+#[allow(clippy::type_complexity)]
+fn outputs_hidden(
+    roots: &[PathBuf],
+    outputs: &[PathBuf],
+    needs: &[(PathBuf, bool)],
+) -> (Vec<PathBuf>, Vec<PathBuf>, Vec<(PathBuf, bool)>) {
+    // The folders the case needs as they are: each it needs, and each
+    // needed file's own.
+    let near: Vec<PathBuf> = needs
+        .iter()
+        .filter_map(|(p, _)| {
+            let real = p.canonicalize().ok()?;
+            match real.is_dir() {
+                true => Some(real),
+                false => real.parent().map(Path::to_owned),
+            }
+        })
+        .collect();
+    let mut roots = roots.to_vec();
+    let roots_before = roots.len();
+    let mut masks = Vec::new();
+    for out in outputs {
+        let (Some(dir), Some(name)) = (out.parent(), out.file_name()) else {
+            continue;
+        };
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        // (No folder yet: no file in it either.)
+        let Ok(dir) = dir.canonicalize() else {
+            continue;
+        };
+        if near.contains(&dir) || dir == Path::new("/") {
+            if !masks.contains(&dir.join(name)) {
+                masks.push(dir.join(name));
+            }
+        } else if !roots.contains(&dir) {
+            roots.push(dir);
+        }
+    }
+    let hidden = &roots[roots_before..];
+    let path_dirs = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|d| d.canonicalize().ok())
+        .filter(|d| hidden.iter().any(|h| d.starts_with(h)))
+        .map(|d| (d, false))
+        .collect();
+    (roots, masks, path_dirs)
 }
 
 #[cfg(test)]
@@ -258,6 +355,7 @@ mod tests {
         );
         let view = View::plan(
             &roots,
+            &[],
             &[
                 (r.join("shm/run/case-1"), true),
                 (r.join("home/me"), false),
@@ -294,11 +392,12 @@ mod tests {
         let (_t, r) = tree(&["tmp/a/b", "tmp/c", "work"], &[]);
         let roots = roots([r.join("tmp"), r.join("tmp/a/b"), r.join("tmp/c")]);
         // The working folder is a root itself: replaced all the same (a
-        // root inside another, with nothing kept between, is hidden
-        // already); a writable folder is kept even in sight (the system
-        // is read-only).
+        // root inside another, with nothing kept between, is made empty
+        // where the case needs it to be there); a writable folder is kept
+        // even in sight (the system is read-only).
         let view = View::plan(
             &roots,
+            &[],
             &[(r.join("tmp/c"), false), (r.join("work"), true)],
             1,
         );
@@ -306,13 +405,15 @@ mod tests {
             view.steps,
             [
                 Step::Private(r.join("tmp")),
-                Step::Keep(r.join("work"), true)
+                Step::Keep(r.join("work"), true),
+                Step::Private(r.join("tmp/c")),
             ],
         );
         // The same folder needed twice: writable wins; a kept folder
         // inside another kept one is not kept again.
         let view = View::plan(
             &roots,
+            &[],
             &[
                 (r.join("tmp/a"), false),
                 (r.join("tmp/a"), true),
@@ -327,6 +428,51 @@ mod tests {
                 Step::Keep(r.join("tmp/a"), true),
                 Step::Private(r.join("tmp/a/b")),
             ]
+        );
+    }
+
+    /// The run's outputs: a folder no case needs is replaced whole (with
+    /// what a case needs in it brought back); in a folder a case needs in
+    /// sight (its working folder, a named file's), the output alone is
+    /// masked; in a hidden place already, nothing more.
+    #[test]
+    fn the_runs_outputs_are_out_of_sight() {
+        let (_t, r) = tree(
+            &["course/adapters", "course/out", "student", "tmp"],
+            &[
+                "course/adapters/a.py",
+                "student/solver.py",
+                "student/lo.csv",
+            ],
+        );
+        let roots = roots([r.join("tmp")]);
+        let outputs = [
+            r.join("course/out/rows.csv"),
+            r.join("course/summary.csv"),
+            r.join("course/out/../out/rows.csv"),
+            r.join("student/lo.csv"),
+            r.join("tmp/x.csv"),
+            r.join("missing/x.csv"),
+        ];
+        let needs = [
+            (r.join("course/adapters/a.py"), false),
+            (r.join("student/solver.py"), false),
+            (r.join("tmp"), true),
+        ];
+        let view = View::plan(&roots, &outputs, &needs, 1);
+        assert_eq!(
+            view.steps,
+            [
+                Step::Private(r.join("course")),
+                Step::Keep(r.join("tmp"), true),
+                Step::Keep(r.join("course/adapters"), false),
+            ],
+            "course/out is inside course, hidden whole; the adapters come back"
+        );
+        assert_eq!(
+            view.masks,
+            [r.join("student/lo.csv"), r.join("tmp/x.csv")],
+            "beside the student's own solver, or in a folder kept for the case: masked alone"
         );
     }
 
@@ -348,7 +494,7 @@ mod tests {
         assert_eq!(own, [bin.join("harness"), bin.join("sbp-solver")]);
         assert_eq!(roots, [r.join("tmp"), bin.clone()]);
         let needs: Vec<(PathBuf, bool)> = own.iter().map(|p| (p.clone(), false)).collect();
-        let view = View::plan(&roots, &needs, 1);
+        let view = View::plan(&roots, &[], &needs, 1);
         assert_eq!(
             view.steps,
             [
@@ -364,7 +510,7 @@ mod tests {
         let repo = r.join("tmp/repo");
         let mut needs = needs;
         needs.insert(0, (repo.clone(), false));
-        let view = View::plan(&roots, &needs, 1);
+        let view = View::plan(&roots, &[], &needs, 1);
         assert_eq!(
             view.steps,
             [

@@ -34,9 +34,10 @@ pub(super) fn grade(
     let args = with_course(args, &course, regrade)?;
     let mut grade = options::grade(&args)?;
     grade.options.crashes = course.file.crashes.clone();
-    // The course's suites are out of the cases' sight too.
+    // Also out of sight: its suites, its folder (bar what a part names).
     let suites = course.parts.iter().flat_map(|p| p.suites.iter().cloned());
-    grade.options.isolation.hide.extend(suites);
+    (grade.options.isolation.hide)
+        .extend(suites.chain(cwd.join(course_path).parent().map(Path::to_owned)));
     let outputs = Outputs::from_args(&args)?;
     let after = options::class_outputs(&args, &outputs)?;
     let submissions = options::submissions(&args)?;

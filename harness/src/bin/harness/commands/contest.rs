@@ -128,13 +128,15 @@ fn write(
     Ok(())
 }
 
-/// How each run goes: the limits, the isolation (the suites and the other
-/// entries out of sight), warm-up and counted runs.
+/// How each run goes: the limits, the isolation (the suites, the other
+/// entries and the leaderboard out of sight), warm-up and counted runs.
 fn options(args: &crate::cli::ContestArgs) -> anyhow::Result<RunOptions> {
     let cpu = args.metric == crate::cli::MetricArg::Cpu;
     let limits = crate::options::timed(args.time_limit, &args.sandbox, cpu);
     let mut isolation = crate::options::isolation(&args.sandbox, Some(args.jobs))?;
     isolation.hide = args.suites.iter().chain([&args.entries]).cloned().collect();
+    let board = std::env::current_dir()?.join(&args.leaderboard);
+    isolation.outputs = vec![harness::contest::details_path(&board), board];
     Ok(RunOptions {
         repeat: Repeat {
             warmup: args.warmup as usize,

@@ -1,0 +1,339 @@
+//! Trusted in the TA's own folder (issue 51): a class, its scorecard,
+//! summary and kept outputs in an ordinary folder outside /tmp (which the
+//! harness hides from cases anyway), graded in every tier with hostile
+//! students beside honest ones. A thief looks for another student's kept
+//! answer (walking the TA's folder and every path on the processes'
+//! command lines) and reads what the run writes; a planter leaves links
+//! named like the next puzzles and a Python `usercustomize.py` wherever it
+//! can write beside its own folder, and writes at the TA's files. Both
+//! try System V IPC and vsock. Nothing may work: no thief row accepted,
+//! nothing of the run read, every honest row accepted, the TA's files and
+//! the scorecard whole, no IPC object shared or left behind.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use super::support::{
+    harness_as_an_ordinary_user, read_scorecard, replica, require, require_ordinary_bwrap,
+    workspace,
+};
+
+/// The puzzles graded: two per student, the same for everyone.
+const CASES: &str = "*/easy/2x2-0*";
+
+/// A student that answers right, in Python (a planted `usercustomize.py`
+/// would run in it, and print).
+fn honest() -> String {
+    format!(
+        "import os, sys\nos.execv('{solver}', ['{solver}'] + sys.argv[1:])\n",
+        solver = replica("lightsout")
+    )
+}
+
+/// The thief: every file it can read in the TA's folder and on the
+/// command lines it sees, another student's kept answer for its own
+/// puzzle printed as its own; then System V IPC and vsock. Says on stderr
+/// what it managed (`read:PATH`, `ipc:...`, `vsock:...`).
+const THIEF: &str = r#"
+import ctypes, errno, os, socket, sys, time
+time.sleep(0.5)
+ta = "@TA@"
+case = os.path.basename(sys.argv[-1])
+places = {ta}
+for pid in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        words = open("/proc/%s/cmdline" % pid, "rb").read().split(b"\0")
+    except OSError:
+        continue
+    for w in words:
+        w = w.decode(errors="ignore")
+        for part in [w] + w.split("=")[1:]:
+            if part.startswith(ta) and os.path.exists(part):
+                places.add(part)
+answer = None
+for place in places:
+    walked = [(place, [], [""])] if os.path.isfile(place) else os.walk(place)
+    for folder, _, files in walked:
+        for name in files:
+            path = os.path.join(folder, name) if name else folder
+            # (Its classmates' handins are out of sight, as tested
+            # elsewhere; the TA's notes are world-readable, the TA's
+            # choice.)
+            if "class" in path.split(os.sep) or name == "notes.txt":
+                continue
+            try:
+                data = open(path, "rb").read()
+            except OSError:
+                continue
+            print("read:" + path, file=sys.stderr)
+            if path.endswith("/" + case + ".stdout") and data.strip():
+                answer = data
+libc = ctypes.CDLL(None, use_errno=True)
+made = libc.shmget(0x70670051, 4096, 0o1000 | 0o2000 | 0o600)
+if made >= 0:
+    print("ipc:made", file=sys.stderr)
+elif ctypes.get_errno() == errno.EEXIST:
+    print("ipc:contact", file=sys.stderr)
+else:
+    print("ipc:refused", file=sys.stderr)
+try:
+    socket.socket(40, socket.SOCK_STREAM)
+    print("vsock:open", file=sys.stderr)
+except OSError:
+    print("vsock:refused", file=sys.stderr)
+if answer:
+    sys.stdout.buffer.write(answer)
+"#;
+
+/// The planter: links named like every puzzle (to a TA's file and to the
+/// scorecard) and a `usercustomize.py` in every folder it can write
+/// beside its own and in each one's HOME-to-be; then writes at the TA's
+/// files. Answers nothing.
+const PLANTER: &str = r#"
+import glob, os, sys
+ta = "@TA@"
+here = os.getcwd()
+places = [os.path.dirname(here)] + glob.glob(os.path.dirname(here) + "/*")
+names = ["2x2-00.txt", "2x2-01.txt", "2x2-02.txt", "0-2x2-00.txt"]
+for d in places:
+    if d == here:
+        continue
+    for n in names:
+        for target, name in ((ta + "/notes.txt", n), (ta + "/out/rows.csv", "x" + n)):
+            try:
+                os.symlink(target, os.path.join(d, name))
+                print("planted:" + os.path.join(d, name), file=sys.stderr)
+            except OSError:
+                pass
+    site = os.path.join(d, ".local/lib/python3.%d/site-packages" % sys.version_info[1])
+    try:
+        os.makedirs(site, exist_ok=True)
+        with open(os.path.join(site, "usercustomize.py"), "w") as f:
+            f.write("print('planted')\n")
+        print("planted:" + site, file=sys.stderr)
+    except OSError:
+        pass
+for path in (ta + "/notes.txt", ta + "/out/rows.csv", ta + "/out/summary.csv"):
+    try:
+        with open(path, "a") as f:
+            f.write("pwned\n")
+        print("wrote:" + path, file=sys.stderr)
+    except OSError:
+        pass
+"#;
+
+/// The TA's folder: outside /tmp (in /home, as a TA's would be), a
+/// course folder, a class of five (honest ones around two hostile ones),
+/// the TA's notes. Everyone may enter it (the slots' users run there).
+fn ta_folder() -> tempfile::TempDir {
+    let ta = tempfile::Builder::new()
+        .prefix("puzzlegrade-ta-")
+        .tempdir_in("/home")
+        .unwrap();
+    let root = ta.path();
+    let at = root.display().to_string();
+    let students = [
+        ("a-honest", honest()),
+        ("b-thief", THIEF.replace("@TA@", &at)),
+        ("c-planter", PLANTER.replace("@TA@", &at)),
+        ("d-honest", honest()),
+        ("e-honest", honest()),
+    ];
+    for (name, text) in &students {
+        let dir = root.join("class").join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("solve.py"), text).unwrap();
+    }
+    std::fs::create_dir_all(root.join("course")).unwrap();
+    std::fs::write(
+        root.join("course/course.toml"),
+        format!(
+            "name = \"ta\"\nfamily = \"lightsout\"\n\
+             [[part]]\nname = \"solve\"\ncommand = \"python3 {{submission}}/solve.py\"\n\
+             suites = [\"{}\"]\ncases = [\"{CASES}\"]\n\
+             [[rubric]]\nname = \"Solve\"\nrule = \"share\"\npoints = 2\npart = \"solve\"\n",
+            workspace().join("suites/lightsout/easy").display()
+        ),
+    )
+    .unwrap();
+    std::fs::write(root.join("notes.txt"), "the TA's own\n").unwrap();
+    for e in walkdir::WalkDir::new(root).into_iter().flatten() {
+        let mode = if e.file_type().is_dir() { 0o755 } else { 0o644 };
+        std::fs::set_permissions(e.path(), std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    ta
+}
+
+/// System V shared memory segments on the machine.
+fn segments() -> usize {
+    std::fs::read_to_string("/proc/sysvipc/shm")
+        .map(|t| t.lines().count().saturating_sub(1))
+        .unwrap_or(0)
+}
+
+/// The class graded in `ta` (`ordinary`: as an ordinary user), with
+/// `args`; every path absolute (the thief reads them off the command line).
+fn grade(ta: &Path, ordinary: bool, args: &[&str]) -> std::process::Output {
+    let mut cmd = if ordinary {
+        harness_as_an_ordinary_user(ta)
+    } else {
+        std::process::Command::new(env!("CARGO_BIN_EXE_harness"))
+    };
+    let p = |s: &str| ta.join(s);
+    cmd.current_dir(ta)
+        .args(["grade", "--course"])
+        .arg(p("course/course.toml"))
+        .arg("--submissions")
+        .arg(p("class"))
+        .arg("--scorecard")
+        .arg(p("out/rows.csv"))
+        .arg("--summary")
+        .arg(p("out/summary.csv"))
+        .arg("--keep-output")
+        .arg(p("out/kept"))
+        .args(["--force", "--time-limit", "20s"])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// What every kept stream of `student` said, line by line.
+fn said(ta: &Path, student: &str, stream: &str) -> Vec<String> {
+    walkdir::WalkDir::new(ta.join("out/kept").join(student))
+        .into_iter()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == stream))
+        .flat_map(|e| {
+            std::fs::read_to_string(e.path())
+                .unwrap()
+                .lines()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// One tier's run, and everything the issue asks of it.
+fn nothing_reaches_anyone(tier: &str, ordinary: bool, args: &[&str]) {
+    let ta = ta_folder();
+    let root = ta.path();
+    std::fs::create_dir(root.join("out")).unwrap();
+    // An earlier run's outputs, there from the start.
+    std::fs::write(root.join("out/rows.csv"), "").unwrap();
+    std::fs::write(root.join("out/summary.csv"), "last year's\n").unwrap();
+    let shm = segments();
+    let out = grade(root, ordinary, args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let rows = read_scorecard(&root.join("out/rows.csv"));
+    let verdicts: Vec<(String, String)> = rows
+        .iter()
+        .filter(|r| r["suite"] != "build")
+        .map(|r| (r["candidate"].clone(), r["verdict"].clone()))
+        .collect();
+    let cases = |who: &str| verdicts.iter().filter(|(c, _)| c == who).count();
+    for who in ["a-honest", "b-thief", "c-planter", "d-honest", "e-honest"] {
+        assert_eq!(cases(who), 2, "{tier}: {who}: {verdicts:?}\n{stderr}");
+    }
+    for (who, verdict) in &verdicts {
+        let honest = who.ends_with("honest");
+        assert_eq!(
+            verdict == "accepted",
+            honest,
+            "{tier}: {who} {verdict}: {verdicts:?}\n{stderr}"
+        );
+    }
+    let thief = said(root, "b-thief", "stderr");
+    let read: Vec<&String> = thief.iter().filter(|l| l.starts_with("read:")).collect();
+    assert_eq!(read, Vec::<&String>::new(), "{tier}: the thief read these");
+    assert!(
+        !thief
+            .iter()
+            .any(|l| l == "ipc:contact" || l == "vsock:open"),
+        "{tier}: {thief:?}"
+    );
+    assert_eq!(segments(), shm, "{tier}: an IPC object outlived its case");
+    // Nothing planted reached anyone; the TA's files are whole.
+    for who in ["a-honest", "d-honest", "e-honest"] {
+        let printed = said(root, who, "stdout");
+        assert!(!printed.iter().any(|l| l == "planted"), "{tier}: {who}");
+    }
+    // (What it wrote where it could, its view's private places, died
+    // with it: the files themselves are whole.)
+    assert_eq!(
+        std::fs::read_to_string(root.join("notes.txt")).unwrap(),
+        "the TA's own\n",
+        "{tier}"
+    );
+    let text = std::fs::read_to_string(root.join("out/rows.csv")).unwrap();
+    assert!(text.starts_with("candidate,"), "{tier}: {text}");
+    assert!(!text.contains("pwned"), "{tier}");
+    let summary = std::fs::read_to_string(root.join("out/summary.csv")).unwrap();
+    assert!(summary.starts_with("submission,"), "{tier}: {summary}");
+    assert!(!summary.contains("pwned"), "{tier}");
+    // What the run wrote is its user's alone.
+    for made in ["out/rows.csv", "out/summary.csv", "out/kept"] {
+        let mode = std::fs::metadata(root.join(made))
+            .unwrap()
+            .permissions()
+            .mode();
+        let want = if made == "out/kept" { 0o700 } else { 0o600 };
+        assert_eq!(mode & 0o777, want, "{tier}: {made}");
+    }
+}
+
+fn root() -> bool {
+    require(
+        rustix::process::geteuid().is_root() && Path::new("/usr/bin/python3").exists(),
+        "trusted: needs root (a user per job slot, and setpriv to become an ordinary user) and python3",
+    )
+}
+
+#[test]
+fn nothing_reaches_anyone_as_root() {
+    if !root() {
+        return;
+    }
+    nothing_reaches_anyone("root", false, &["--jobs", "2"]);
+    // The container tier's own sandbox (a user per slot, Landlock, no
+    // view): as root with the view turned to Landlock.
+    nothing_reaches_anyone(
+        "root, landlock",
+        false,
+        &["--jobs", "2", "--sandbox", "landlock"],
+    );
+}
+
+#[test]
+fn nothing_reaches_anyone_under_bubblewrap() {
+    if !root() || !require_ordinary_bwrap() {
+        return;
+    }
+    nothing_reaches_anyone(
+        "root, bubblewrap",
+        false,
+        &["--jobs", "2", "--sandbox", "bwrap"],
+    );
+    nothing_reaches_anyone("an ordinary user (bubblewrap)", true, &["--jobs", "2"]);
+}
+
+#[test]
+fn nothing_reaches_anyone_under_landlock_as_an_ordinary_user() {
+    if !root() || !super::support::require_ordinary() {
+        return;
+    }
+    nothing_reaches_anyone(
+        "an ordinary user, landlock",
+        true,
+        &["--jobs", "1", "--sandbox", "landlock"],
+    );
+    // More than one at a time would share the user's process budget: a
+    // fork bomb's neighbours would fail. Refused, saying why.
+    let ta = ta_folder();
+    let out = grade(ta.path(), true, &["--jobs", "2", "--sandbox", "landlock"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--jobs 2: under Landlock as an ordinary user"),
+        "{stderr}"
+    );
+}
