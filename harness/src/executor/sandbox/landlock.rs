@@ -171,6 +171,11 @@ fn ruleset(view: &View, network: bool) -> Result<OwnedFd, ExecError> {
         .and_then(|r| r.add_rules(path_beneath_rules(kept(true), all)))
         .and_then(|r| r.add_rules(path_beneath_rules(DEVICES, all)))
         .map_err(failed)?;
+    enforced(created)
+}
+
+/// A made ruleset's descriptor, or that the kernel does not enforce it.
+fn enforced(created: landlock::RulesetCreated) -> Result<OwnedFd, ExecError> {
     let fd: Option<OwnedFd> = created.into();
     fd.ok_or_else(|| ExecError::Unusable {
         sandbox: "landlock",
@@ -203,11 +208,7 @@ fn writes(case: &Case) -> Result<OwnedFd, ExecError> {
         .and_then(|r| r.add_rules(path_beneath_rules(places, write)))
         .and_then(|r| r.add_rules(path_beneath_rules(DEVICES, write)))
         .map_err(failed)?;
-    let fd: Option<OwnedFd> = created.into();
-    fd.ok_or_else(|| ExecError::Unusable {
-        sandbox: "landlock",
-        why: "is not enforced by this kernel".into(),
-    })
+    enforced(created)
 }
 
 /// Everything but `hidden` (real paths, none of them `/`), as the paths
