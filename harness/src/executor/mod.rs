@@ -174,6 +174,9 @@ pub enum LimitHit {
     Stdout,
     /// The kernel killed it at the memory limit (its cgroup's OOM killer).
     Memory,
+    /// Its writable places held more than the memory limit, where nothing
+    /// else caps them (a scratch folder on disk): stopped by the harness.
+    Scratch,
 }
 
 /// Everything measured about one run.

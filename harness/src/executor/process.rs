@@ -88,7 +88,7 @@ impl Executor for ProcessExecutor {
             limits,
             cancel,
             self.guard.as_ref(),
-            None,
+            Default::default(),
         )
     }
 

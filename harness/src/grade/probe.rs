@@ -79,7 +79,9 @@ fn judge(row: &mut Row, family: &dyn Grader, probe: &Probe, run: &RunResult, lim
             ),
         ),
         (_, Some(LimitHit::Stdout)) => (Verdict::OutputLimit, "stdout over its cap".into()),
-        (_, Some(LimitHit::Memory)) => (Verdict::MemoryLimit, "killed at the memory limit".into()),
+        (_, Some(LimitHit::Memory | LimitHit::Scratch)) => {
+            (Verdict::MemoryLimit, "killed at the memory limit".into())
+        }
         (Ending::Signaled(sig), None) => (
             Verdict::RuntimeError,
             format!("killed by {} (expected exit {expected})", signal_name(*sig)),

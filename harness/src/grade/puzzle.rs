@@ -158,6 +158,13 @@ pub fn fill(row: &mut Row, case: &dyn Puzzle, run: &RunResult, limits: &Limits) 
                 limits.memory
             ),
         ),
+        (Some(LimitHit::Scratch), _) => (
+            Verdict::MemoryLimit,
+            format!(
+                "its folder held more than the memory limit ({} bytes), the cap of every place a case writes",
+                limits.memory
+            ),
+        ),
         (Some(LimitHit::Stdout), _) => (
             Verdict::OutputLimit,
             format!(

@@ -483,3 +483,56 @@ fn a_course_part_may_open_the_network_for_its_own_cases() {
         );
     }
 }
+
+/// Fills its own scratch folder (`$TMPDIR`) in 16 MB steps, to 256 MB,
+/// then lingers: no memory cgroup charges that folder in these tiers.
+const FILL_SCRATCH: &str = "n=0\nwhile [ $n -lt 16 ] && dd if=/dev/zero of=\"$TMPDIR/fill-$n\" bs=1M count=16 2>/dev/null; do n=$((n+1)); done\nsleep 2\n";
+
+/// Where no memory cgroup charges a case's scratch folder (the container
+/// tier, an ordinary user's), filling it is that case's own
+/// `memory-limit`; its neighbour, at once, is accepted.
+#[test]
+fn filling_ones_own_folder_is_ones_own_verdict_where_nothing_charges_it() {
+    if !root() || !require_ordinary_bwrap() {
+        return;
+    }
+    let run = |tier: &str, place: Place, args: &[&str]| {
+        let (dir, candidate) = with_script("fill.sh", "");
+        let prelude = format!("case \"$*\" in\n*2x2-00*) {FILL_SCRATCH};;\nesac\n");
+        super::support::solver_script(&candidate, &prelude);
+        let out = harness_at(place, dir.path())
+            .args(["grade", "--memory-limit", "64MiB", "--jobs", "2"])
+            .args(args)
+            .args(["--filter", "2x2-0", "--suite"])
+            .arg(workspace().join("suites/lightsout/easy"))
+            .arg("--candidate")
+            .arg(&candidate)
+            .args(["--scorecard", "rows.csv"])
+            .output()
+            .unwrap();
+        let mut rows: Vec<(String, String, String)> =
+            super::support::read_scorecard(&dir.path().join("rows.csv"))
+                .into_iter()
+                .map(|r| (r["case"].clone(), r["verdict"].clone(), r["detail"].clone()))
+                .collect();
+        rows.sort();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(rows.len(), 2, "{tier}: {stderr}");
+        assert_eq!(rows[0].1, "memory-limit", "{tier}: {rows:?}\n{stderr}");
+        assert!(
+            rows[0]
+                .2
+                .contains("its folder held more than the memory limit (67108864 bytes)"),
+            "{tier}: {rows:?}"
+        );
+        assert_eq!(rows[1].1, "accepted", "{tier}: {rows:?}");
+    };
+    // The container tier's sandbox (a user per slot, Landlock, no
+    // cgroups), then an ordinary user's default.
+    let container = ["--sandbox", "landlock", "--cgroups", "off"];
+    run("root, landlock, no cgroups", Place::Root, &container);
+    run("an ordinary user, bubblewrap", Place::Ordinary, &[]);
+    if super::support::podman_usable() {
+        run("root in Podman", Place::Podman, &[]);
+    }
+}

@@ -5,8 +5,6 @@
 //! `isolate` for what each protection is, and `README.md` beside this
 //! file for one case's path.
 
-use std::collections::HashMap;
-use std::ffi::OsString;
 use std::os::fd::{AsFd, AsRawFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -18,33 +16,17 @@ use rustix::process::Resource;
 use super::isolate::{self, Isolation, Level};
 use super::janitor::{Janitor, Leftover};
 use super::scratch::{RunDir, Scratch, ScratchPlace};
+use super::slot::{ViewKey, Views};
 use crate::cancel::Cancel;
 use crate::executor::cgroup::{CaseCgroup, Cgroups};
-use crate::executor::run::child::{Ends, relative_to, run};
+use crate::executor::run::child::{Ends, Measures, relative_to, run};
 use crate::executor::run::guard::{self, Guard};
+use crate::executor::run::held::Held;
 use crate::executor::run::launch::Launch;
 use crate::executor::run::spawn::Plan;
 use crate::executor::sandbox::view::{self, View};
 use crate::executor::sandbox::{self, Sandbox};
 use crate::executor::{Ending, ExecError, LimitHit, Limits, RunResult, Spec};
-
-/// What a view is planned from: the command (before its files), the
-/// working folder (`None`: the scratch folder), whether it is written to,
-/// and the job slot.
-type ViewKey = (Vec<OsString>, Option<PathBuf>, bool, usize);
-
-/// What a view is planned from: each path a case needs, and whether it
-/// writes there.
-type Needs = Vec<(PathBuf, bool)>;
-
-/// The views planned, by the command they were planned for, by what they
-/// were planned from (a class's parts differ in a word of the command,
-/// not in what they need), and each once.
-type Views = (
-    HashMap<ViewKey, Arc<View>>,
-    HashMap<Needs, Arc<View>>,
-    HashMap<Arc<View>, ()>,
-);
 
 /// Everything isolation needs for the whole run.
 pub(in crate::executor) struct Isolated {
@@ -358,15 +340,22 @@ impl Isolated {
             )
         };
         let program = launch.argv.first().cloned().unwrap_or_default();
-        let mut result = run(
-            &program,
-            &mut start,
-            spec,
-            limits,
-            cancel,
-            guard,
-            case.cgroup.as_ref(),
-        );
+        // No memory cgroup charges its scratch folder (nor a build's
+        // folder): what it holds there is sampled against the cap.
+        let held = self.cgroups.is_none().then(|| {
+            let mut places = vec![case.scratch.path().to_owned()];
+            places.extend(spec.write_workdir.then(|| workdir.to_owned()));
+            Held::new(
+                places,
+                self.isolation.memory_limit,
+                std::time::Instant::now(),
+            )
+        });
+        let measures = Measures {
+            cgroup: case.cgroup.as_ref(),
+            held,
+        };
+        let mut result = run(&program, &mut start, spec, limits, cancel, guard, measures);
         // Only the case's process (or the shim in its sandbox) writes
         // there, before its exec: why it could not start the candidate, or
         // the shim's word that it reached the exec. By now it has exited

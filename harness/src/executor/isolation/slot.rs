@@ -8,6 +8,24 @@ use std::sync::Arc;
 
 use crate::executor::sandbox::view::View;
 
+/// What a view is planned from: the command (before its files), the
+/// working folder (`None`: the scratch folder), whether it is written to,
+/// and the job slot.
+pub(super) type ViewKey = (Vec<OsString>, Option<PathBuf>, bool, usize);
+
+/// What a view is planned from: each path a case needs, and whether it
+/// writes there.
+pub(super) type Needs = Vec<(PathBuf, bool)>;
+
+/// The views planned, by the command they were planned for, by what they
+/// were planned from (a class's parts differ in a word of the command,
+/// not in what they need), and each once.
+pub(super) type Views = (
+    std::collections::HashMap<ViewKey, Arc<View>>,
+    std::collections::HashMap<Needs, Arc<View>>,
+    std::collections::HashMap<Arc<View>, ()>,
+);
+
 /// A job slot's state.
 #[derive(Default)]
 pub(in crate::executor) struct Slot {

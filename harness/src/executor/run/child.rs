@@ -53,6 +53,16 @@ pub(in crate::executor) struct Ends {
 /// group of its own and a child of this process; returns its pid.
 pub(in crate::executor) type Start<'a> = &'a mut dyn FnMut(Ends) -> std::io::Result<u32>;
 
+/// What measures a case beside its clocks: its cgroup, and what it holds
+/// where nothing else caps it.
+#[derive(Default)]
+pub(in crate::executor) struct Measures<'a> {
+    /// The case's cgroup (its CPU time, its escapees).
+    pub cgroup: Option<&'a CaseCgroup>,
+    /// Its writable places, sampled against their cap.
+    pub held: Option<super::held::Held>,
+}
+
 /// Runs one case: `start` starts its process (`program` names it in a
 /// failure), and the case is watched to its end.
 pub(in crate::executor) fn run(
@@ -62,8 +72,9 @@ pub(in crate::executor) fn run(
     limits: &Limits,
     cancel: &Cancel,
     guard: Option<&Guard>,
-    cgroup: Option<&CaseCgroup>,
+    measures: Measures<'_>,
 ) -> RunResult {
+    let Measures { cgroup, mut held } = measures;
     let begin = Instant::now();
     let failed = |msg: String| RunResult::ended(Ending::Failed(msg), begin.elapsed());
     let stdin = match &spec.stdin {
@@ -165,6 +176,11 @@ pub(in crate::executor) fn run(
             limit = Some(LimitHit::Cpu);
             let _ = kill_process_group(group, Signal::KILL);
             cg.kill();
+            kill_at = Some(now + limits.grace);
+        }
+        if kill_at.is_none() && held.as_mut().is_some_and(|h| h.over(now)) {
+            limit = Some(LimitHit::Scratch);
+            let _ = kill_process_group(group, Signal::KILL);
             kill_at = Some(now + limits.grace);
         }
         let mut wake = kill_at.unwrap_or(due).min(now + CANCEL_POLL);

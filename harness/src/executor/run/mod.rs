@@ -11,6 +11,7 @@ pub(super) mod cgroups;
 pub(super) mod child;
 pub(super) mod filter;
 pub(super) mod guard;
+pub(super) mod held;
 pub(super) mod launch;
 pub(super) mod shim;
 pub(super) mod spawn;
