@@ -51,6 +51,10 @@ pub enum Candidate {
         /// it); otherwise each case has a loopback of its own, as
         /// `--network` leaves it.
         network: bool,
+        /// Its cases may use System V IPC and POSIX message queues where
+        /// they have no IPC namespace of their own (a course's part that
+        /// asks: shared with every case there); elsewhere refused.
+        ipc: bool,
     },
     /// The bundled reference solver: this executable's `solve` subcommand.
     Reference {
@@ -84,6 +88,13 @@ impl Candidate {
     /// [`crate::executor::Spec::network`]).
     pub fn network(&self) -> bool {
         matches!(self, Candidate::Command { network: true, .. })
+    }
+
+    /// Whether its cases may use System V IPC and POSIX message queues
+    /// where they share the IPC namespace (see
+    /// [`crate::executor::Spec::ipc`]).
+    pub fn ipc(&self) -> bool {
+        matches!(self, Candidate::Command { ipc: true, .. })
     }
 
     /// The working directory.

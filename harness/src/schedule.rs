@@ -287,6 +287,7 @@ pub(crate) mod tests {
             relative: false,
             copy: false,
             network: false,
+            ipc: false,
         })
     }
 

@@ -34,6 +34,7 @@ pub(super) fn candidate(
                 relative: part.paths == Paths::Relative,
                 copy: true,
                 network: part.network,
+                ipc: part.ipc,
             }),
         },
         (Some(r), _) => Err(format!("{}: {}", r.verdict, r.detail)),

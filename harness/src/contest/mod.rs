@@ -65,6 +65,7 @@ pub fn entries(dir: &Path) -> anyhow::Result<Vec<Entry>> {
                 relative: false,
                 copy: true,
                 network: false,
+                ipc: false,
             }),
             _ => Err(format!("{name}: no executable `run` in its folder")),
         };

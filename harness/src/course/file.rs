@@ -176,4 +176,10 @@ pub struct PartFile {
     /// for the whole run).
     #[serde(default)]
     pub network: bool,
+    /// Its cases may use System V IPC and POSIX message queues where
+    /// they have no IPC namespace of their own (the container tier:
+    /// refused there unless a part asks, and then shared with every case
+    /// there); elsewhere each case has its own.
+    #[serde(default)]
+    pub ipc: bool,
 }

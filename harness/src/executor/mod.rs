@@ -91,6 +91,10 @@ pub struct Spec {
     /// The network is open to it (a course part's `network = true`) even
     /// where the run keeps each case on a loopback of its own.
     pub network: bool,
+    /// System V IPC and POSIX message queues are open to it (a course
+    /// part's `ipc = true`) even where it has no IPC namespace of its own
+    /// (Landlock's tier: then shared with every case there).
+    pub ipc: bool,
 }
 
 /// Limits for one run.

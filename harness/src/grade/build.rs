@@ -115,6 +115,7 @@ pub fn grade(ctx: &Context, row: &mut Row, build: &Build, slot: usize) {
         relative: false,
         write_workdir: true,
         network: false,
+        ipc: false,
     };
     let limits = Limits {
         time: b.time_limit,

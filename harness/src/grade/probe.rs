@@ -52,6 +52,7 @@ pub fn grade(
         relative: false,
         write_workdir: false,
         network: candidate.network(),
+        ipc: candidate.ipc(),
     };
     let limits = &ctx.options.limits;
     let run = ctx.executor.execute(&spec, limits, ctx.cancel);

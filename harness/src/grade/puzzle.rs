@@ -49,6 +49,7 @@ pub fn grade(ctx: &Context, row: &mut Row, candidate: &Candidate, case: &Case, s
         relative: candidate.relative(),
         write_workdir: false,
         network: candidate.network(),
+        ipc: candidate.ipc(),
     };
     let run = ctx.executor.execute(&spec, limits, ctx.cancel);
     fill(row, prepared.puzzle.as_ref(), &run, limits);
@@ -418,6 +419,7 @@ mod tests {
             relative: false,
             copy: false,
             network: false,
+            ipc: false,
         });
         let mut options = options(1);
         options.limits = LIMITS;

@@ -101,6 +101,10 @@ impl Store {
             u8::from(candidate.relative()),
             u8::from(candidate.network()),
         ]);
+        // (Only where asked: every key made before it stays as it was.)
+        if candidate.ipc() {
+            put(b"ipc");
+        }
         // A class's built copy whole; a run's working folder (where its
         // scorecard may be) only as the command line names it.
         let copy = matches!(candidate, Candidate::Command { copy: true, .. });

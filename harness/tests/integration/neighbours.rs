@@ -10,7 +10,7 @@
 
 use std::path::Path;
 
-use super::support::{harness_as_an_ordinary_user, require, require_ordinary_bwrap, workspace};
+use super::support::{Place, harness_at, require, require_ordinary_bwrap, workspace};
 
 /// The rogue: both cases run it at once. Whoever binds a place first
 /// listens there; a neighbour that finds it taken connects.
@@ -108,15 +108,6 @@ refused = [n for n, call in (("ptrace", 101), ("unshare", 272), ("keyctl", 250))
 print("refused:" + ",".join(refused))
 "#;
 
-/// Where the harness runs.
-#[derive(Clone, Copy)]
-enum Place {
-    Root,
-    Ordinary,
-    /// As root in a Podman container with the engine's defaults.
-    Podman,
-}
-
 /// A folder everyone may enter, holding the executable script `name`
 /// with `text`.
 fn with_script(name: &str, text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
@@ -127,26 +118,6 @@ fn with_script(name: &str, text: &str) -> (tempfile::TempDir, std::path::PathBuf
     std::fs::write(&script, text).unwrap();
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     (dir, script)
-}
-
-/// The harness, run `place`, in `dir`.
-fn harness_at(place: Place, dir: &Path) -> std::process::Command {
-    let mut cmd = match place {
-        Place::Root => std::process::Command::new(env!("CARGO_BIN_EXE_harness")),
-        Place::Ordinary => harness_as_an_ordinary_user(dir),
-        Place::Podman => {
-            let mut c = std::process::Command::new("podman");
-            let d = dir.display();
-            c.args(super::support::podman_run_args())
-                .arg("-v")
-                .arg(format!("{d}:{d}"))
-                .args(["-w", &d.to_string(), "--rootfs", "/:O"])
-                .arg(env!("CARGO_BIN_EXE_harness"));
-            c
-        }
-    };
-    cmd.current_dir(dir);
-    cmd
 }
 
 /// The lines each case printed, kept in `out` (`--keep-output`), in case
@@ -534,5 +505,83 @@ fn filling_ones_own_folder_is_ones_own_verdict_where_nothing_charges_it() {
     run("an ordinary user, bubblewrap", Place::Ordinary, &[]);
     if super::support::podman_usable() {
         run("root in Podman", Place::Podman, &[]);
+    }
+}
+
+/// A course part may ask for System V IPC (`ipc = true`) where cases have
+/// no IPC namespace of their own (the container tier's Landlock): its
+/// cases get a segment; the other part's, in the same run, are refused.
+/// Where each case has a namespace of its own (root's view), both get one.
+#[test]
+fn a_course_part_may_ask_for_ipc_where_there_is_no_namespace() {
+    use std::os::unix::fs::PermissionsExt;
+    if !root() {
+        return;
+    }
+    let (dir, _) = with_script("unused", "");
+    let alice = dir.path().join("class/alice");
+    std::fs::create_dir_all(&alice).unwrap();
+    // Solves where a private segment can be made (and removed); exits 3
+    // where it cannot.
+    std::fs::write(
+        alice.join("shm.py"),
+        format!(
+            "import ctypes, os, sys\nlibc = ctypes.CDLL(None, use_errno=True)\n\
+             made = libc.shmget(0, 4096, 0o1000 | 0o600)\n\
+             if made < 0:\n    sys.exit(3)\nlibc.shmctl(made, 0, None)\n\
+             os.execv('{solver}', ['{solver}'] + sys.argv[1:])\n",
+            solver = super::support::replica("lightsout")
+        ),
+    )
+    .unwrap();
+    for d in [dir.path().join("class"), alice.clone()] {
+        std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    std::fs::set_permissions(alice.join("shm.py"), std::fs::Permissions::from_mode(0o644)).unwrap();
+    let suite = workspace().join("suites/lightsout/easy");
+    let part = |name: &str, ipc: bool| {
+        format!(
+            "[[part]]\nname = \"{name}\"\ncommand = \"python3 {{submission}}/shm.py\"\n\
+             suites = [\"{}\"]\ncases = [\"*/2x2-00.txt\"]\nipc = {ipc}\n",
+            suite.display()
+        )
+    };
+    let config = dir.path().join("course.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "name = \"ipc\"\nfamily = \"lightsout\"\n{}{}\
+             [[rubric]]\nname = \"Closed\"\nrule = \"share\"\npoints = 1\npart = \"closed\"\n\
+             [[rubric]]\nname = \"Open\"\nrule = \"share\"\npoints = 1\npart = \"open\"\n",
+            part("closed", false),
+            part("open", true)
+        ),
+    )
+    .unwrap();
+    for (sandbox, closed) in [("landlock", "runtime-error"), ("auto", "accepted")] {
+        let card = dir.path().join(format!("rows-{sandbox}.csv"));
+        let out = harness_at(Place::Root, dir.path())
+            .args(["grade", "--course"])
+            .arg(&config)
+            .args(["--submissions", "class", "--scorecard"])
+            .arg(&card)
+            .args(["--sandbox", sandbox, "--force"])
+            .output()
+            .unwrap();
+        let mut rows: Vec<_> = super::support::read_scorecard(&card)
+            .into_iter()
+            .filter(|r| r["suite"] != "build")
+            .map(|r| (r["suite"].clone(), r["verdict"].clone()))
+            .collect();
+        rows.sort();
+        assert_eq!(
+            rows,
+            [
+                ("closed/lightsout/easy".to_string(), closed.to_string()),
+                ("open/lightsout/easy".to_string(), "accepted".to_string()),
+            ],
+            "{sandbox}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }

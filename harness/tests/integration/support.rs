@@ -366,6 +366,35 @@ pub fn harness_as_an_ordinary_user(dir: &Path) -> std::process::Command {
     cmd
 }
 
+/// Where the harness runs.
+#[derive(Clone, Copy)]
+pub enum Place {
+    Root,
+    Ordinary,
+    /// As root in a Podman container with the engine's defaults.
+    Podman,
+}
+
+/// The harness, run `place`, in `dir`.
+pub fn harness_at(place: Place, dir: &Path) -> std::process::Command {
+    let mut cmd = match place {
+        Place::Root => std::process::Command::new(env!("CARGO_BIN_EXE_harness")),
+        Place::Ordinary => harness_as_an_ordinary_user(dir),
+        Place::Podman => {
+            let mut c = std::process::Command::new("podman");
+            let d = dir.display();
+            c.args(podman_run_args())
+                .arg("-v")
+                .arg(format!("{d}:{d}"))
+                .args(["-w", &d.to_string(), "--rootfs", "/:O"])
+                .arg(env!("CARGO_BIN_EXE_harness"));
+            c
+        }
+    };
+    cmd.current_dir(dir);
+    cmd
+}
+
 /// A shell script at `path` (mode 755) that runs `prelude` (shell lines,
 /// each ended by a newline), then the reference Lights Out solver on its
 /// arguments: a candidate that does something first.

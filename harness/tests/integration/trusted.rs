@@ -14,8 +14,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use super::support::{
-    harness_as_an_ordinary_user, read_scorecard, replica, require, require_ordinary_bwrap,
-    workspace,
+    Place, harness_at, read_scorecard, replica, require, require_ordinary_bwrap, workspace,
 };
 
 /// The puzzles graded: two per student, the same for everyone.
@@ -171,16 +170,11 @@ fn segments() -> usize {
         .unwrap_or(0)
 }
 
-/// The class graded in `ta` (`ordinary`: as an ordinary user), with
-/// `args`; every path absolute (the thief reads them off the command line).
-fn grade(ta: &Path, ordinary: bool, args: &[&str]) -> std::process::Output {
-    let mut cmd = if ordinary {
-        harness_as_an_ordinary_user(ta)
-    } else {
-        std::process::Command::new(env!("CARGO_BIN_EXE_harness"))
-    };
+/// The class graded in `ta`, run `place`, with `args`; every path
+/// absolute (the thief reads them off the command line).
+fn grade(ta: &Path, place: Place, args: &[&str]) -> std::process::Output {
     let p = |s: &str| ta.join(s);
-    cmd.current_dir(ta)
+    harness_at(place, ta)
         .args(["grade", "--course"])
         .arg(p("course/course.toml"))
         .arg("--submissions")
@@ -214,7 +208,7 @@ fn said(ta: &Path, student: &str, stream: &str) -> Vec<String> {
 }
 
 /// One tier's run, and everything the issue asks of it.
-fn nothing_reaches_anyone(tier: &str, ordinary: bool, args: &[&str]) {
+fn nothing_reaches_anyone(tier: &str, place: Place, args: &[&str]) {
     let ta = ta_folder();
     let root = ta.path();
     std::fs::create_dir(root.join("out")).unwrap();
@@ -222,7 +216,7 @@ fn nothing_reaches_anyone(tier: &str, ordinary: bool, args: &[&str]) {
     std::fs::write(root.join("out/rows.csv"), "").unwrap();
     std::fs::write(root.join("out/summary.csv"), "last year's\n").unwrap();
     let shm = segments();
-    let out = grade(root, ordinary, args);
+    let out = grade(root, place, args);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let rows = read_scorecard(&root.join("out/rows.csv"));
     let verdicts: Vec<(String, String)> = rows
@@ -293,14 +287,25 @@ fn nothing_reaches_anyone_as_root() {
     if !root() {
         return;
     }
-    nothing_reaches_anyone("root", false, &["--jobs", "2"]);
+    nothing_reaches_anyone("root", Place::Root, &["--jobs", "2"]);
     // The container tier's own sandbox (a user per slot, Landlock, no
     // view): as root with the view turned to Landlock.
     nothing_reaches_anyone(
         "root, landlock",
-        false,
+        Place::Root,
         &["--jobs", "2", "--sandbox", "landlock"],
     );
+}
+
+/// The container tier for real: root in a Podman container with the
+/// engine's defaults (no CAP_SYS_ADMIN, no new namespaces, cgroups
+/// read-only), the TA's folder mounted at its own place.
+#[test]
+fn nothing_reaches_anyone_in_a_podman_container() {
+    if !root() || !super::support::podman_usable() {
+        return;
+    }
+    nothing_reaches_anyone("root in Podman", Place::Podman, &["--jobs", "2"]);
 }
 
 #[test]
@@ -310,10 +315,14 @@ fn nothing_reaches_anyone_under_bubblewrap() {
     }
     nothing_reaches_anyone(
         "root, bubblewrap",
-        false,
+        Place::Root,
         &["--jobs", "2", "--sandbox", "bwrap"],
     );
-    nothing_reaches_anyone("an ordinary user (bubblewrap)", true, &["--jobs", "2"]);
+    nothing_reaches_anyone(
+        "an ordinary user (bubblewrap)",
+        Place::Ordinary,
+        &["--jobs", "2"],
+    );
 }
 
 #[test]
@@ -323,13 +332,17 @@ fn nothing_reaches_anyone_under_landlock_as_an_ordinary_user() {
     }
     nothing_reaches_anyone(
         "an ordinary user, landlock",
-        true,
+        Place::Ordinary,
         &["--jobs", "1", "--sandbox", "landlock"],
     );
     // More than one at a time would share the user's process budget: a
     // fork bomb's neighbours would fail. Refused, saying why.
     let ta = ta_folder();
-    let out = grade(ta.path(), true, &["--jobs", "2", "--sandbox", "landlock"]);
+    let out = grade(
+        ta.path(),
+        Place::Ordinary,
+        &["--jobs", "2", "--sandbox", "landlock"],
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(

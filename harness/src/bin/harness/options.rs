@@ -312,6 +312,7 @@ fn candidate(
                     relative,
                     copy: false,
                     network: false,
+                    ipc: false,
                 },
                 cmd.clone(),
             ))

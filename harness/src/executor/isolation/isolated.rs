@@ -444,6 +444,7 @@ impl Isolated {
                 .chain(entered.landlock_own.as_ref().map(AsRawFd::as_raw_fd))
                 .collect(),
             no_new_privs: entered.wrap.is_empty(),
+            ipc: spec.ipc,
         }
     }
 

@@ -62,6 +62,9 @@ pub struct Launch {
     pub no_new_privs: bool,
     /// A Landlock ruleset to apply, after `no_new_privs` (the sandbox's).
     pub landlock: Vec<RawFd>,
+    /// System V IPC and POSIX queues allowed even without an IPC
+    /// namespace of its own (a course part asked).
+    pub ipc: bool,
 }
 
 impl Launch {
@@ -72,12 +75,12 @@ impl Launch {
     }
 
     /// What its seccomp filter refuses beyond every case's: sockets but
-    /// Unix ones when offline; IPC but where the native view's namespace
-    /// brings an IPC namespace of the case's own.
+    /// Unix ones when offline; IPC where the case shares the IPC
+    /// namespace (no native view's) and its part did not ask for it.
     pub fn rules(&self) -> super::filter::Rules {
         super::filter::Rules {
             offline: self.offline,
-            shared_ipc: self.namespace.is_none(),
+            shared_ipc: self.namespace.is_none() && !self.ipc,
         }
     }
 }

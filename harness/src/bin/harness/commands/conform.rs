@@ -24,6 +24,7 @@ pub fn run(args: &ConformArgs) -> anyhow::Result<ExitCode> {
         relative: false,
         copy: false,
         network: false,
+        ipc: false,
     };
     let label = args.name.clone().unwrap_or_else(|| args.candidate.clone());
     // One probe at a time, as the course's scripts ran them.
