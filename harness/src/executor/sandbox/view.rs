@@ -130,7 +130,11 @@ impl View {
         needs: &[(PathBuf, bool)],
         size: u64,
     ) -> View {
-        let (roots, masks, path_dirs) = outputs_hidden(roots, outputs, needs);
+        let Outputs {
+            roots,
+            masks,
+            path_dirs,
+        } = Outputs::hidden(roots, outputs, needs);
         let roots = &roots[..];
         let needs: Vec<(PathBuf, bool)> = needs.iter().cloned().chain(path_dirs).collect();
         let needs = &needs[..];
@@ -254,62 +258,72 @@ impl View {
     }
 }
 
-/// `roots` with the folder of each of `outputs` that no case needs in
-/// sight; beside them, the outputs in folders it does (to be masked), and
-/// the folders of the harness's `PATH` that a folder so hidden holds (a
-/// candidate found there is still found).
-#[allow(clippy::type_complexity)]
-fn outputs_hidden(
-    roots: &[PathBuf],
-    outputs: &[PathBuf],
-    needs: &[(PathBuf, bool)],
-) -> (Vec<PathBuf>, Vec<PathBuf>, Vec<(PathBuf, bool)>) {
-    // The folders the case needs as they are: each it needs, and each
-    // needed file's own.
-    let near: Vec<PathBuf> = needs
-        .iter()
-        .filter_map(|(p, _)| {
-            let real = p.canonicalize().ok()?;
-            match real.is_dir() {
-                true => Some(real),
-                false => real.parent().map(Path::to_owned),
+/// How a view keeps the run's outputs out of sight.
+struct Outputs {
+    /// The roots, with the folder of each output no case needs in sight.
+    roots: Vec<PathBuf>,
+    /// The outputs in folders it does: masked.
+    masks: Vec<PathBuf>,
+    /// The folders of the harness's `PATH` inside a folder so hidden: kept
+    /// (a candidate found there is still found).
+    path_dirs: Vec<(PathBuf, bool)>,
+}
+
+impl Outputs {
+    /// How `outputs` are kept from a case that `needs` these paths, beside
+    /// `roots`.
+    fn hidden(roots: &[PathBuf], outputs: &[PathBuf], needs: &[(PathBuf, bool)]) -> Self {
+        // The folders the case needs as they are: each it needs, and each
+        // needed file's own.
+        let near: Vec<PathBuf> = needs
+            .iter()
+            .filter_map(|(p, _)| {
+                let real = p.canonicalize().ok()?;
+                match real.is_dir() {
+                    true => Some(real),
+                    false => real.parent().map(Path::to_owned),
+                }
+            })
+            .collect();
+        let mut roots = roots.to_vec();
+        let roots_before = roots.len();
+        let mut masks = Vec::new();
+        for out in outputs {
+            let (Some(dir), Some(name)) = (out.parent(), out.file_name()) else {
+                continue;
+            };
+            let dir = if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            };
+            // (No folder yet: no file in it either.)
+            let Ok(dir) = dir.canonicalize() else {
+                continue;
+            };
+            if near.contains(&dir) || dir == Path::new("/") {
+                if !masks.contains(&dir.join(name)) {
+                    masks.push(dir.join(name));
+                }
+            } else if !roots.contains(&dir) {
+                roots.push(dir);
             }
-        })
-        .collect();
-    let mut roots = roots.to_vec();
-    let roots_before = roots.len();
-    let mut masks = Vec::new();
-    for out in outputs {
-        let (Some(dir), Some(name)) = (out.parent(), out.file_name()) else {
-            continue;
-        };
-        let dir = if dir.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            dir
-        };
-        // (No folder yet: no file in it either.)
-        let Ok(dir) = dir.canonicalize() else {
-            continue;
-        };
-        if near.contains(&dir) || dir == Path::new("/") {
-            if !masks.contains(&dir.join(name)) {
-                masks.push(dir.join(name));
-            }
-        } else if !roots.contains(&dir) {
-            roots.push(dir);
+        }
+        let hidden = &roots[roots_before..];
+        let path_dirs = std::env::var_os("PATH")
+            .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|d| d.canonicalize().ok())
+            .filter(|d| hidden.iter().any(|h| d.starts_with(h)))
+            .map(|d| (d, false))
+            .collect();
+        Outputs {
+            roots,
+            masks,
+            path_dirs,
         }
     }
-    let hidden = &roots[roots_before..];
-    let path_dirs = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-        .unwrap_or_default()
-        .into_iter()
-        .filter_map(|d| d.canonicalize().ok())
-        .filter(|d| hidden.iter().any(|h| d.starts_with(h)))
-        .map(|d| (d, false))
-        .collect();
-    (roots, masks, path_dirs)
 }
 
 #[cfg(test)]
