@@ -316,6 +316,7 @@ impl Isolated {
             view,
             cwd: workdir,
             scratch: (case.scratch.path(), &slot_dir),
+            harness_user: case.owner.is_none(),
             cgroups: (self.cgroups.as_ref().zip(case.cgroup.as_ref()))
                 .map_or_else(Vec::new, |(all, c)| all.view(c, spec.slot)),
             cgroups_shared: case.cgroup.as_ref().is_some_and(CaseCgroup::is_shared),

@@ -160,8 +160,25 @@ fn jump(code: u32, k: u32, jt: u8, jf: u8) -> libc::sock_filter {
     }
 }
 
+/// `calls` as runs of consecutive numbers (lowest, highest), in order.
+fn runs(calls: impl Iterator<Item = u32>) -> Vec<(u32, u32)> {
+    let mut calls: Vec<u32> = calls.collect();
+    calls.sort_unstable();
+    calls.dedup();
+    let mut out: Vec<(u32, u32)> = Vec::new();
+    for call in calls {
+        match out.last_mut() {
+            Some((_, hi)) if *hi + 1 == call => *hi = call,
+            _ => out.push((call, call)),
+        }
+    }
+    out
+}
+
 fn make(rules: Rules) -> Option<Vec<libc::sock_filter>> {
-    use libc::{BPF_ABS, BPF_JEQ, BPF_JGE, BPF_JMP, BPF_JSET, BPF_K, BPF_LD, BPF_RET, BPF_W};
+    use libc::{
+        BPF_ABS, BPF_JEQ, BPF_JGE, BPF_JGT, BPF_JMP, BPF_JSET, BPF_K, BPF_LD, BPF_RET, BPF_W,
+    };
     let (arch, other_table) = ARCH?;
     let load = |at: u32| stmt(BPF_LD | BPF_W | BPF_ABS, at);
     let ret = |action: u32| stmt(BPF_RET | BPF_K, action);
@@ -180,8 +197,18 @@ fn make(rules: Rules) -> Option<Vec<libc::sock_filter>> {
         p.extend([jump(BPF_JMP | BPF_JGE | BPF_K, other_table, 0, 1), refuse]);
     }
     let ipc: &[libc::c_long] = if rules.shared_ipc { &IPC } else { &[] };
-    for &call in REFUSED.iter().chain(ipc) {
-        p.extend([jump(BPF_JMP | BPF_JEQ | BPF_K, nr(call), 0, 1), refuse]);
+    // A run of numbers in two jumps, not one each: the kernel checks and
+    // compiles the program anew for every case, and runs it on every call.
+    for (lo, hi) in runs(REFUSED.iter().chain(ipc).map(|&c| nr(c))) {
+        if lo == hi {
+            p.extend([jump(BPF_JMP | BPF_JEQ | BPF_K, lo, 0, 1), refuse]);
+        } else {
+            p.extend([
+                jump(BPF_JMP | BPF_JGE | BPF_K, lo, 0, 2),
+                jump(BPF_JMP | BPF_JGT | BPF_K, hi, 1, 0),
+                refuse,
+            ]);
+        }
     }
     p.extend([
         jump(BPF_JMP | BPF_JEQ | BPF_K, nr(libc::SYS_clone3), 0, 1),
@@ -332,6 +359,10 @@ mod tests {
             (libc::SYS_shmget, [0x7067_0001, 0]),
             (libc::SYS_msgget, [0x7067_0001, 0]),
             (libc::SYS_semget, [0x7067_0001, 0]),
+            // Beside the runs refused (on x86-64 dup and fcntl border the
+            // IPC calls, umount2's neighbour swapon...): through, EBADF.
+            (libc::SYS_dup, [-1, 0]),
+            (libc::SYS_fcntl, [-1, 0]),
         ];
         let rules = |offline, shared_ipc| super::Rules {
             offline,
@@ -346,14 +377,26 @@ mod tests {
             [0, EPERM, EPERM, EPERM, EPERM, EPERM, ENOSYS, EPERM]
         );
         let (noent, vsock) = (libc::ENOENT, EPERM);
-        assert_eq!(online[8..], [0, 0, vsock, noent, noent, noent]);
+        let bad = libc::EBADF;
+        assert_eq!(online[8..], [0, 0, vsock, noent, noent, noent, bad, bad]);
         let offline = answers(rules(true, false), &calls);
         assert_eq!(offline[..8], online[..8]);
-        assert_eq!(offline[8..], [0, EPERM, EPERM, noent, noent, noent]);
+        assert_eq!(
+            offline[8..],
+            [0, EPERM, EPERM, noent, noent, noent, bad, bad]
+        );
         let shared = answers(rules(false, true), &calls);
         assert_eq!(shared[..11], online[..11]);
-        assert_eq!(shared[11..], [EPERM, EPERM, EPERM], "System V IPC refused");
+        assert_eq!(
+            shared[11..],
+            [EPERM, EPERM, EPERM, bad, bad],
+            "System V IPC refused, its neighbours not"
+        );
         let program = super::program(rules(true, true)).unwrap();
         assert_eq!(super::bytes(program).len() % 8, 0);
+        assert_eq!(
+            super::runs([7, 3, 4, 5, 9, 4].into_iter()),
+            [(3, 5), (7, 7), (9, 9)]
+        );
     }
 }

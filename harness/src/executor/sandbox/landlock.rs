@@ -33,7 +33,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use landlock::{
-    ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, Ruleset, RulesetAttr,
+    ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, PathBeneath, Ruleset, RulesetAttr,
     RulesetCreatedAttr, Scope, path_beneath_rules,
 };
 
@@ -52,6 +52,9 @@ const DEVICES: [&str; 3] = ["/dev/null", "/dev/zero", "/dev/full"];
 #[derive(Default)]
 pub(super) struct Landlock {
     rulesets: Mutex<HashMap<usize, OwnedFd>>,
+    /// The devices every case may write, opened once (each case's own
+    /// ruleset names them).
+    devices: std::sync::OnceLock<Vec<landlock::PathFd>>,
 }
 
 impl Sandbox for Landlock {
@@ -70,9 +73,14 @@ impl Sandbox for Landlock {
             }
         };
         drop(rulesets);
+        // (A slot's own user writes nothing beside its folder anyway.)
+        let own = match case.harness_user {
+            true => Some(writes(case, self.devices())?),
+            false => None,
+        };
         Ok(Entered {
             landlock: Some(fd),
-            landlock_own: Some(writes(case)?),
+            landlock_own: own,
             // No network of its own: no socket but a Unix one (UDP and
             // the rest, which Landlock does not see).
             offline: !case.network,
@@ -81,6 +89,18 @@ impl Sandbox for Landlock {
     }
 
     fn leave(&self, _: &Case, _: Entered, _: &mut RunResult, _: bool) {}
+}
+
+impl Landlock {
+    /// [`DEVICES`], opened the first time (those that open).
+    fn devices(&self) -> &[landlock::PathFd] {
+        self.devices.get_or_init(|| {
+            DEVICES
+                .iter()
+                .filter_map(|d| landlock::PathFd::new(d).ok())
+                .collect()
+        })
+    }
 }
 
 /// Whether the kernel enforces Landlock's file-system rules, or why not.
@@ -184,8 +204,8 @@ fn enforced(created: landlock::RulesetCreated) -> Result<OwnedFd, ExecError> {
 }
 
 /// The case's own ruleset: writes only within its scratch folder, what
-/// else its view keeps writable (but the slot's folder), and the devices.
-fn writes(case: &Case) -> Result<OwnedFd, ExecError> {
+/// else its view keeps writable (but the slot's folder), and `devices`.
+fn writes(case: &Case, devices: &[landlock::PathFd]) -> Result<OwnedFd, ExecError> {
     let failed = |e: landlock::RulesetError| ExecError::System {
         what: "make the case's own Landlock ruleset".into(),
         error: std::io::Error::other(e.to_string()),
@@ -206,7 +226,13 @@ fn writes(case: &Case) -> Result<OwnedFd, ExecError> {
         .handle_access(write)
         .and_then(Ruleset::create)
         .and_then(|r| r.add_rules(path_beneath_rules(places, write)))
-        .and_then(|r| r.add_rules(path_beneath_rules(DEVICES, write)))
+        .and_then(|r| {
+            r.add_rules(
+                devices
+                    .iter()
+                    .map(|d| Ok::<_, landlock::RulesetError>(PathBeneath::new(d, write))),
+            )
+        })
         .map_err(failed)?;
     enforced(created)
 }

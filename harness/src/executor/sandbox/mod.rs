@@ -103,6 +103,9 @@ pub(super) struct Case<'a> {
     /// where the case runs as the harness's user, only its own scratch
     /// folder is made writable).
     pub scratch: (&'a Path, &'a Path),
+    /// It runs as the harness's own user (no slot user of its own): the
+    /// sandbox, not the folders' owners, keeps it from the slot's folder.
+    pub harness_user: bool,
     /// Its cgroups, as it sees them.
     pub cgroups: Vec<crate::executor::cgroup::Place>,
     /// Whether they are its job slot's, for the slot's next case too.
