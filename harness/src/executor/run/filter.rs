@@ -18,7 +18,7 @@
 //! would be every case's, and outlive it. Everything else is allowed:
 //! interpreters, the JVM and valgrind run as ever.
 //!
-//! The program is written here, one classic BPF program of some sixty
+//! The program is written here, one classic BPF program of forty to sixty
 //! instructions: seccompiler gives one action per program, and the
 //! kernel's cost of a filter (its attach, and every system call after)
 //! grows with each program and its length: its two programs for the
