@@ -5,10 +5,12 @@
 //! answer (walking the TA's folder and every path on the processes'
 //! command lines) and reads what the run writes; a planter leaves links
 //! named like the next puzzles and a Python `usercustomize.py` wherever it
-//! can write beside its own folder, and writes at the TA's files. Both
-//! try System V IPC and vsock. Nothing may work: no thief row accepted,
-//! nothing of the run read, every honest row accepted, the TA's files and
-//! the scorecard whole, no IPC object shared or left behind.
+//! can write beside its own folder, and writes at the TA's files; a bomb
+//! forks for two seconds. The thief tries System V IPC, a POSIX message
+//! queue and vsock. The result store is in the TA's folder too. Nothing
+//! may work: no thief row accepted, nothing of the run read, every honest
+//! row accepted, the TA's files and the scorecard whole, no IPC object
+//! shared or left behind.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -75,6 +77,14 @@ elif ctypes.get_errno() == errno.EEXIST:
     print("ipc:contact", file=sys.stderr)
 else:
     print("ipc:refused", file=sys.stderr)
+libc.mq_open.restype = ctypes.c_int
+queue = libc.mq_open(b"/pg-issue-51", os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600, None)
+if queue >= 0:
+    print("mq:made", file=sys.stderr)
+elif ctypes.get_errno() == errno.EEXIST:
+    print("mq:contact", file=sys.stderr)
+else:
+    print("mq:refused", file=sys.stderr)
 try:
     socket.socket(40, socket.SOCK_STREAM)
     print("vsock:open", file=sys.stderr)
@@ -121,6 +131,20 @@ for path in (ta + "/notes.txt", ta + "/out/rows.csv", ta + "/out/summary.csv"):
         pass
 "#;
 
+/// The bomb: forks for two seconds (each child sleeping), then answers
+/// nothing.
+const BOMB: &str = r#"
+import os, time
+end = time.time() + 2
+while time.time() < end:
+    try:
+        if os.fork() == 0:
+            time.sleep(30)
+            os._exit(0)
+    except OSError:
+        time.sleep(0.01)
+"#;
+
 /// The TA's folder: outside /tmp (in /home, as a TA's would be), a
 /// course folder, a class of five (honest ones around two hostile ones),
 /// the TA's notes. Everyone may enter it (the slots' users run there).
@@ -137,6 +161,8 @@ fn ta_folder() -> tempfile::TempDir {
         ("c-planter", PLANTER.replace("@TA@", &at)),
         ("d-honest", honest()),
         ("e-honest", honest()),
+        ("f-bomb", BOMB.to_string()),
+        ("g-honest", honest()),
     ];
     for (name, text) in &students {
         let dir = root.join("class").join(name);
@@ -170,6 +196,18 @@ fn segments() -> usize {
         .unwrap_or(0)
 }
 
+/// Whether the thief's POSIX message queue is there in this IPC
+/// namespace (the machine's): removed if so.
+fn queue_left() -> bool {
+    std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import ctypes, sys\nsys.exit(0 if ctypes.CDLL(None).mq_unlink(b'/pg-issue-51') == 0 else 1)",
+        ])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
 /// The class graded in `ta`, run `place`, with `args`; every path
 /// absolute (the thief reads them off the command line).
 fn grade(ta: &Path, place: Place, args: &[&str]) -> std::process::Output {
@@ -185,6 +223,8 @@ fn grade(ta: &Path, place: Place, args: &[&str]) -> std::process::Output {
         .arg(p("out/summary.csv"))
         .arg("--keep-output")
         .arg(p("out/kept"))
+        .arg("--store")
+        .arg(p("store"))
         .args(["--force", "--time-limit", "20s"])
         .args(args)
         .output()
@@ -225,7 +265,16 @@ fn nothing_reaches_anyone(tier: &str, place: Place, args: &[&str]) {
         .map(|r| (r["candidate"].clone(), r["verdict"].clone()))
         .collect();
     let cases = |who: &str| verdicts.iter().filter(|(c, _)| c == who).count();
-    for who in ["a-honest", "b-thief", "c-planter", "d-honest", "e-honest"] {
+    let everyone = [
+        "a-honest",
+        "b-thief",
+        "c-planter",
+        "d-honest",
+        "e-honest",
+        "f-bomb",
+        "g-honest",
+    ];
+    for who in everyone {
         assert_eq!(cases(who), 2, "{tier}: {who}: {verdicts:?}\n{stderr}");
     }
     for (who, verdict) in &verdicts {
@@ -242,12 +291,13 @@ fn nothing_reaches_anyone(tier: &str, place: Place, args: &[&str]) {
     assert!(
         !thief
             .iter()
-            .any(|l| l == "ipc:contact" || l == "vsock:open"),
+            .any(|l| l == "ipc:contact" || l == "mq:contact" || l == "vsock:open"),
         "{tier}: {thief:?}"
     );
     assert_eq!(segments(), shm, "{tier}: an IPC object outlived its case");
+    assert!(!queue_left(), "{tier}: a message queue outlived its case");
     // Nothing planted reached anyone; the TA's files are whole.
-    for who in ["a-honest", "d-honest", "e-honest"] {
+    for who in ["a-honest", "d-honest", "e-honest", "g-honest"] {
         let printed = said(root, who, "stdout");
         assert!(!printed.iter().any(|l| l == "planted"), "{tier}: {who}");
     }
