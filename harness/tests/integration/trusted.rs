@@ -400,3 +400,77 @@ fn nothing_reaches_anyone_under_landlock_as_an_ordinary_user() {
         "{stderr}"
     );
 }
+
+/// A bubblewrap start that fails on something of its own (a container
+/// engine's network namespace mount appearing while bubblewrap binds the
+/// system) is tried once more before the row is `harness-error`: a
+/// `bwrap` on PATH that fails its first case so, then is the real one.
+/// One that keeps failing is our failure, never the student's verdict.
+#[test]
+fn a_sandbox_start_that_races_a_mount_is_tried_again() {
+    if !root() || !require_ordinary_bwrap() {
+        return;
+    }
+    let dir = tempfile::Builder::new()
+        .prefix("puzzlegrade-race-")
+        .tempdir_in("/home")
+        .unwrap();
+    // (The sandbox starts as the slot's user: it may enter, and count.)
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let real = std::process::Command::new("sh")
+        .args(["-c", "command -v bwrap"])
+        .output()
+        .unwrap();
+    let real = String::from_utf8(real.stdout).unwrap().trim().to_string();
+    let fake = bin.join("bwrap");
+    let run = |fails: usize| {
+        let tries = dir.path().join(format!("tries-{fails}"));
+        std::fs::write(&tries, "").unwrap();
+        std::fs::set_permissions(&tries, std::fs::Permissions::from_mode(0o666)).unwrap();
+        std::fs::write(
+            &fake,
+            format!(
+                "#!/bin/sh\ncase \"$*\" in *--add-seccomp-fd*)\n\
+                 echo x >> {tries}\n\
+                 if [ \"$(wc -l < {tries})\" -le {fails} ]; then\n\
+                 echo \"bwrap: Can't bind mount /oldroot/ on /newroot/: Unable to apply mount flags: remount \\\"/newroot/run/netns/cni-1\\\": No such file or directory\" >&2; exit 1; fi;;\n\
+                 esac\nexec {real} \"$@\"\n",
+                tries = tries.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+        let card = dir.path().join(format!("rows-{fails}.csv"));
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_harness"))
+            .env("PATH", path)
+            .args(["grade", "--sandbox", "bwrap", "--jobs", "1"])
+            .args(["--filter", "2x2-00", "--suite"])
+            .arg(workspace().join("suites/lightsout/easy"))
+            .arg("--candidate")
+            .arg(replica("lightsout"))
+            .arg("--scorecard")
+            .arg(&card)
+            .output()
+            .unwrap();
+        let rows = read_scorecard(&card);
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(rows.len(), 1, "{stderr}");
+        let tried = std::fs::read_to_string(&tries).unwrap().lines().count();
+        (rows[0]["verdict"].clone(), rows[0]["detail"].clone(), tried)
+    };
+    let (verdict, _, tried) = run(1);
+    assert_eq!(
+        (verdict.as_str(), tried),
+        ("accepted", 2),
+        "once more, then it started"
+    );
+    let (verdict, detail, tried) = run(5);
+    assert_eq!((verdict.as_str(), tried), ("harness-error", 2), "{detail}");
+    assert!(
+        detail.contains("the sandbox (bwrap) did not start the candidate: bwrap: Can't bind mount"),
+        "{detail}"
+    );
+}
