@@ -16,10 +16,12 @@
 //! - read and run: what the view keeps read-only (the paths the command
 //!   line names).
 //!
-//! A second ruleset, the case's own (made as it starts: a handful of
-//! calls), keeps its writes to its own scratch folder within the slot's
-//! (and to what else the view keeps writable): nothing a case leaves in
-//! the slot's folder can reach the slot's next case.
+//! Where the case runs as the harness's own user (an ordinary user's
+//! run), a second ruleset, the case's own (made as it starts: a handful
+//! of calls), keeps its writes to its own scratch folder within the
+//! slot's (and to what else the view keeps writable): nothing a case
+//! leaves in the slot's folder can reach the slot's next case. (A slot's
+//! own user cannot write there: the folder is root's.)
 //!
 //! Where the kernel has them (ABI 4 and 6), the ruleset also refuses every
 //! TCP bind and connect, and scopes abstract Unix sockets and signals to
