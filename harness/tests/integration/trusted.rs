@@ -474,3 +474,72 @@ fn a_sandbox_start_that_races_a_mount_is_tried_again() {
         "{detail}"
     );
 }
+
+/// A student's own run in its own folder, as an ordinary user (the
+/// solver beside its scorecard and a JSON export rewritten as rows come):
+/// a case that keeps reading the export, and every file beside it, for
+/// as long as it runs never reads what the run writes, though the export
+/// is replaced (a temporary file, then a rename) while it runs.
+#[test]
+fn an_export_rewritten_beside_the_solver_stays_out_of_sight() {
+    if !root() || !require_ordinary_bwrap() {
+        return;
+    }
+    let dir = tempfile::Builder::new()
+        .prefix("puzzlegrade-own-")
+        .tempdir_in("/home")
+        .unwrap();
+    let solver = dir.path().join("solver.py");
+    std::fs::write(
+        &solver,
+        format!(
+            "import os, sys, time\n\
+             here = os.path.dirname(os.path.abspath(__file__))\n\
+             end = time.time() + (2.0 if sys.argv[-1].endswith('00.txt') else 0.3)\n\
+             read = set()\n\
+             while time.time() < end:\n\
+             \x20   for name in os.listdir(here):\n\
+             \x20       path = os.path.join(here, name)\n\
+             \x20       if name.endswith('.py') or name in read or not os.path.isfile(path):\n\
+             \x20           continue\n\
+             \x20       try:\n\
+             \x20           if open(path).read():\n\
+             \x20               read.add(name)\n\
+             \x20               print('read:' + name, file=sys.stderr)\n\
+             \x20       except OSError:\n\
+             \x20           pass\n\
+             os.execv('{lo}', ['{lo}'] + sys.argv[1:])\n",
+            lo = replica("lightsout")
+        ),
+    )
+    .unwrap();
+    let run = harness_at(Place::Ordinary, dir.path())
+        .args(["grade", "--jobs", "2", "--filter", "2x", "--suite"])
+        .arg(workspace().join("suites/lightsout/easy"))
+        .args(["--candidate", "python3 solver.py"])
+        .args(["--scorecard", "rows.csv", "--export", "json:rows.json"])
+        .args(["--keep-output", "kept"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    let rows = read_scorecard(&dir.path().join("rows.csv"));
+    assert!(rows.len() >= 4, "{stderr}");
+    assert!(
+        rows.iter().all(|r| r["verdict"] == "accepted"),
+        "{rows:?}\n{stderr}"
+    );
+    let read: Vec<String> = walkdir::WalkDir::new(dir.path().join("kept"))
+        .into_iter()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "stderr"))
+        .flat_map(|e| {
+            std::fs::read_to_string(e.path())
+                .unwrap_or_default()
+                .lines()
+                .filter(|l| l.starts_with("read:"))
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert_eq!(read, Vec::<String>::new(), "read beside the solver");
+}

@@ -106,34 +106,9 @@ fn words(view: &View, cwd: &Path, around: &Around) -> Vec<OsString> {
     // The view's private folders and what it keeps (the scratch folder,
     // the candidate's TMPDIR, writable; a build's own folder too).
     for step in &view.steps {
-        match step {
-            // Each capped at the view's size (bubblewrap's --size applies
-            // to the --tmpfs after it).
-            Step::Private(p) => {
-                out.push("--size".into());
-                out.push(view.size.max(1 << 20).to_string().into());
-                out.push("--tmpfs".into());
-                out.push(p.into());
-            }
-            Step::Keep(p, true) if p == around.scratch.1 => {
-                out.push("--bind".into());
-                out.push(around.scratch.0.into());
-                out.push(around.scratch.0.into());
-            }
-            Step::Keep(p, writable) => {
-                out.push(if *writable { "--bind" } else { "--ro-bind" }.into());
-                out.push(p.into());
-                out.push(p.into());
-            }
-        }
+        step_words(step, view, around, &mut out);
     }
-    // The run's outputs beside what the case needs: an empty file over
-    // each that is there as the case starts.
-    for mask in &view.masks {
-        if std::fs::symlink_metadata(mask).is_ok_and(|m| m.is_file()) {
-            out.extend(["--ro-bind".into(), "/dev/null".into(), mask.into()]);
-        }
-    }
+    beside_outputs(view, around, &mut out);
     // Of the cgroups, its own alone, each at its hierarchy's place
     // (bubblewrap's cgroup namespace is rooted there), or nothing.
     let cgroups = OsString::from("/sys/fs/cgroup");
@@ -167,6 +142,97 @@ fn words(view: &View, cwd: &Path, around: &Around) -> Vec<OsString> {
     out.push(around.failure.to_string().into());
     out.push(around.nproc.map_or("-".into(), |n| n.to_string()).into());
     out
+}
+
+/// One step of the view in bubblewrap's words.
+fn step_words(step: &Step, view: &View, around: &Around, out: &mut Vec<OsString>) {
+    match step {
+        // Each capped at the view's size (bubblewrap's --size applies to
+        // the --tmpfs after it).
+        Step::Private(p) => {
+            out.push("--size".into());
+            out.push(view.size.max(1 << 20).to_string().into());
+            out.push("--tmpfs".into());
+            out.push(p.into());
+        }
+        Step::Keep(p, true) if p == around.scratch.1 => {
+            out.push("--bind".into());
+            out.push(around.scratch.0.into());
+            out.push(around.scratch.0.into());
+        }
+        Step::Keep(p, writable) => {
+            out.push(if *writable { "--bind" } else { "--ro-bind" }.into());
+            out.push(p.into());
+            out.push(p.into());
+        }
+    }
+}
+
+/// The most entries of a folder holding the run's outputs that a case's
+/// view takes as they are; past it, each output is masked alone.
+const SNAPSHOT: usize = 256;
+
+/// The run's outputs in folders the case needs in sight (`view.masks`):
+/// each such folder as it is when the case starts, less the outputs (a
+/// fresh read-only tmpfs with every other entry bound back, and what the
+/// view makes inside it made again), so that what the run writes there
+/// meanwhile (an export's temporary file, the rename that replaces it)
+/// is not in the case's view at all. A folder the case may write, or one
+/// of more than [`SNAPSHOT`] entries: an empty file over each output
+/// there as the case starts (a rename meanwhile undoes it).
+fn beside_outputs(view: &View, around: &Around, out: &mut Vec<OsString>) {
+    let mut folders: Vec<&Path> = Vec::new();
+    for mask in &view.masks {
+        if let Some(folder) = mask.parent()
+            && !folders.contains(&folder)
+        {
+            folders.push(folder);
+        }
+    }
+    for folder in folders {
+        let writable = view
+            .steps
+            .iter()
+            .any(|s| matches!(s, Step::Keep(p, true) if folder.starts_with(p)));
+        let entries = (!writable)
+            .then(|| std::fs::read_dir(folder).ok())
+            .flatten()
+            .map(|d| {
+                d.flatten()
+                    .take(SNAPSHOT + 1)
+                    .map(|e| e.path())
+                    .collect::<Vec<_>>()
+            })
+            .filter(|e| e.len() <= SNAPSHOT);
+        let Some(mut entries) = entries else {
+            for mask in view.masks.iter().filter(|m| m.parent() == Some(folder)) {
+                if std::fs::symlink_metadata(mask).is_ok_and(|m| m.is_file()) {
+                    out.extend(["--ro-bind".into(), "/dev/null".into(), mask.into()]);
+                }
+            }
+            continue;
+        };
+        entries.sort();
+        out.extend([
+            "--size".into(),
+            "1048576".into(),
+            "--tmpfs".into(),
+            folder.into(),
+        ]);
+        for entry in entries.iter().filter(|e| !view.masks.contains(e)) {
+            match std::fs::read_link(entry) {
+                Ok(target) => out.extend(["--symlink".into(), target.into(), entry.into()]),
+                Err(_) => out.extend(["--ro-bind".into(), entry.into(), entry.into()]),
+            }
+        }
+        for step in view.steps.iter().filter(|s| {
+            let p = s.path();
+            p != folder && p.starts_with(folder)
+        }) {
+            step_words(step, view, around, out);
+        }
+        out.extend(["--remount-ro".into(), folder.into()]);
+    }
 }
 
 /// Whether bubblewrap can make a sandbox here, as this user.
@@ -316,6 +382,61 @@ mod tests {
                 "10",
                 "256",
             ]
+        );
+    }
+
+    /// Outputs beside what a case needs: their folder as it is, less
+    /// them, read-only; what the view makes inside made again on top.
+    #[test]
+    fn a_folder_holding_outputs_is_taken_as_it_is_less_them() {
+        let t = tempfile::tempdir().unwrap();
+        let f = t.path().canonicalize().unwrap();
+        std::fs::write(f.join("solver.py"), "x").unwrap();
+        std::fs::write(f.join("rows.csv"), "secret").unwrap();
+        std::os::unix::fs::symlink("solver.py", f.join("link")).unwrap();
+        std::fs::create_dir(f.join("kept")).unwrap();
+        let view = View {
+            steps: vec![Step::Private(f.join("kept"))],
+            size: 1 << 20,
+            masks: vec![f.join("rows.csv")],
+        };
+        let around = Around {
+            seccomp: vec![],
+            network: false,
+            cgroups: &[],
+            shim: vec![],
+            failure: 3,
+            nproc: None,
+            scratch: (Path::new("/s/case"), Path::new("/s")),
+        };
+        let mut out = Vec::new();
+        beside_outputs(&view, &around, &mut out);
+        let d = |p: &str| f.join(p).into_os_string().into_string().unwrap();
+        let words: Vec<String> = out.into_iter().map(|w| w.into_string().unwrap()).collect();
+        assert_eq!(
+            words,
+            [
+                "--size".to_string(),
+                "1048576".into(),
+                "--tmpfs".into(),
+                d(""),
+                "--ro-bind".into(),
+                d("kept"),
+                d("kept"),
+                "--symlink".into(),
+                "solver.py".into(),
+                d("link"),
+                "--ro-bind".into(),
+                d("solver.py"),
+                d("solver.py"),
+                "--size".into(),
+                "1048576".into(),
+                "--tmpfs".into(),
+                d("kept"),
+                "--remount-ro".into(),
+                d(""),
+            ]
+            .map(|w| w.trim_end_matches('/').to_string())
         );
     }
 

@@ -17,9 +17,9 @@
 //! unless the case needs that folder in sight (its working folder, or the
 //! folder of a file its command line names: a student's own solver beside
 //! its scorecard); then the file alone is masked where the sandbox can
-//! (bubblewrap binds an empty file over it, Landlock leaves it out of its
-//! rules), and where the case runs as another user, its mode (0600) keeps
-//! it closed.
+//! (bubblewrap takes the folder as it is when the case starts, less the
+//! outputs; Landlock leaves them out of its rules), and where the case
+//! runs as another user, its mode (0600) keeps it closed.
 //!
 //! Two ways to build it: as root, the job slot's keeper makes a mount
 //! namespace with the view ([`View::enter_kept`]) and the slot's cases
