@@ -370,34 +370,20 @@ fn two_cases_at_once_make_no_contact_in_a_podman_container() {
     }
 }
 
-/// A course part may open the network for its own cases (`network =
-/// true`): its cases reach a port the test listens on, while the other
-/// part's cases, in the same run, stay on a loopback of their own.
-#[test]
-fn a_course_part_may_open_the_network_for_its_own_cases() {
+/// A class of one (alice, handing in `probe.py` with `text`, a Python
+/// script that exits 3 where it cannot do what it tries, else solves)
+/// under a course whose two parts run it on one board: "closed", and
+/// "open" with `key = true`.
+fn two_parts(text: &str, key: &str) -> (tempfile::TempDir, std::path::PathBuf) {
     use std::os::unix::fs::PermissionsExt;
-    if !root() || !require_ordinary_bwrap() {
-        return;
-    }
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    // Accept whoever comes, for as long as the test runs.
-    std::thread::spawn(move || for _ in listener.incoming() {});
     let (dir, _) = with_script("unused", "");
     let alice = dir.path().join("class/alice");
     std::fs::create_dir_all(&alice).unwrap();
-    // Solves where the port answers; exits 3 (a runtime error) where it
-    // does not.
     let probe = alice.join("probe.py");
+    let solver = super::support::replica("lightsout");
     std::fs::write(
         &probe,
-        format!(
-            "import os, socket, sys\n\
-             try:\n    socket.create_connection(('127.0.0.1', {port}), timeout=3).close()\n\
-             except OSError:\n    sys.exit(3)\n\
-             os.execv('{solver}', ['{solver}'] + sys.argv[1:])\n",
-            solver = super::support::replica("lightsout")
-        ),
+        format!("{text}os.execv('{solver}', ['{solver}'] + sys.argv[1:])\n"),
     )
     .unwrap();
     for d in [dir.path().join("class"), alice] {
@@ -408,7 +394,7 @@ fn a_course_part_may_open_the_network_for_its_own_cases() {
     let part = |name: &str, open: bool| {
         format!(
             "[[part]]\nname = \"{name}\"\ncommand = \"python3 {{submission}}/probe.py\"\n\
-             suites = [\"{}\"]\ncases = [\"*/2x2-00.txt\"]\nnetwork = {open}\n",
+             suites = [\"{}\"]\ncases = [\"*/2x2-00.txt\"]\n{key} = {open}\n",
             suite.display()
         )
     };
@@ -416,7 +402,7 @@ fn a_course_part_may_open_the_network_for_its_own_cases() {
     std::fs::write(
         &config,
         format!(
-            "name = \"online\"\nfamily = \"lightsout\"\n{}{}\
+            "name = \"two\"\nfamily = \"lightsout\"\n{}{}\
              [[rubric]]\nname = \"Closed\"\nrule = \"share\"\npoints = 1\npart = \"closed\"\n\
              [[rubric]]\nname = \"Open\"\nrule = \"share\"\npoints = 1\npart = \"open\"\n",
             part("closed", false),
@@ -424,33 +410,65 @@ fn a_course_part_may_open_the_network_for_its_own_cases() {
         ),
     )
     .unwrap();
+    (dir, config)
+}
+
+/// [`two_parts`]'s class graded as root with `args`: the closed part's
+/// verdict and the open part's.
+fn closed_and_open(dir: &std::path::Path, config: &std::path::Path, args: &[&str]) -> [String; 2] {
+    let card = dir.join(format!("rows-{}.csv", args.join("-")));
+    let out = harness_at(Place::Root, dir)
+        .args(["grade", "--course"])
+        .arg(config)
+        .args(["--submissions", "class", "--scorecard"])
+        .arg(&card)
+        .args(args)
+        .args(["--force"])
+        .output()
+        .unwrap();
+    let mut rows: Vec<_> = super::support::read_scorecard(&card)
+        .into_iter()
+        .filter(|r| r["suite"] != "build")
+        .map(|r| (r["suite"].clone(), r["verdict"].clone()))
+        .collect();
+    rows.sort();
+    let parts: Vec<&str> = rows.iter().map(|(s, _)| s.as_str()).collect();
+    assert_eq!(
+        parts,
+        ["closed/lightsout/easy", "open/lightsout/easy"],
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    [rows[0].1.clone(), rows[1].1.clone()]
+}
+
+/// A course part may open the network for its own cases (`network =
+/// true`): its cases reach a port the test listens on, while the other
+/// part's cases, in the same run, stay on a loopback of their own.
+#[test]
+fn a_course_part_may_open_the_network_for_its_own_cases() {
+    if !root() || !require_ordinary_bwrap() {
+        return;
+    }
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    // Accept whoever comes, for as long as the test runs.
+    std::thread::spawn(move || for _ in listener.incoming() {});
+    // Solves where the port answers; exits 3 (a runtime error) where it
+    // does not.
+    let (dir, config) = two_parts(
+        &format!(
+            "import os, socket, sys\n\
+             try:\n    socket.create_connection(('127.0.0.1', {port}), timeout=3).close()\n\
+             except OSError:\n    sys.exit(3)\n"
+        ),
+        "network",
+    );
     for sandbox in ["auto", "bwrap"] {
-        let card = dir.path().join(format!("rows-{sandbox}.csv"));
-        let out = harness_at(Place::Root, dir.path())
-            .args(["grade", "--course"])
-            .arg(&config)
-            .args(["--submissions", "class", "--scorecard"])
-            .arg(&card)
-            .args(["--sandbox", sandbox, "--jobs", "2", "--force"])
-            .output()
-            .unwrap();
-        let mut rows: Vec<_> = super::support::read_scorecard(&card)
-            .into_iter()
-            .filter(|r| r["suite"] != "build")
-            .map(|r| (r["suite"].clone(), r["verdict"].clone()))
-            .collect();
-        rows.sort();
         assert_eq!(
-            rows,
-            [
-                (
-                    "closed/lightsout/easy".to_string(),
-                    "runtime-error".to_string()
-                ),
-                ("open/lightsout/easy".to_string(), "accepted".to_string()),
-            ],
-            "{sandbox}: {}",
-            String::from_utf8_lossy(&out.stderr)
+            closed_and_open(dir.path(), &config, &["--sandbox", sandbox, "--jobs", "2"]),
+            ["runtime-error", "accepted"],
+            "{sandbox}"
         );
     }
 }
@@ -514,74 +532,22 @@ fn filling_ones_own_folder_is_ones_own_verdict_where_nothing_charges_it() {
 /// Where each case has a namespace of its own (root's view), both get one.
 #[test]
 fn a_course_part_may_ask_for_ipc_where_there_is_no_namespace() {
-    use std::os::unix::fs::PermissionsExt;
     if !root() {
         return;
     }
-    let (dir, _) = with_script("unused", "");
-    let alice = dir.path().join("class/alice");
-    std::fs::create_dir_all(&alice).unwrap();
     // Solves where a private segment can be made (and removed); exits 3
     // where it cannot.
-    std::fs::write(
-        alice.join("shm.py"),
-        format!(
-            "import ctypes, os, sys\nlibc = ctypes.CDLL(None, use_errno=True)\n\
-             made = libc.shmget(0, 4096, 0o1000 | 0o600)\n\
-             if made < 0:\n    sys.exit(3)\nlibc.shmctl(made, 0, None)\n\
-             os.execv('{solver}', ['{solver}'] + sys.argv[1:])\n",
-            solver = super::support::replica("lightsout")
-        ),
-    )
-    .unwrap();
-    for d in [dir.path().join("class"), alice.clone()] {
-        std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    std::fs::set_permissions(alice.join("shm.py"), std::fs::Permissions::from_mode(0o644)).unwrap();
-    let suite = workspace().join("suites/lightsout/easy");
-    let part = |name: &str, ipc: bool| {
-        format!(
-            "[[part]]\nname = \"{name}\"\ncommand = \"python3 {{submission}}/shm.py\"\n\
-             suites = [\"{}\"]\ncases = [\"*/2x2-00.txt\"]\nipc = {ipc}\n",
-            suite.display()
-        )
-    };
-    let config = dir.path().join("course.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "name = \"ipc\"\nfamily = \"lightsout\"\n{}{}\
-             [[rubric]]\nname = \"Closed\"\nrule = \"share\"\npoints = 1\npart = \"closed\"\n\
-             [[rubric]]\nname = \"Open\"\nrule = \"share\"\npoints = 1\npart = \"open\"\n",
-            part("closed", false),
-            part("open", true)
-        ),
-    )
-    .unwrap();
+    let (dir, config) = two_parts(
+        "import ctypes, os, sys\nlibc = ctypes.CDLL(None, use_errno=True)\n\
+         made = libc.shmget(0, 4096, 0o1000 | 0o600)\n\
+         if made < 0:\n    sys.exit(3)\nlibc.shmctl(made, 0, None)\n",
+        "ipc",
+    );
     for (sandbox, closed) in [("landlock", "runtime-error"), ("auto", "accepted")] {
-        let card = dir.path().join(format!("rows-{sandbox}.csv"));
-        let out = harness_at(Place::Root, dir.path())
-            .args(["grade", "--course"])
-            .arg(&config)
-            .args(["--submissions", "class", "--scorecard"])
-            .arg(&card)
-            .args(["--sandbox", sandbox, "--force"])
-            .output()
-            .unwrap();
-        let mut rows: Vec<_> = super::support::read_scorecard(&card)
-            .into_iter()
-            .filter(|r| r["suite"] != "build")
-            .map(|r| (r["suite"].clone(), r["verdict"].clone()))
-            .collect();
-        rows.sort();
         assert_eq!(
-            rows,
-            [
-                ("closed/lightsout/easy".to_string(), closed.to_string()),
-                ("open/lightsout/easy".to_string(), "accepted".to_string()),
-            ],
-            "{sandbox}: {}",
-            String::from_utf8_lossy(&out.stderr)
+            closed_and_open(dir.path(), &config, &["--sandbox", sandbox]),
+            [closed, "accepted"],
+            "{sandbox}"
         );
     }
 }
