@@ -14,11 +14,22 @@ use crate::course::Course;
 use crate::job::{BUILD, Job};
 use crate::outcome::{Row, Verdict};
 use crate::settings::Context;
-use crate::store::{Missing, Store};
+use crate::store::{Key, Missing, Store};
 
-/// `builds` split by the store: those still to run, each with the key
-/// its build is kept under once run; and the rows of the others (build
-/// and cases), taken from the store. `todo`: the rows this run writes.
+/// `builds` split by the store.
+pub(super) struct Split {
+    /// Those still to run, each with the key its build is kept under once
+    /// run.
+    pub left: Vec<(Job, Option<Key>)>,
+    /// The rows of those the store holds whole (build and cases).
+    pub served: Vec<Row>,
+    /// Those whose copies were made from the store, with their build rows:
+    /// their cases not kept run on them.
+    pub restored: Vec<(Job, Row)>,
+}
+
+/// `builds` split by the store (see [`Split`]). `todo`: the rows this run
+/// writes.
 pub(super) fn split(
     ctx: &Context,
     course: &Course,
@@ -26,9 +37,15 @@ pub(super) fn split(
     keys: &[(String, String)],
     builds: Vec<Job>,
     todo: &dyn Fn(&str, &str, &str) -> bool,
-) -> (Vec<(Job, Option<String>)>, Vec<Row>) {
+) -> Split {
+    let mut split = Split {
+        left: Vec::new(),
+        served: Vec::new(),
+        restored: Vec::new(),
+    };
     let Some(store) = ctx.options.store.as_deref() else {
-        return (builds.into_iter().map(|b| (b, None)).collect(), Vec::new());
+        split.left = builds.into_iter().map(|b| (b, None)).collect();
+        return split;
     };
     let run = ctx.options.fingerprint(&ctx.executor.label());
     let class = Class {
@@ -38,23 +55,37 @@ pub(super) fn split(
         keys,
         todo,
     };
-    let (mut left, mut served) = (Vec::new(), Vec::new());
     for build in builds {
         let (key, entry) = store.built(&build, &run);
+        let entry = entry.filter(|_| todo(&build.label, BUILD, BUILD));
         let rows = entry
-            .filter(|_| todo(&build.label, BUILD, BUILD))
+            .clone()
             .and_then(|e| class.rows(store, &run, &build, e));
-        match rows {
-            Some(rows) => served.extend(rows),
-            None => {
-                if let Some(dir) = super::built_dir(&build) {
-                    store.forget(dir);
-                }
-                left.push((build, key));
-            }
+        if let Some(rows) = rows {
+            split.served.extend(rows);
+            continue;
         }
+        // Some row must run: its copy made again where it was kept whole
+        // (and holds what the build made), else built.
+        if let (Some(k), Some(e)) = (&key, &entry)
+            && e.row.verdict == Verdict::Accepted
+            && store.restore(&build, k, e)
+        {
+            if let Some(dir) = super::built_dir(&build) {
+                crate::grade::build::allow_everyone(dir);
+            }
+            let mut head = e.row.clone();
+            head.candidate.clone_from(&build.label);
+            store.reused(1);
+            split.restored.push((build, head));
+            continue;
+        }
+        if let Some(dir) = super::built_dir(&build) {
+            store.forget(dir);
+        }
+        split.left.push((build, key));
     }
-    (left, served)
+    split
 }
 
 /// What a submission's jobs are made from.

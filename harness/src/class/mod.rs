@@ -208,6 +208,48 @@ impl Prepared {
     }
 }
 
+impl Prepared {
+    /// A finished scorecard's `rows` as a regrade takes them: those of
+    /// submissions and cases the class holds, and apart the others (a
+    /// case the suites no longer hold, a submission gone), to be named and
+    /// left out. Two rows of one submission and case are an error naming
+    /// them (which would count is not the harness's to choose).
+    pub fn held(&self, rows: Vec<Row>) -> anyhow::Result<(Vec<Row>, Vec<Row>)> {
+        let mut seen: std::collections::HashMap<(String, String, String), usize> =
+            Default::default();
+        for row in &rows {
+            *seen.entry(row.key()).or_default() += 1;
+        }
+        let mut twice: Vec<_> = seen.into_iter().filter(|(_, n)| *n > 1).collect();
+        if !twice.is_empty() {
+            twice.sort();
+            let named: Vec<String> = twice
+                .iter()
+                .take(5)
+                .map(|((id, suite, case), n)| format!("{id} {suite} {case} ({n} rows)"))
+                .collect();
+            anyhow::bail!(
+                "{} submission cases have more than one row: {}{} (a scorecard holds one row \
+                 each; remove the extra ones, or grade again with --force)",
+                twice.len(),
+                named.join(", "),
+                if twice.len() > 5 { ", ..." } else { "" }
+            );
+        }
+        let ids: HashSet<&str> = self.subs.iter().map(|s| s.id.as_str()).collect();
+        let keys: HashSet<(&str, &str)> = self
+            .keys
+            .iter()
+            .map(|(s, c)| (s.as_str(), c.as_str()))
+            .chain([(BUILD, BUILD)])
+            .collect();
+        Ok(rows.into_iter().partition(|r| {
+            ids.contains(r.candidate.as_str())
+                && keys.contains(&(r.suite.as_str(), r.case.as_str()))
+        }))
+    }
+}
+
 /// Grades the prepared submissions with `course`; `kept` are rows of a
 /// resumed scorecard (or, with `only`, every other submission's).
 pub fn run(
@@ -276,11 +318,11 @@ pub fn run(
 
     let mut rows: Vec<Row> = kept.to_vec();
     // What the result store holds whole needs no build (`lazy`).
-    let (builds, served) = lazy::split(ctx, course, &plan, &keys, builds, &todo);
-    for row in served {
+    let split = lazy::split(ctx, course, &plan, &keys, builds, &todo);
+    for row in split.served {
         emit(row, &mut summary, &mut rows, on_event);
     }
-    let (builds, build_keys): (Vec<Job>, Vec<Option<String>>) = builds.into_iter().unzip();
+    let (mut builds, build_keys): (Vec<Job>, Vec<Option<_>>) = split.left.into_iter().unzip();
 
     // Builds, on the job slots. A submission built before keeps its old
     // build row as the record, whatever the new build says.
@@ -305,6 +347,15 @@ pub fn run(
             let dir = built_dir(job).expect("a build");
             store.keep_build(key, row, dir, lazy::lacking(course, dir));
         }
+    }
+
+    // Copies made from the store: built as their kept rows say.
+    for (job, row) in split.restored {
+        if kept_build(&row.candidate).is_none() {
+            emit(row.clone(), &mut summary, &mut rows, on_event);
+        }
+        built.push(row);
+        builds.push(job);
     }
 
     // The cases of a submission that did not build never run: off the

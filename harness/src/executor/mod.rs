@@ -51,6 +51,13 @@ pub trait Executor: Send + Sync {
         ScratchPlace::Temporary
     }
 
+    /// Whether every case is kept from the harness's own files (it runs
+    /// as another user, or in a sandbox's view or rules): where not, its
+    /// candidates can change what the harness keeps (the result store).
+    fn confines(&self) -> bool {
+        false
+    }
+
     /// The isolation in force, short (the scorecard's `isolation` column).
     fn label(&self) -> String {
         "none".into()

@@ -115,6 +115,12 @@ impl Executor for ProcessExecutor {
             .map_or(super::ScratchPlace::Temporary, Isolated::scratch_place)
     }
 
+    fn confines(&self) -> bool {
+        self.isolated
+            .as_ref()
+            .is_some_and(|i| i.level.uid_base.is_some() || i.level.sandbox.is_some())
+    }
+
     fn label(&self) -> String {
         self.isolated
             .as_ref()

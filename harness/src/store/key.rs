@@ -5,14 +5,14 @@ use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
-use super::{FORMAT, MAX_BYTES, MAX_FILES, Store};
+use super::{Key, MAX_BYTES, MAX_FILES, Store};
 use crate::job::{Candidate, Case, Job, Task};
 
 impl Store {
     /// The digest of everything `job`'s verdict depends on, where that can
     /// be had: a puzzle job whose case is loaded, or a probe, whose
     /// candidate's files can be read.
-    pub(super) fn key(&self, job: &Job, run: &str) -> Option<String> {
+    pub(super) fn key(&self, job: &Job, run: &str) -> Option<Key> {
         let mut h = begun(run);
         let mut put = |bytes: &[u8]| put_into(&mut h, bytes);
         put(job.family.name().as_bytes());
@@ -30,7 +30,7 @@ impl Store {
             }
             Task::Build(_) => return None,
         }
-        Some(hex(&h.finalize()))
+        Some(h.finalize().into())
     }
 
     /// The digest of everything a build's row and copy depend on, where it
@@ -38,7 +38,7 @@ impl Store {
     /// the files it lays over them and those its command names in the
     /// course's folder, and the command's program (`make`, `javac`) as
     /// found on PATH. (What that program runs in turn is not in it.)
-    pub(super) fn build_key(&self, job: &Job, run: &str) -> Option<String> {
+    pub(super) fn build_key(&self, job: &Job, run: &str) -> Option<Key> {
         let Task::Build(build) = &job.task else {
             return None;
         };
@@ -46,10 +46,10 @@ impl Store {
         let mut put = |bytes: &[u8]| put_into(&mut h, bytes);
         put(b"build");
         put(job.family.name().as_bytes());
-        put(&tree_digest(build.source.as_ref().ok()?)?);
+        put(&tree_digest(build.source.as_ref().ok()?, &[])?);
         let Some(recipe) = build.recipe.as_deref() else {
             put(b"no build");
-            return Some(hex(&h.finalize()));
+            return Some(h.finalize().into());
         };
         put(recipe.written.as_bytes());
         for layer in &recipe.overlay {
@@ -70,7 +70,7 @@ impl Store {
                 put(&self.digest(p)?);
             }
         }
-        Some(hex(&h.finalize()))
+        Some(h.finalize().into())
     }
 
     /// Puts what of `probe` its verdict depends on: its arguments (those in
@@ -84,7 +84,7 @@ impl Store {
                 Err(_) => put(arg.as_encoded_bytes()),
             }
         }
-        put(&tree_digest(folder)?);
+        put(&tree_digest(folder, &[])?);
         put(format!("{:?} {:?}", probe.expect, probe.output).as_bytes());
         Some(())
     }
@@ -105,10 +105,11 @@ impl Store {
         if candidate.ipc() {
             put(b"ipc");
         }
-        // A class's built copy whole; a run's working folder (where its
-        // scorecard may be) only as the command line names it.
+        // Its working folder whole: a class's built copy, or the folder a
+        // command runs in (less the run's own outputs there), whose files a
+        // program may read unnamed (a script's modules).
         let copy = matches!(candidate, Candidate::Command { copy: true, .. });
-        if copy {
+        if let Candidate::Command { .. } = candidate {
             put(&self.digest(workdir)?);
         }
         for (i, word) in candidate.argv(family).iter().enumerate() {
@@ -147,17 +148,18 @@ impl Store {
         if let Some(d) = memo.get(path) {
             return *d;
         }
-        let d = tree_digest(path);
+        let d = tree_digest(path, &self.skip);
         memo.insert(path.to_owned(), d);
         d
     }
 }
 
 /// A key's digest begun with what every key holds: the store's format,
-/// the harness's version, the run's options (`run`).
+/// the harness's version, the run's options and isolation (`run`).
 fn begun(run: &str) -> Sha256 {
     let mut h = Sha256::new();
-    for part in [FORMAT, env!("CARGO_PKG_VERSION"), run] {
+    let format = format!("puzzlegrade-store {}", super::db::VERSION);
+    for part in [&format, env!("CARGO_PKG_VERSION"), run] {
         put_into(&mut h, part.as_bytes());
     }
     h
@@ -184,48 +186,47 @@ fn case_bytes(case: &Case, put: &mut dyn FnMut(&[u8])) -> Option<()> {
     Some(())
 }
 
-/// A file's bytes, or a folder's entries (relative names, kinds,
-/// executable bits, bytes, link targets), digested.
-fn tree_digest(path: &Path) -> Option<[u8; 32]> {
+/// A file's bytes, or a folder's entries (relative names and link
+/// targets as bytes, kinds, executable bits, bytes), digested, less the
+/// paths in `skip` and what is below them; `None` where it cannot be read
+/// or is larger than [`MAX_FILES`] or [`MAX_BYTES`] (counted before a
+/// byte is read).
+pub(super) fn tree_digest(path: &Path, skip: &[std::path::PathBuf]) -> Option<[u8; 32]> {
     use std::os::unix::fs::PermissionsExt;
-    let mut h = Sha256::new();
+    let walk = || {
+        walkdir::WalkDir::new(path)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_entry(|e| !skip.iter().any(|s| s == e.path()))
+    };
     let (mut files, mut bytes) = (0usize, 0u64);
-    for entry in walkdir::WalkDir::new(path).sort_by_file_name() {
-        let entry = entry.ok()?;
+    for entry in walk() {
         files += 1;
-        let meta = entry.metadata().ok()?;
-        bytes += meta.len();
+        bytes += entry.ok()?.metadata().ok()?.len();
         if files > MAX_FILES || bytes > MAX_BYTES {
             return None;
         }
-        let name = entry.path().strip_prefix(path).ok()?.to_string_lossy();
-        h.update(name.as_bytes());
-        h.update([0]);
+    }
+    let mut h = Sha256::new();
+    let mut put = |bytes: &[u8]| put_into(&mut h, bytes);
+    for entry in walk() {
+        let entry = entry.ok()?;
+        let meta = entry.metadata().ok()?;
+        let name = entry.path().strip_prefix(path).ok()?;
+        put(name.as_os_str().as_encoded_bytes());
         if entry.file_type().is_symlink() {
-            h.update(b"l");
-            h.update(
-                std::fs::read_link(entry.path())
-                    .ok()?
-                    .to_string_lossy()
-                    .as_bytes(),
-            );
+            put(b"l");
+            put(std::fs::read_link(entry.path())
+                .ok()?
+                .as_os_str()
+                .as_encoded_bytes());
         } else if entry.file_type().is_file() {
-            h.update(if meta.permissions().mode() & 0o111 != 0 {
-                b"x"
-            } else {
-                b"f"
-            });
-            let content = std::fs::read(entry.path()).ok()?;
-            h.update((content.len() as u64).to_le_bytes());
-            h.update(&content);
+            let program = meta.permissions().mode() & 0o111 != 0;
+            put(if program { b"x" } else { b"f" });
+            put(&std::fs::read(entry.path()).ok()?);
         } else {
-            h.update(b"d");
+            put(b"d");
         }
-        h.update([0]);
     }
     Some(h.finalize().into())
-}
-
-pub(super) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -27,32 +27,36 @@
 //! Only a verdict that is the candidate's own and does not follow from
 //! the machine's load is kept: never `time-limit`, `memory-limit`,
 //! `harness-error`, `cancelled`, nor a row within half of a time limit
-//! (its CPU or wall time). An entry is written whole (a temporary file
-//! renamed), checked when read (its SHA-256 on its first lines: a torn or
-//! altered entry is removed and its case runs), and the store is the
-//! harness's alone (mode 0700; hidden from every case's view). Shards of a
-//! Slurm run may share one folder: writes are atomic, and two runs that
-//! write one entry write the same bytes. Over its size limit, the entries
-//! read longest ago go first.
+//! (its CPU or wall time); of builds, only one that built or a compiler's
+//! own failure (never one stopped by its limits or a signal).
+//!
+//! The store is a folder the harness made and owns, holding one SQLite
+//! database (`db`) and its key; `place` refuses any other (a link, another
+//! user's, one others may write, one holding other files) before a byte
+//! is written or removed. Entries are authenticated under the key (one the
+//! harness did not write is never served), keyed by the run's isolation
+//! among the rest (a weaker tier's rows never serve another's run), read
+//! by key (no walk at start) and evicted, over the size limit, read
+//! longest ago first. A build's copy is kept whole (`tree`: its files by
+//! content, shared between builds), so a submission with a row to run
+//! again has its copy made again instead of built.
 
 use std::collections::HashMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-
-use sha2::{Digest, Sha256};
 
 use crate::executor::Limits;
 use crate::job::{Job, Task};
 use crate::outcome::{Row, Verdict};
 
+mod db;
 mod key;
+mod place;
+mod tree;
 
-use key::hex;
-
-/// The first line of every entry (a new format is a new store).
-const FORMAT: &str = "puzzlegrade-store 2";
+/// What an entry is kept under: the digest of what it depends on.
+pub type Key = [u8; 32];
 
 /// A candidate's working folder larger than this (files or bytes) is not
 /// digested: its rows are not kept (a `--candidate` run from a home
@@ -60,23 +64,46 @@ const FORMAT: &str = "puzzlegrade-store 2";
 const MAX_FILES: usize = 20_000;
 const MAX_BYTES: u64 = 1 << 30;
 
-/// Why the store cannot be used.
+/// Why the store cannot be used (nothing was changed or removed).
 #[derive(Debug, thiserror::Error)]
-#[error("cannot use the result store {}: {source}", path.display())]
-pub struct StoreError {
-    path: PathBuf,
-    source: std::io::Error,
+pub enum StoreError {
+    /// The folder is not one a store may be in, and why.
+    #[error("refusing the result store {}: {why}", path.display())]
+    Refused {
+        /// The folder named.
+        path: PathBuf,
+        /// Why.
+        why: String,
+    },
+    /// It could not be read or made.
+    #[error("cannot use the result store {}: {source}", path.display())]
+    Io {
+        /// The folder named.
+        path: PathBuf,
+        /// What failed.
+        source: std::io::Error,
+    },
+    /// Its database failed.
+    #[error("cannot use the result store {}: {source}", path.display())]
+    Db {
+        /// The folder named.
+        path: PathBuf,
+        /// What failed.
+        source: rusqlite::Error,
+    },
 }
 
-/// A result store in a folder.
+/// A result store.
 pub struct Store {
     dir: PathBuf,
-    /// The bytes it may hold.
-    limit: u64,
+    db: db::Db,
     /// Digests of folders and files named by candidates, this run.
     digests: Mutex<HashMap<PathBuf, Option<[u8; 32]>>>,
+    /// What a folder's digest leaves out (the run's own outputs).
+    skip: Vec<PathBuf>,
     reused: AtomicUsize,
     ran: AtomicUsize,
+    restored: AtomicUsize,
 }
 
 impl std::fmt::Debug for Store {
@@ -86,30 +113,39 @@ impl std::fmt::Debug for Store {
 }
 
 impl Store {
-    /// The store in `dir` (made, mode 0700, where it is not), holding at
-    /// most `limit` bytes: over it, the entries read longest ago are
-    /// removed now.
+    /// The store in `dir` (made, mode 0700, where it is not; refused where
+    /// it may not be, see `place`), holding at most `limit` bytes: over
+    /// it, the entries read longest ago are removed now.
     pub fn open(dir: &Path, limit: u64) -> Result<Self, StoreError> {
-        use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
-        let failed = |source| StoreError {
-            path: dir.to_owned(),
+        let dir = place::settle(dir)?;
+        let db = db::Db::open(&dir)?;
+        db.evict(limit).map_err(|source| StoreError::Db {
+            path: dir.clone(),
             source,
-        };
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)
-            .map_err(failed)?;
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(failed)?;
-        let store = Self {
-            dir: dir.canonicalize().map_err(failed)?,
-            limit,
+        })?;
+        Ok(Self {
+            dir,
+            db,
             digests: Mutex::default(),
+            skip: Vec::new(),
             reused: AtomicUsize::new(0),
             ran: AtomicUsize::new(0),
-        };
-        store.evict();
-        Ok(store)
+            restored: AtomicUsize::new(0),
+        })
+    }
+
+    /// The store with `paths` left out of every folder's digest (the run's
+    /// own outputs, which a candidate's folder may hold).
+    pub fn leaving_out(mut self, paths: Vec<PathBuf>) -> Self {
+        self.skip = paths;
+        self
+    }
+
+    /// Forgets everything the store in `dir` holds and makes it a new key:
+    /// after a run whose candidates could reach it, nothing they may have
+    /// written there is ever served.
+    pub fn renew(dir: &Path) -> Result<(), StoreError> {
+        db::Db::renew(dir)
     }
 
     /// Its folder.
@@ -117,12 +153,13 @@ impl Store {
         &self.dir
     }
 
-    /// Rows taken from the store this run, and cases run while it was in
-    /// use.
-    pub fn counts(&self) -> (usize, usize) {
+    /// Rows taken from the store this run, cases run while it was in use,
+    /// and builds whose copies were made from it instead of built.
+    pub fn counts(&self) -> (usize, usize, usize) {
         (
             self.reused.load(Ordering::Relaxed),
             self.ran.load(Ordering::Relaxed),
+            self.restored.load(Ordering::Relaxed),
         )
     }
 
@@ -131,7 +168,7 @@ impl Store {
     /// `RunOptions::fingerprint`), with the job's own names on it, if
     /// there is one; else the key to keep its row under once it has run
     /// (`Err`), where it may be kept (`Err(None)`: it may not).
-    pub fn lookup(&self, job: &Job, run: &str) -> Result<Row, Option<String>> {
+    pub fn lookup(&self, job: &Job, run: &str) -> Result<Row, Option<Key>> {
         let key = self.key(job, run).ok_or(None)?;
         let Some(mut row) = self.get::<Row>(&key) else {
             self.ran.fetch_add(1, Ordering::Relaxed);
@@ -154,7 +191,7 @@ impl Store {
 
     /// Keeps `row` under `key`, where its verdict may be reused
     /// ([`reusable`]). A failure to write loses nothing but the entry.
-    pub fn keep(&self, key: &str, row: &Row, limits: &Limits) {
+    pub fn keep(&self, key: &Key, row: &Row, limits: &Limits) {
         if reusable(row, limits) {
             self.put(key, row);
         }
@@ -180,7 +217,7 @@ impl Store {
     /// copy built, the digest kept stands for the copy from now on (which
     /// need not exist: its cases' rows are found without building it),
     /// until [`Store::forget`].
-    pub fn built(&self, job: &Job, run: &str) -> (Option<String>, Option<Built>) {
+    pub fn built(&self, job: &Job, run: &str) -> (Option<Key>, Option<Built>) {
         let Some(key) = self.build_key(job, run) else {
             return (None, None);
         };
@@ -199,100 +236,76 @@ impl Store {
         self.memo().remove(dir);
     }
 
-    /// Keeps a build's `row` under `key` (one that built, or a compile
-    /// error: never our failure), with the digest of its copy in `dir` and
-    /// what each part requires that the copy lacks (`missing`).
-    pub fn keep_build(&self, key: &str, row: &Row, dir: &Path, missing: Vec<Missing>) {
-        let copy = match row.verdict {
+    /// Makes the copy of build `job` kept under `key` (its `entry`) in the
+    /// build's folder, instead of building it: `true` where its files were
+    /// kept and the copy made holds exactly what the build made (its
+    /// digest); else the folder is removed and it builds.
+    pub fn restore(&self, job: &Job, key: &Key, entry: &Built) -> bool {
+        let (Task::Build(build), Some(copy), true) = (&job.task, entry.copy, entry.tree) else {
+            return false;
+        };
+        let made = tree::restore(&mut self.db.conn(), key, &build.dir)
+            && key::tree_digest(&build.dir, &[]) == Some(copy);
+        if made {
+            self.restored.fetch_add(1, Ordering::Relaxed);
+        } else {
+            let _ = std::fs::remove_dir_all(&build.dir);
+        }
+        made
+    }
+
+    /// Keeps a build's `row` under `key` (one that built, with its copy in
+    /// `dir` whole where it is not too large; or the compiler's own
+    /// failure: never one stopped by its limits, a signal or the machine),
+    /// with what each part requires that the copy lacks (`missing`).
+    pub fn keep_build(&self, key: &Key, row: &Row, dir: &Path, missing: Vec<Missing>) {
+        let (copy, tree) = match row.verdict {
             Verdict::Accepted => match self.digest(dir) {
-                Some(d) => Some(d),
+                Some(d) => {
+                    let saved = tree::save(&mut self.db.conn(), key, dir);
+                    (Some(d), saved.unwrap_or(false))
+                }
                 None => return,
             },
-            Verdict::CompileError => None,
+            // (Its exit status, or the files the course requires missing:
+            // `grade::build`.)
+            Verdict::CompileError
+                if row.exit_code.is_some() || row.detail.starts_with("missing ") =>
+            {
+                (None, false)
+            }
             _ => return,
         };
         let row = row.clone();
-        self.put(key, &Built { row, copy, missing });
+        self.put(
+            key,
+            &Built {
+                row,
+                copy,
+                missing,
+                tree,
+            },
+        );
     }
 
     fn memo(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Option<[u8; 32]>>> {
         self.digests.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Writes `value` under `key`, whole (renamed into place) with its
-    /// checksum. A failure to write loses nothing but the entry.
-    fn put<T: serde::Serialize>(&self, key: &str, value: &T) {
-        let Ok(body) = serde_json::to_string(value) else {
+    /// Writes `value` under `key`. A failure to write loses nothing but
+    /// the entry.
+    fn put<T: serde::Serialize>(&self, key: &Key, value: &T) {
+        let Ok(body) = serde_json::to_vec(value) else {
             return;
         };
-        let text = format!("{FORMAT}\n{}\n{body}\n", hex(&Sha256::digest(&body)));
-        let path = self.path(key);
-        let Some(folder) = path.parent() else {
-            return;
-        };
-        let written = std::fs::create_dir_all(folder)
-            .and_then(|()| tempfile::NamedTempFile::new_in(folder))
-            .and_then(|mut file| {
-                file.write_all(text.as_bytes())?;
-                file.persist(&path).map_err(|e| e.error)?;
-                Ok(())
-            });
-        if let Err(e) = written {
+        if let Err(e) = self.db.put(key, &body) {
             eprintln!("harness: cannot keep a row in the result store: {e}");
         }
     }
 
-    /// The entry kept under `key`, checked; a torn or altered entry is
-    /// removed.
-    fn get<T: serde::de::DeserializeOwned>(&self, key: &str) -> Option<T> {
-        let path = self.path(key);
-        let text = std::fs::read_to_string(&path).ok()?;
-        let value = check(&text);
-        match &value {
-            Some(_) => {
-                // Read now: the last to go when the store is over its size.
-                let _ = std::fs::File::options()
-                    .append(true)
-                    .open(&path)
-                    .and_then(|f| f.set_modified(std::time::SystemTime::now()));
-            }
-            None => {
-                let _ = std::fs::remove_file(&path);
-            }
-        }
-        value
-    }
-
-    fn path(&self, key: &str) -> PathBuf {
-        self.dir.join(&key[..2]).join(format!("{}.row", &key[2..]))
-    }
-
-    /// Removes the entries read longest ago while the store is over its
-    /// limit (down to nine tenths of it).
-    fn evict(&self) {
-        let mut entries: Vec<(std::time::SystemTime, u64, PathBuf)> =
-            walkdir::WalkDir::new(&self.dir)
-                .into_iter()
-                .flatten()
-                .filter(|e| e.file_type().is_file())
-                .filter_map(|e| {
-                    let m = e.metadata().ok()?;
-                    Some((m.modified().ok()?, m.len(), e.into_path()))
-                })
-                .collect();
-        let mut total: u64 = entries.iter().map(|(_, len, _)| len).sum();
-        if total <= self.limit {
-            return;
-        }
-        entries.sort();
-        for (_, len, path) in entries {
-            if total <= self.limit / 10 * 9 {
-                break;
-            }
-            if std::fs::remove_file(&path).is_ok() {
-                total -= len;
-            }
-        }
+    /// The entry kept under `key`, where the harness wrote it.
+    fn get<T: serde::de::DeserializeOwned>(&self, key: &Key) -> Option<T> {
+        serde_json::from_slice(&self.db.get(key)?).ok()
     }
 }
 
@@ -331,102 +344,13 @@ pub struct Built {
     pub copy: Option<[u8; 32]>,
     /// Each part's required files, and what of them the copy lacked.
     pub missing: Vec<Missing>,
+    /// Whether its copy's files are kept (it can be made again unbuilt).
+    pub tree: bool,
 }
 
 /// Files a part requires, and what of them a copy lacked (see
 /// `grade::build::missing`).
 pub type Missing = (Vec<String>, Option<String>);
 
-/// The value an entry's text holds, where its format and checksum hold.
-fn check<T: serde::de::DeserializeOwned>(text: &str) -> Option<T> {
-    let mut lines = text.splitn(3, '\n');
-    let (format, sum, body) = (lines.next()?, lines.next()?, lines.next()?);
-    let body = body.strip_suffix('\n')?;
-    if format != FORMAT || sum != hex(&Sha256::digest(body)) {
-        return None;
-    }
-    serde_json::from_str(body).ok()
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn row(verdict: Verdict, cpu_ms: f64) -> Row {
-        let mut r = Row::new("alice", "toy", "toy/easy", "a.txt");
-        r.verdict = verdict;
-        r.cpu_ms = Some(cpu_ms);
-        r.wall_ms = Some(cpu_ms + 1.0);
-        r
-    }
-
-    #[test]
-    fn only_the_candidates_own_verdicts_far_from_a_limit_are_kept() {
-        let mut limits = Limits::new(std::time::Duration::from_secs(10), 1 << 30);
-        limits.cpu = Some(std::time::Duration::from_secs(4));
-        assert!(reusable(&row(Verdict::Accepted, 100.0), &limits));
-        assert!(reusable(&row(Verdict::WrongAnswer, 1900.0), &limits));
-        assert!(
-            !reusable(&row(Verdict::Accepted, 2100.0), &limits),
-            "past half the CPU limit"
-        );
-        for v in [
-            Verdict::TimeLimit,
-            Verdict::MemoryLimit,
-            Verdict::HarnessError,
-            Verdict::Cancelled,
-        ] {
-            assert!(!reusable(&row(v, 1.0), &limits), "{v:?}");
-        }
-    }
-
-    #[test]
-    fn an_entry_is_checked_and_a_torn_or_altered_one_is_dropped() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("store"), 1 << 20).unwrap();
-        let limits = Limits::new(std::time::Duration::from_secs(10), 1 << 30);
-        let key = hex(&Sha256::digest(b"a case"));
-        store.keep(&key, &row(Verdict::Accepted, 5.0), &limits);
-        assert_eq!(store.get::<Row>(&key).unwrap().verdict, Verdict::Accepted);
-        let path = store.path(&key);
-        let text = std::fs::read_to_string(&path).unwrap();
-        std::fs::write(&path, text.replace("accepted", "wrong-answer")).unwrap();
-        assert!(
-            store.get::<Row>(&key).is_none(),
-            "its checksum no longer holds"
-        );
-        assert!(!path.exists(), "the altered entry is removed");
-        store.keep(&key, &row(Verdict::Accepted, 5.0), &limits);
-        let text = std::fs::read_to_string(&path).unwrap();
-        std::fs::write(&path, &text[..text.len() / 2]).unwrap();
-        assert!(store.get::<Row>(&key).is_none(), "torn");
-    }
-
-    #[test]
-    fn over_its_limit_the_entries_read_longest_ago_go() {
-        let dir = tempfile::tempdir().unwrap();
-        let at = dir.path().join("store");
-        let limits = Limits::new(std::time::Duration::from_secs(10), 1 << 30);
-        let store = Store::open(&at, 1 << 20).unwrap();
-        let keys: Vec<String> = (0..20)
-            .map(|i| hex(&Sha256::digest(format!("case {i}"))))
-            .collect();
-        for (i, key) in keys.iter().enumerate() {
-            store.keep(key, &row(Verdict::Accepted, 5.0), &limits);
-            let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(i as u64);
-            std::fs::File::options()
-                .append(true)
-                .open(store.path(key))
-                .unwrap()
-                .set_modified(old)
-                .unwrap();
-        }
-        let one = std::fs::metadata(store.path(&keys[0])).unwrap().len();
-        // Room for ten entries: the ten oldest go (and one more, to nine
-        // tenths).
-        let store = Store::open(&at, one * 10).unwrap();
-        let left: Vec<bool> = keys.iter().map(|k| store.path(k).exists()).collect();
-        assert!(left[..10].iter().all(|l| !l), "{left:?}");
-        assert!(left[11..].iter().all(|l| *l), "{left:?}");
-    }
-}
+mod tests;

@@ -1,17 +1,22 @@
-//! The result store (`--store DIR`): a second run of the same bytes runs
-//! nothing; a changed case or candidate runs only what changed; a
-//! time-limit row is never taken again; a torn or altered entry is run
-//! again; two runs may share a store at once; no case can reach it.
+//! The result store (`--store DIR`, else the user's cache folder): a
+//! second run of the same bytes runs nothing; a changed case or candidate
+//! runs only what changed; a time-limit row is never taken again; an
+//! altered entry is run again; two runs may share a store at once; no
+//! case can reach it, and a run whose candidates could is not served and
+//! leaves nothing they wrote there; a place that is not a store is
+//! refused with nothing touched.
 
 use std::path::Path;
 
 use super::support::{read_scorecard, require, solver_script, workspace};
 
-/// The reference solver as a `--candidate`, through a script in `dir`
-/// that appends a line to `dir/ran.log` each time it runs (the run is not
-/// isolated: `--isolation none`).
+/// The reference solver as a `--candidate`, through a script in
+/// `dir/bin` that appends a line to `dir/ran.log` each time it runs (the
+/// run is not isolated: `--isolation none`; the log is outside its
+/// folder, whose files are in its rows' keys).
 fn logging_solver(dir: &Path) -> std::path::PathBuf {
-    let script = dir.join("solver.sh");
+    std::fs::create_dir_all(dir.join("bin")).unwrap();
+    let script = dir.join("bin/solver.sh");
     let log = dir.join("ran.log");
     solver_script(&script, &format!("echo \"$1\" >> {}\n", log.display()));
     script
@@ -169,7 +174,8 @@ fn a_time_limit_is_never_taken_again_and_a_bad_entry_runs_again() {
     let suite = suite_copy(dir.path());
     let store = dir.path().join("store");
     // Loops on one board, solves the others.
-    let script = dir.path().join("slow.sh");
+    std::fs::create_dir_all(dir.path().join("bin")).unwrap();
+    let script = dir.path().join("bin/slow.sh");
     let log = dir.path().join("ran.log");
     solver_script(
         &script,
@@ -190,15 +196,18 @@ fn a_time_limit_is_never_taken_again_and_a_bad_entry_runs_again() {
         verdicts.contains(&"time-limit") && verdicts.contains(&"accepted"),
         "{verdicts:?}"
     );
-    // The accepted row's entry altered: it runs again, and is kept anew.
-    let entry = walkdir::WalkDir::new(&store)
-        .into_iter()
-        .flatten()
-        .find(|e| e.file_type().is_file())
-        .unwrap()
-        .into_path();
-    let text = std::fs::read_to_string(&entry).unwrap();
-    std::fs::write(&entry, text.replace("\"accepted\"", "\"wrong-answer\"")).unwrap();
+    // The accepted row's entry altered in the database: it runs again,
+    // and is kept anew.
+    let db = rusqlite::Connection::open(store.join("results.sqlite")).unwrap();
+    let altered = db
+        .execute(
+            "UPDATE entries SET body = CAST(replace(CAST(body AS TEXT), '\"accepted\"', \
+             '\"wrong-answer\"') AS BLOB)",
+            [],
+        )
+        .unwrap();
+    assert_eq!(altered, 1);
+    drop(db);
     let (said, _) = grade(&suite, &script, &store, &args);
     assert!(said.contains("0 cases reused, 2 run"), "{said}");
     let (said, _) = grade(&suite, &script, &store, &args);
@@ -237,8 +246,8 @@ fn no_case_reaches_the_store() {
     let rogue = dir.path().join("rogue.sh");
     std::fs::write(
         &rogue,
-        "#!/bin/sh\nfind \"$PG_STORE\" -name '*.row' 2>/dev/null | wc -l\n\
-         find \"$PG_STORE\" -name '*.row' -exec sh -c 'echo x > \"$1\"' _ {} \\; 2>/dev/null\n\
+        "#!/bin/sh\nls -A \"$PG_STORE\" 2>/dev/null | wc -l\n\
+         echo x > \"$PG_STORE/results.sqlite\" 2>/dev/null\n\
          echo x > \"$PG_STORE/planted\" 2>/dev/null\nexit 1\n",
     )
     .unwrap();
@@ -263,11 +272,13 @@ fn no_case_reaches_the_store() {
             .output()
             .unwrap()
     };
-    let solver = dir.path().join("solver.sh");
+    std::fs::create_dir(dir.path().join("bin")).unwrap();
+    let solver = dir.path().join("bin/solver.sh");
     solver_script(&solver, "");
-    run(&solver, &dir.path().join("solved"));
+    let said = run(&solver, &dir.path().join("solved"));
+    let said = String::from_utf8_lossy(&said.stderr);
+    assert!(said.contains("0 cases reused, 2 run"), "{said}");
     let before = snapshot(&store);
-    assert_eq!(before.len(), 2, "the solver's two rows are kept");
     let said = run(&rogue, &out);
     assert_eq!(said.status.code(), Some(1));
     let seen: Vec<String> = walkdir::WalkDir::new(&out)
@@ -283,11 +294,16 @@ fn no_case_reaches_the_store() {
         .collect();
     assert_eq!(seen, ["0", "0"], "each case sees no entry");
     let after = snapshot(&store);
-    assert!(
-        before.iter().all(|(p, bytes)| after.get(p) == Some(bytes)),
-        "the solver's entries are as they were"
+    assert_eq!(
+        before.keys().collect::<Vec<_>>(),
+        after.keys().collect::<Vec<_>>(),
+        "no file planted or replaced"
     );
     assert!(!store.join("planted").exists());
+    // The solver's rows are served as they were kept.
+    let again = run(&solver, &dir.path().join("again"));
+    let said = String::from_utf8_lossy(&again.stderr);
+    assert!(said.contains("2 cases reused, 0 run"), "{said}");
     let mode = std::fs::metadata(&store).unwrap();
     assert_eq!(
         std::os::unix::fs::PermissionsExt::mode(&mode.permissions()) & 0o777,
@@ -310,8 +326,9 @@ fn snapshot(dir: &Path) -> std::collections::BTreeMap<std::path::PathBuf, Vec<u8
 fn cis521_in(dir: &Path) -> (std::path::PathBuf, String) {
     let ws = workspace();
     std::fs::create_dir(dir.join("courses")).unwrap();
-    std::os::unix::fs::symlink(ws.join("suites"), dir.join("suites")).unwrap();
-    // (A copy: the cases see no symlink out of the private /tmp.)
+    // (Copies: to be changed, and the cases see no symlink out of the
+    // private /tmp.)
+    super::support::copy_dir(&ws.join("suites"), &dir.join("suites"));
     let adapters = dir.join("adapters");
     std::fs::create_dir(&adapters).unwrap();
     for e in std::fs::read_dir(ws.join("adapters")).unwrap().flatten() {
@@ -346,8 +363,10 @@ fn by_key(
 /// A class graded again with its store builds nothing and runs nothing:
 /// every row, build rows and times included, is the first run's. A
 /// resubmission builds and runs only itself; a part whose required files
-/// changed builds every submission that built (what its copy lacks is
-/// unknown) and runs no case again.
+/// changed makes each copy that built again from the store (what it lacks
+/// is unknown until it is there) and runs no case; one replaced board
+/// runs only the rows that read it, on copies made from the store, with
+/// no build.
 #[test]
 fn a_class_graded_again_builds_only_what_changed() {
     let dir = tempfile::tempdir().unwrap();
@@ -398,8 +417,8 @@ fn a_class_graded_again_builds_only_what_changed() {
         let same = first[key] == *row;
         assert_eq!(same, key.0 != "noisy", "{key:?}");
     }
-    // A part requires another file: each copy that built is built again
-    // (what it lacks is unknown), and no case runs.
+    // A part requires another file: each copy that built is made again
+    // from the store (what it lacks is unknown), and nothing runs.
     let changed = config.replacen(
         "judge = \"lightsout:get_board\"",
         "judge = \"lightsout:get_board\"\nrequire = [\"homework1_part2.py\"]",
@@ -409,8 +428,36 @@ fn a_class_graded_again_builds_only_what_changed() {
     std::fs::write(&course, changed).unwrap();
     let (said, _) = grade();
     assert!(
-        said.contains(&format!("{} cases reused, 3 run", all - 3)),
+        said.contains(&format!(
+            "{all} cases reused (3 of them builds whose copies it made again), 0 run"
+        )),
         "{said}"
+    );
+    // One board replaced: each of the 3 built submissions runs it in each
+    // of the 8 parts whose suite holds it, and nothing builds.
+    let board = dir.path().join("suites/lightsout/easy/3x3-07.txt");
+    let text = std::fs::read_to_string(&board).unwrap();
+    let changed = match text.rfind('#') {
+        Some(at) => format!("{}O{}", &text[..at], &text[at + 1..]),
+        None => text.replacen('O', "#", 1),
+    };
+    std::fs::write(&board, changed).unwrap();
+    let (said, after) = grade();
+    assert!(
+        said.contains(&format!(
+            "{} cases reused (3 of them builds whose copies it made again), 24 run",
+            all - 24
+        )),
+        "{said}"
+    );
+    let ran: Vec<_> = after
+        .keys()
+        .filter(|k| second.get(*k) != after.get(*k))
+        .filter(|k| k.0 != "noisy")
+        .collect();
+    assert!(
+        ran.iter().all(|k| k.2.ends_with("3x3-07.txt")),
+        "only the replaced board's rows changed: {ran:?}"
     );
 }
 

@@ -186,19 +186,55 @@ fn out_of_sight(
     Ok(Some(dir))
 }
 
-/// The result store (`--store`), hidden from every case: the harness's
-/// alone.
+/// The result store, hidden from every case: `--store` (or
+/// `PUZZLEGRADE_STORE`), else the user's cache folder
+/// (`$XDG_CACHE_HOME/puzzlegrade`, `~/.cache/puzzlegrade`), unless
+/// `--no-cache` or `--keep-output` (whose outputs every case must write).
+/// One named that cannot be used stops the run (exit 2); the cache folder
+/// a warning, and the run goes on without it.
 fn store(
     args: &GradeArgs,
     cwd: &std::path::Path,
     isolation: &mut Isolation,
 ) -> anyhow::Result<Option<std::sync::Arc<harness::store::Store>>> {
-    let Some(dir) = args.store.as_ref().filter(|_| !args.no_cache) else {
+    if args.no_cache {
         return Ok(None);
+    }
+    let (dir, named) = match &args.store {
+        Some(dir) => (cwd.join(dir), true),
+        None if args.keep_output.is_some() => return Ok(None),
+        None => match cache_folder() {
+            Some(dir) => (dir, false),
+            None => return Ok(None),
+        },
     };
-    let store = harness::store::Store::open(&cwd.join(dir), args.store_size.as_u64())?;
+    let store = match harness::store::Store::open(&dir, args.store_size.as_u64()) {
+        Ok(store) => store,
+        Err(e) if named => return Err(e.into()),
+        Err(e) => {
+            eprintln!("harness: warning: {e}; grading without it (--no-cache says nothing)");
+            return Ok(None);
+        }
+    };
+    let mut skip = isolation.outputs.clone();
+    skip.extend(isolation.hide.iter().cloned());
+    skip.push(store.dir().to_owned());
     isolation.hide.push(store.dir().to_owned());
-    Ok(Some(std::sync::Arc::new(store)))
+    Ok(Some(std::sync::Arc::new(store.leaving_out(skip))))
+}
+
+/// The user's cache folder for the store: `$XDG_CACHE_HOME/puzzlegrade`,
+/// else `$HOME/.cache/puzzlegrade` (cargo's and pip's conventions).
+fn cache_folder() -> Option<PathBuf> {
+    let absolute = |v: std::ffi::OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
+    std::env::var_os("XDG_CACHE_HOME")
+        .and_then(absolute)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .and_then(absolute)
+                .map(|h| h.join(".cache"))
+        })
+        .map(|c| c.join("puzzlegrade"))
 }
 
 /// The cases' costs a sharded run balances by (`--shard-costs`).

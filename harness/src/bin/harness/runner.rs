@@ -32,14 +32,37 @@ pub struct Runner {
     pub cancel: Arc<Cancel>,
     /// The executor.
     pub executor: ProcessExecutor,
+    /// A result store this run's candidates could reach: renewed when the
+    /// executor is gone (after it, so after every candidate).
+    _exposed: Option<Renew>,
 }
 
 impl Runner {
-    /// Watches the signals and sets up the executor for `options`.
-    pub fn new(options: &RunOptions) -> anyhow::Result<Self> {
+    /// Watches the signals and sets up the executor for `options`. Where
+    /// its candidates are not kept from the harness's files (no sandbox,
+    /// no user of their own) and were not declared trusted
+    /// (`--isolation none`), the result store is not used, and is renewed
+    /// when the run ends: nothing they may write there is ever served.
+    pub fn new(options: &mut RunOptions) -> anyhow::Result<Self> {
         let cancel = watch_signals()?;
         let executor = executor(&options.isolation, options.max_puzzle_size)?;
-        Ok(Self { cancel, executor })
+        let mut exposed = None;
+        if options.isolation.enabled
+            && !executor.confines()
+            && let Some(store) = options.store.take()
+        {
+            eprintln!(
+                "harness: the result store {} is not used: this run's candidates run as you \
+                 with nothing between them and your files; it is emptied when the run ends",
+                store.dir().display()
+            );
+            exposed = Some(Renew(store.dir().to_owned()));
+        }
+        Ok(Self {
+            cancel,
+            executor,
+            _exposed: exposed,
+        })
     }
 
     /// Stops (exit 2) when the user a job slot runs as cannot run
@@ -82,6 +105,17 @@ impl Runner {
     }
 }
 
+/// A store to renew when dropped.
+struct Renew(std::path::PathBuf);
+
+impl Drop for Renew {
+    fn drop(&mut self) {
+        if let Err(e) = harness::store::Store::renew(&self.0) {
+            eprintln!("harness: {e}");
+        }
+    }
+}
+
 /// The process executor with the guard and `isolation`.
 fn executor(isolation: &Isolation, max_file: u64) -> anyhow::Result<ProcessExecutor> {
     let exe = std::env::current_exe().context("cannot locate the harness executable")?;
@@ -93,9 +127,13 @@ fn executor(isolation: &Isolation, max_file: u64) -> anyhow::Result<ProcessExecu
 /// run" (where there is one).
 pub fn say_store(options: &harness::settings::RunOptions) {
     if let Some(store) = &options.store {
-        let (reused, ran) = store.counts();
+        let (reused, ran, restored) = store.counts();
+        let restored = match restored {
+            0 => String::new(),
+            n => format!(" ({n} of them builds whose copies it made again)"),
+        };
         eprintln!(
-            "result store {}: {reused} cases reused, {ran} run",
+            "result store {}: {reused} cases reused{restored}, {ran} run",
             store.dir().display()
         );
     }

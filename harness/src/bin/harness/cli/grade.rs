@@ -244,9 +244,11 @@ pub struct GradeArgs {
     pub keep_output: Option<PathBuf>,
     /// Keep each row by the digest of everything its verdict depends on
     /// (candidate and case bytes, command, limits, isolation, judge,
-    /// harness version) in DIR, and take a row from there instead of
+    /// harness version) in the store DIR (a folder of this user's that
+    /// holds a store or nothing), and take a row from there instead of
     /// running its case again (see docs/harness.md#the-result-store).
-    /// `PUZZLEGRADE_STORE` sets it for every run.
+    /// `PUZZLEGRADE_STORE` sets it for every run; without either, the
+    /// user's cache folder.
     #[arg(
         help_heading = "Scorecard and outputs",
         long,
@@ -256,15 +258,16 @@ pub struct GradeArgs {
     pub store: Option<PathBuf>,
     /// Take nothing from the result store and keep nothing there, even
     /// where `--store` or `PUZZLEGRADE_STORE` names one: every case runs.
-    #[arg(help_heading = "Scorecard and outputs", long)]
-    pub no_cache: bool,
-    /// The most the result store may hold; over it, the entries read
-    /// longest ago go.
+    /// Without it (or `--store`), rows are kept in the user's cache folder
+    /// (`$XDG_CACHE_HOME/puzzlegrade`, `~/.cache/puzzlegrade`).
     #[arg(
         help_heading = "Scorecard and outputs",
         long,
-        default_value = "1GiB",
-        requires = "store"
+        env = "PUZZLEGRADE_NO_CACHE"
     )]
+    pub no_cache: bool,
+    /// The most the result store may hold; over it, the entries read
+    /// longest ago go.
+    #[arg(help_heading = "Scorecard and outputs", long, default_value = "1GiB")]
     pub store_size: bytesize::ByteSize,
 }

@@ -41,25 +41,22 @@ pub(super) fn grade(
     let outputs = Outputs::from_args(&args)?;
     let after = options::class_outputs(&args, &outputs)?;
     let submissions = options::submissions(&args)?;
-    let runner = Runner::new(&grade.options)?;
+    let runner = Runner::new(&mut grade.options)?;
     let (ctx, cancel) = (runner.context(&grade.options), &runner.cancel);
     // Every setup error before the scorecard is touched: a bad config or
     // filter leaves an earlier scorecard as it was, and no empty one.
     let prepared =
         harness::class::prepare(&ctx, &course, &grade.selection, &submissions, &args.only)?;
+    let card = &outputs.scorecard;
+    let apart = regrade
+        .then(|| super::regrade::apart(&prepared, card))
+        .transpose()?;
     let (scorecard, kept) = if args.only.is_empty() {
-        Scorecard::open(&outputs.scorecard, outputs.mode, None)?
+        Scorecard::open(card, outputs.mode, None)?
     } else {
-        let ids = args.only.iter().cloned().collect();
-        Scorecard::open_regrade(&outputs.scorecard, &ids)?
+        Scorecard::open_regrade(card, &args.only.iter().cloned().collect())?
     };
-    if regrade && let pending @ 1.. = prepared.pending(&kept) {
-        anyhow::bail!(
-            "{}: {pending} builds and cases have no row (the class, suites or filter changed): \
-             `harness grade --resume` runs them",
-            outputs.scorecard.display()
-        );
-    }
+    let kept = super::regrade::held(apart, kept, &prepared, card)?;
     let mut reporter = Reporter::new(sinks(&args, &outputs, &course, scorecard, &kept)?);
     let result = {
         let report = &mut report_to(&mut reporter, cancel);

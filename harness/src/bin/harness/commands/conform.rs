@@ -31,8 +31,8 @@ pub fn run(args: &ConformArgs) -> anyhow::Result<ExitCode> {
     // Isolated as grade's cases are (the same flags).
     let limits = crate::options::timed(args.time_limit, &args.sandbox, true);
     let isolation = crate::options::isolation(&args.sandbox, NonZeroUsize::new(1))?;
-    let options = RunOptions::new(1, limits, isolation);
-    let runner = Runner::new(&options)?;
+    let mut options = RunOptions::new(1, limits, isolation);
+    let runner = Runner::new(&mut options)?;
     runner.check(&candidate, &label)?;
     let dir = tempfile::tempdir().context("cannot make the battery's folder")?;
     let jobs = harness::conform::jobs(family, role, candidate, &label, dir.path())?;

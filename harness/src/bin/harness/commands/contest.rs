@@ -34,7 +34,7 @@ pub fn run(args: &crate::cli::ContestArgs) -> anyhow::Result<ExitCode> {
         time_limit: args.time_limit,
     };
     let mut env = contest::Environment::read(options.jobs);
-    let runner = Runner::new(&options)?;
+    let runner = Runner::new(&mut options)?;
     let (ctx, cancel) = (runner.context(&options), &runner.cancel);
     // Entries with a `run`, or submissions built as the course does (the
     // builds' folder lives until the contest is over).

@@ -18,7 +18,7 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<ExitCode> {
     if let Some(course) = &args.course {
         return super::class::run(args, course);
     }
-    let grade = options::grade(args)?;
+    let mut grade = options::grade(args)?;
     let outputs = Outputs::from_args(args)?;
     let (candidate, label) = grade.candidate.context("no candidate")?;
     let selection = &grade.selection;
@@ -31,7 +31,7 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<ExitCode> {
     )?;
     // Before the scorecard is touched: a candidate nobody can run is a
     // setup error, not a column of failed cases.
-    let runner = Runner::new(&grade.options)?;
+    let runner = Runner::new(&mut grade.options)?;
     runner.check(&candidate, &label)?;
     let candidate = Arc::new(candidate);
     let (scorecard, kept) = Scorecard::open_kept(
