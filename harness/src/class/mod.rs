@@ -339,7 +339,7 @@ pub fn run(
         on_event(event);
     });
     if let Some(store) = ctx.options.store.as_deref() {
-        store.ran(builds.len());
+        store.built_anew(builds.len());
         for ((job, key), row) in builds.iter().zip(&build_keys).filter_map(|(j, k)| {
             let row = built.iter().find(|r| r.candidate == j.label)?;
             Some(((j, k.as_ref()?), row))

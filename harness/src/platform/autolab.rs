@@ -163,7 +163,7 @@ fn run(kit: &Kit) -> String {
          set -- \"$work/submission\"/*\n\
          if [ $# -eq 1 ] && [ -d \"$1\" ]; then sub=$1; else sub=$work/submission; fi\n\
          PUZZLEGRADE_CACHE=\"$here/cache\" \"$here/harness\" grade --course {} --submission \"$sub\" \\\n\
-         \x20   --id handin --autolab \"$work/scores.json\" --scorecard \"$work/rows.csv\" --force --student-view >&2\n\
+         \x20   --id handin --autolab \"$work/scores.json\" --scorecard \"$work/rows.csv\" --force --no-cache --student-view >&2\n\
          status=$?\n\
          if [ -s \"$work/scores.json\" ]; then cat \"$work/scores.json\"; else\n\
          \x20 # No scores line: Autolab records the job as failed, gives no score.\n\

@@ -43,7 +43,7 @@ impl Platform for GitLab {
 /// The job.
 fn yaml(kit: &Kit) -> String {
     let grade = format!(
-        "\"$PUZZLEGRADE_HOME/harness\" grade --course {} --submission .puzzlegrade/submission --id \"$CI_PROJECT_NAME\" --scorecard .puzzlegrade/rows.csv --summary .puzzlegrade/summary.csv --export junit:.puzzlegrade/junit.xml --sandbox \"$sandbox\" --force --student-view || test $? -eq 1",
+        "\"$PUZZLEGRADE_HOME/harness\" grade --course {} --submission .puzzlegrade/submission --id \"$CI_PROJECT_NAME\" --scorecard .puzzlegrade/rows.csv --summary .puzzlegrade/summary.csv --export junit:.puzzlegrade/junit.xml --sandbox \"$sandbox\" --force --no-cache --student-view || test $? -eq 1",
         kit.course_in("$PUZZLEGRADE_HOME")
     );
     format!(

@@ -83,7 +83,7 @@ fn run_autograder(course: &str) -> String {
          mkdir -p /autograder/results\n\
          rm -f /autograder/results/results.json\n\
          \"$src/harness\" grade --course {course} --submission /autograder/submission --id submission \\\n\
-         \x20   --results /autograder/results/results.json --scorecard /autograder/results/rows.csv --force --student-view\n\
+         \x20   --results /autograder/results/results.json --scorecard /autograder/results/rows.csv --force --no-cache --student-view\n\
          status=$?\n\
          if [ ! -s /autograder/results/results.json ]; then\n\
          \x20 echo \"puzzlegrade could not grade this submission (harness exit $status): no score given; the lines above say why.\"\n\

@@ -219,7 +219,7 @@ fn run(kit: &Kit) -> String {
          rm -f /grade/results/results.json\n\
          export PUZZLEGRADE_CACHE=\"${{TMPDIR:-/tmp}}/puzzlegrade-cache\"\n\
          \"$bin/harness\" grade --course {} --submission /grade/student --id student \\\n\
-         \x20   --prairielearn /grade/results/results.json --scorecard \"${{TMPDIR:-/tmp}}/puzzlegrade-rows.csv\" --force --student-view \\\n\
+         \x20   --prairielearn /grade/results/results.json --scorecard \"${{TMPDIR:-/tmp}}/puzzlegrade-rows.csv\" --force --no-cache --student-view \\\n\
          \x20   --keep-output \"${{TMPDIR:-/tmp}}/puzzlegrade-output\"\n\
          status=$?\n\
          if [ ! -s /grade/results/results.json ]; then\n\

@@ -1,4 +1,5 @@
-//! The result store (`--store DIR`): each row a case or probe got, kept
+//! The result store (`--store DIR`, else the user's cache folder): each
+//! row a case or probe got, kept
 //! under a digest of everything its verdict depends on, so that a later
 //! run that would run the same bytes the same way takes the row instead
 //! of running the case again (build systems' action cache; no grading
@@ -13,8 +14,9 @@
 //!   name (a course part's);
 //! - the candidate: its command line (its working folder written as such,
 //!   wherever it is), the bytes of every file in its working folder (a
-//!   class's built copy), and the bytes of each program or file its
-//!   command line names outside it;
+//!   class's built copy, or a command's folder less the run's outputs),
+//!   and the bytes of each program or file its command line names outside
+//!   it (names and link targets as bytes);
 //! - the case: the bytes of the files the candidate is given and of those
 //!   it is judged by (a battery's probe: its arguments, stdin, files and
 //!   expectations).
@@ -22,7 +24,8 @@
 //! A class's build is kept by the digest of its inputs (see
 //! `Store::built`) with its copy's digest, which then stands for the copy:
 //! a submission whose build and cases are all kept needs no build
-//! (`class::lazy`).
+//! (`class::lazy`), and one with a row to run has its copy made again
+//! from the store (`Store::restore`).
 //!
 //! Only a verdict that is the candidate's own and does not follow from
 //! the machine's load is kept: never `time-limit`, `memory-limit`,
@@ -104,6 +107,7 @@ pub struct Store {
     reused: AtomicUsize,
     ran: AtomicUsize,
     restored: AtomicUsize,
+    builds: AtomicUsize,
 }
 
 impl std::fmt::Debug for Store {
@@ -131,6 +135,7 @@ impl Store {
             reused: AtomicUsize::new(0),
             ran: AtomicUsize::new(0),
             restored: AtomicUsize::new(0),
+            builds: AtomicUsize::new(0),
         })
     }
 
@@ -153,14 +158,15 @@ impl Store {
         &self.dir
     }
 
-    /// Rows taken from the store this run, cases run while it was in use,
-    /// and builds whose copies were made from it instead of built.
-    pub fn counts(&self) -> (usize, usize, usize) {
-        (
-            self.reused.load(Ordering::Relaxed),
-            self.ran.load(Ordering::Relaxed),
-            self.restored.load(Ordering::Relaxed),
-        )
+    /// What the store did this run.
+    pub fn counts(&self) -> Counts {
+        let get = |n: &AtomicUsize| n.load(Ordering::Relaxed);
+        Counts {
+            reused: get(&self.reused),
+            ran: get(&self.ran),
+            restored: get(&self.restored),
+            builds: get(&self.builds),
+        }
     }
 
     /// The row kept for `job` as a run would run it (`run`: what of the
@@ -184,9 +190,10 @@ impl Store {
         self.reused.fetch_add(n, Ordering::Relaxed);
     }
 
-    /// Counts `n` more jobs run while the store was in use (builds).
-    pub fn ran(&self, n: usize) {
+    /// Counts `n` more builds run while the store was in use.
+    pub fn built_anew(&self, n: usize) {
         self.ran.fetch_add(n, Ordering::Relaxed);
+        self.builds.fetch_add(n, Ordering::Relaxed);
     }
 
     /// Keeps `row` under `key`, where its verdict may be reused
@@ -307,6 +314,19 @@ impl Store {
     fn get<T: serde::de::DeserializeOwned>(&self, key: &Key) -> Option<T> {
         serde_json::from_slice(&self.db.get(key)?).ok()
     }
+}
+
+/// What a store did in a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Counts {
+    /// Rows taken from it (builds' included).
+    pub reused: usize,
+    /// Of them, builds whose copies it made again instead of building.
+    pub restored: usize,
+    /// Cases and builds run while it was in use.
+    pub ran: usize,
+    /// Of them, builds.
+    pub builds: usize,
 }
 
 /// Whether `row`'s verdict may be reused: the candidate's own, not one the

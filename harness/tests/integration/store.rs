@@ -10,15 +10,32 @@ use std::path::Path;
 
 use super::support::{read_scorecard, require, solver_script, workspace};
 
+/// A folder for a test's candidate, suite and store where a job slot's
+/// user reaches the candidate (in /home, as a user's would be); `None` (skipped with a note) where the run cannot
+/// keep its candidates from the store: the store is used only where it
+/// can (as root, a user per slot).
+fn place() -> Option<tempfile::TempDir> {
+    use std::os::unix::fs::PermissionsExt;
+    if !require(
+        rustix::process::geteuid().is_root(),
+        "needs root (a user per job slot keeps the candidates from the store)",
+    ) {
+        return None;
+    }
+    let dir = tempfile::Builder::new()
+        .prefix("pg-store-")
+        .tempdir_in("/home")
+        .unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    Some(dir)
+}
+
 /// The reference solver as a `--candidate`, through a script in
-/// `dir/bin` that appends a line to `dir/ran.log` each time it runs (the
-/// run is not isolated: `--isolation none`; the log is outside its
-/// folder, whose files are in its rows' keys).
-fn logging_solver(dir: &Path) -> std::path::PathBuf {
+/// `dir/bin` (a run says what it took from the store and what it ran).
+fn solver(dir: &Path) -> std::path::PathBuf {
     std::fs::create_dir_all(dir.join("bin")).unwrap();
     let script = dir.join("bin/solver.sh");
-    let log = dir.join("ran.log");
-    solver_script(&script, &format!("echo \"$1\" >> {}\n", log.display()));
+    solver_script(&script, "");
     script
 }
 
@@ -42,11 +59,11 @@ fn grade(
     )
 }
 
-/// `harness grade` (not isolated) of `candidate` on `suite` with the store
-/// `store`, its scorecard `card`.
+/// `harness grade` of `candidate` on `suite` with the store `store`, its
+/// scorecard `card`.
 fn grading(suite: &Path, candidate: &Path, store: &Path, card: &Path) -> std::process::Command {
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_harness"));
-    cmd.args(["grade", "--isolation", "none", "--suite"])
+    let mut cmd = harness_here();
+    cmd.args(["grade", "--suite"])
         .arg(suite)
         .arg("--candidate")
         .arg(candidate)
@@ -57,12 +74,12 @@ fn grading(suite: &Path, candidate: &Path, store: &Path, card: &Path) -> std::pr
     cmd
 }
 
-/// The lines of the log, then emptied.
-fn ran(dir: &Path) -> usize {
-    let log = dir.join("ran.log");
-    let n = std::fs::read_to_string(&log).map_or(0, |t| t.lines().count());
-    let _ = std::fs::remove_file(&log);
-    n
+/// The harness, as the tests run it but with the store on (the test
+/// command turns it off for every other test: `PUZZLEGRADE_NO_CACHE`).
+fn harness_here() -> std::process::Command {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_harness"));
+    cmd.env_remove("PUZZLEGRADE_NO_CACHE");
+    cmd
 }
 
 /// The bundled easy Lights Out suite, copied (to be changed).
@@ -99,26 +116,41 @@ fn without_times(rows: &[std::collections::HashMap<String, String>]) -> Vec<Vec<
 
 #[test]
 fn a_second_run_runs_only_what_changed() {
-    let dir = tempfile::tempdir().unwrap();
+    let Some(dir) = place() else { return };
     let suite = suite_copy(dir.path());
     let store = dir.path().join("store");
-    let solver = logging_solver(dir.path());
+    let solver = solver(dir.path());
     let (said, first) = grade(&suite, &solver, &store, &[]);
     let cases = first.len();
     assert!(cases >= 19, "{said}");
-    assert_eq!(ran(dir.path()), cases);
     assert!(
         said.contains(&format!("0 cases reused, {cases} run")),
         "{said}"
     );
     // The same bytes again: nothing runs, the same rows.
     let (said, second) = grade(&suite, &solver, &store, &[]);
-    assert_eq!(ran(dir.path()), 0, "{said}");
     assert!(
         said.contains(&format!("{cases} cases reused, 0 run")),
         "{said}"
     );
     assert_eq!(without_times(&first), without_times(&second));
+    let whole = |rows: &[std::collections::HashMap<String, String>]| {
+        let mut v: Vec<Vec<(String, String)>> = rows
+            .iter()
+            .map(|r| {
+                let mut r: Vec<_> = r.clone().into_iter().collect();
+                r.sort();
+                r
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(
+        whole(&first),
+        whole(&second),
+        "the rows kept, times included"
+    );
     // One case replaced (its board changed): only it runs.
     let board = suite.join("3x3-07.txt");
     let text = std::fs::read_to_string(&board).unwrap();
@@ -130,7 +162,6 @@ fn a_second_run_runs_only_what_changed() {
     assert_ne!(changed, text);
     std::fs::write(&board, changed).unwrap();
     let (said, _) = grade(&suite, &solver, &store, &[]);
-    assert_eq!(ran(dir.path()), 1, "{said}");
     assert!(
         said.contains(&format!("{} cases reused, 1 run", cases - 1)),
         "{said}"
@@ -139,19 +170,19 @@ fn a_second_run_runs_only_what_changed() {
     let mut text = std::fs::read_to_string(&solver).unwrap();
     text.push('\n');
     std::fs::write(&solver, text).unwrap();
+    let all_run = format!("0 cases reused, {cases} run");
     let (said, _) = grade(&suite, &solver, &store, &[]);
-    assert_eq!(ran(dir.path()), cases, "{said}");
+    assert!(said.contains(&all_run), "{said}");
     // Another limit: everything runs.
     let (said, _) = grade(&suite, &solver, &store, &["--time-limit", "200s"]);
-    assert_eq!(ran(dir.path()), cases, "{said}");
+    assert!(said.contains(&all_run), "{said}");
     // `--no-cache`: every case runs, nothing is said of the store.
     let (said, _) = grade(&suite, &solver, &store, &["--no-cache"]);
-    assert_eq!(ran(dir.path()), cases, "{said}");
     assert!(!said.contains("result store"), "{said}");
     // PUZZLEGRADE_STORE names the store for a run that names none.
     let card = dir.path().join("env.csv");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_harness"))
-        .args(["grade", "--isolation", "none", "--suite"])
+    let out = harness_here()
+        .args(["grade", "--suite"])
         .arg(&suite)
         .arg("--candidate")
         .arg(&solver)
@@ -161,7 +192,6 @@ fn a_second_run_runs_only_what_changed() {
         .output()
         .unwrap();
     let said = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(ran(dir.path()), 0, "{said}");
     assert!(
         said.contains(&format!("{cases} cases reused, 0 run")),
         "{said}"
@@ -170,27 +200,21 @@ fn a_second_run_runs_only_what_changed() {
 
 #[test]
 fn a_time_limit_is_never_taken_again_and_a_bad_entry_runs_again() {
-    let dir = tempfile::tempdir().unwrap();
+    let Some(dir) = place() else { return };
     let suite = suite_copy(dir.path());
     let store = dir.path().join("store");
     // Loops on one board, solves the others.
     std::fs::create_dir_all(dir.path().join("bin")).unwrap();
     let script = dir.path().join("bin/slow.sh");
-    let log = dir.path().join("ran.log");
     solver_script(
         &script,
-        &format!(
-            "echo \"$1\" >> {}\ncase \"$1\" in *2x2-00*) while :; do :; done;; esac\n",
-            log.display()
-        ),
+        "case \"$1\" in *2x2-00*) while :; do :; done;; esac\n",
     );
     let args = ["--filter", "2x2", "--time-limit", "1s"];
     let (said, rows) = grade(&suite, &script, &store, &args);
     assert_eq!(rows.len(), 2, "{said}");
-    assert_eq!(ran(dir.path()), 2);
     let (said, rows) = grade(&suite, &script, &store, &args);
     assert!(said.contains("1 cases reused, 1 run"), "{said}");
-    assert_eq!(ran(dir.path()), 1, "only the time-limit case");
     let verdicts: Vec<_> = rows.iter().map(|r| r["verdict"].as_str()).collect();
     assert!(
         verdicts.contains(&"time-limit") && verdicts.contains(&"accepted"),
@@ -216,18 +240,23 @@ fn a_time_limit_is_never_taken_again_and_a_bad_entry_runs_again() {
 
 #[test]
 fn two_runs_share_a_store_at_once() {
-    let dir = tempfile::tempdir().unwrap();
+    let Some(dir) = place() else { return };
     let suite = suite_copy(dir.path());
     let store = dir.path().join("store");
-    let solver = logging_solver(dir.path());
+    let solver = solver(dir.path());
     let run = |card: &str| grading(&suite, &solver, &store, &dir.path().join(card)).spawn();
     let (mut a, mut b) = (run("a.csv").unwrap(), run("b.csv").unwrap());
+    // And a third that evicts all it can meanwhile (a store of 1 KiB).
+    let mut c = grading(&suite, &solver, &store, &dir.path().join("c.csv"))
+        .args(["--store-size", "1KiB"])
+        .spawn()
+        .unwrap();
     assert_eq!(a.wait().unwrap().code(), Some(0));
     assert_eq!(b.wait().unwrap().code(), Some(0));
-    ran(dir.path());
+    assert_eq!(c.wait().unwrap().code(), Some(0));
     // Whatever each wrote, the store holds one whole entry a case.
     let (said, rows) = grade(&suite, &solver, &store, &[]);
-    assert_eq!(ran(dir.path()), 0, "{said}");
+    assert!(said.contains(" run"), "{said}");
     assert!(rows.iter().all(|r| r["verdict"] == "accepted"), "{rows:?}");
 }
 
@@ -257,7 +286,7 @@ fn no_case_reaches_the_store() {
     // apart) finds them and runs nothing; a rogue run after another
     // candidate's rows are in the store sees none of them.
     let run = |candidate: &Path, out: &Path| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_harness"))
+        harness_here()
             .current_dir(dir.path())
             .args(["grade", "--filter", "2x2", "--suite"])
             .arg(workspace().join("suites/lightsout/easy"))
@@ -377,7 +406,7 @@ fn a_class_graded_again_builds_only_what_changed() {
         &class,
     );
     let grade = || {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_harness"))
+        let out = harness_here()
             .current_dir(dir.path())
             .args(["grade", "--force", "--jobs", "2", "--course"])
             .arg(&course)
@@ -562,10 +591,55 @@ fn a_rubric_change_runs_nothing() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // A scorecard that lacks a row: regrade runs nothing and says what
-    // would (exit 2), the scorecard as it was.
+    // A row of a case the suites do not hold (and of a submission not in
+    // the class): named and left out, the totals as they were.
     let card = dir.path().join("rows.csv");
     let text = std::fs::read_to_string(&card).unwrap();
+    let last = text
+        .lines()
+        .filter(|l| l.starts_with("perfect,") && !l.contains('"'))
+        .last()
+        .unwrap()
+        .to_string();
+    let stray = last.replacen("perfect,", "perfect-x,", 1);
+    let odd = {
+        let mut cells: Vec<String> = last.split(',').map(str::to_string).collect();
+        let at = text
+            .lines()
+            .next()
+            .unwrap()
+            .split(',')
+            .position(|h| h == "case")
+            .unwrap();
+        cells[at] = "9x9-99.txt".into();
+        cells.join(",")
+    };
+    std::fs::write(&card, format!("{text}{odd}\n{stray}\n")).unwrap();
+    let (code, said, summary) = run("regrade");
+    assert_eq!(code, Some(1), "{said}");
+    assert!(
+        said.contains(
+            "regrade leaves out 2 rows of cases or submissions the class does not hold: perfect "
+        ),
+        "{said}"
+    );
+    assert!(said.contains("9x9-99.txt"), "{said}");
+    assert_eq!(summary, before, "they count for nothing");
+    // Two rows of one case: an error naming it, the scorecard untouched.
+    std::fs::write(&card, format!("{text}{last}\n")).unwrap();
+    let (code, said, _) = run("regrade");
+    assert_eq!(code, Some(2), "{said}");
+    assert!(
+        said.contains("1 submission cases have more than one row: perfect "),
+        "{said}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&card).unwrap(),
+        format!("{text}{last}\n")
+    );
+    std::fs::write(&card, &text).unwrap();
+    // A scorecard that lacks a row: regrade runs nothing and says what
+    // would (exit 2), the scorecard as it was.
     let cut: String = text
         .lines()
         .take(text.lines().count() - 1)
@@ -580,4 +654,204 @@ fn a_rubric_change_runs_nothing() {
         "{said}"
     );
     assert_eq!(std::fs::read_to_string(&card).unwrap(), cut);
+}
+
+/// `harness grade` run the way a user does (no flag): its store is the
+/// user's cache folder (`XDG_CACHE_HOME`, here `cache` in `dir`).
+fn by_default(dir: &Path) -> std::process::Command {
+    let mut cmd = harness_here();
+    cmd.current_dir(dir)
+        .env_remove("PUZZLEGRADE_STORE")
+        .env("XDG_CACHE_HOME", dir.join("cache"));
+    cmd
+}
+
+/// The same `grade` command twice, the rubric's weights changed between:
+/// the second runs no case (no flag: the user's cache folder) and its
+/// points follow the new rubric.
+#[test]
+fn the_same_grade_command_after_a_rubric_change_runs_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (course, config) = cis521_in(dir.path());
+    let class = workspace().join("harness/tests/fixtures/classes/cis521");
+    let grade = || {
+        let out = by_default(dir.path())
+            .args(["grade", "--force", "--course"])
+            .arg(&course)
+            .arg("--submissions")
+            .arg(&class)
+            .args(["--scorecard", "rows.csv", "--summary", "summary.csv"])
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stderr).into_owned();
+        let summary = std::fs::read_to_string(dir.path().join("summary.csv")).unwrap();
+        (said, summary)
+    };
+    let (said, before) = grade();
+    let cache = dir.path().join("cache/puzzlegrade");
+    assert!(
+        said.contains(&format!(
+            "result store {}: 0 cases reused, 244 run",
+            cache.display()
+        )),
+        "{said}"
+    );
+    let changed = config.replacen(
+        "name = \"Q1 get_board\"\nrule = \"share\"\npoints = 2",
+        "name = \"Q1 get_board\"\nrule = \"share\"\npoints = 4",
+        1,
+    );
+    assert_ne!(changed, config);
+    std::fs::write(&course, changed).unwrap();
+    let (said, after) = grade();
+    assert!(said.contains("244 cases reused, 0 run"), "{said}");
+    assert_ne!(before, after, "the new weights count");
+    assert!(before.contains("\nperfect,2,3,"), "{before}");
+    assert!(after.contains("\nperfect,4,3,"), "{after}");
+    // `--no-cache`: everything runs, the store untouched.
+    let out = by_default(dir.path())
+        .args(["grade", "--force", "--no-cache", "--course"])
+        .arg(&course)
+        .arg("--submissions")
+        .arg(&class)
+        .args(["--scorecard", "rows.csv"])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("result store"));
+}
+
+/// `--store` (or `PUZZLEGRADE_STORE`) at a folder of other files, or at
+/// a link to one: exit 2, one line saying why, not a file changed.
+#[test]
+fn a_place_that_is_not_a_store_is_refused_with_nothing_deleted() {
+    let dir = tempfile::tempdir().unwrap();
+    let notes = dir.path().join("notes");
+    std::fs::create_dir(&notes).unwrap();
+    for i in 0..30 {
+        std::fs::write(notes.join(format!("week{i:02}.md")), format!("notes {i}")).unwrap();
+    }
+    let before = snapshot(&notes);
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(&notes, &link).unwrap();
+    for (how, at) in [("--store", &notes), ("PUZZLEGRADE_STORE", &link)] {
+        let mut cmd = by_default(dir.path());
+        cmd.args([
+            "grade",
+            "--force",
+            "--filter",
+            "2x2",
+            "--store-size",
+            "1KiB",
+        ]);
+        if how == "--store" {
+            cmd.arg("--store").arg(at);
+        } else {
+            cmd.env("PUZZLEGRADE_STORE", at);
+        }
+        let out = cmd.output().unwrap();
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{how}: {said}");
+        assert_eq!(said.lines().count(), 1, "{how}: {said}");
+        assert!(said.contains("refusing the result store"), "{said}");
+        assert_eq!(snapshot(&notes), before, "{how}: nothing changed");
+    }
+}
+
+/// A run with `--sandbox none` as an ordinary user, or `--isolation
+/// none` (its candidates run as that user, nothing between them and its
+/// files): the store is not used, and a candidate that forges entries
+/// with the store's own key has nothing served after it.
+#[test]
+fn a_run_whose_candidates_could_reach_the_store_leaves_nothing_they_wrote() {
+    use super::support::{harness_as_an_ordinary_user, require_ordinary_bwrap};
+    use std::os::unix::fs::PermissionsExt;
+    if !require_ordinary_bwrap() {
+        return;
+    }
+    let dir = tempfile::Builder::new()
+        .prefix("pg-store-")
+        .tempdir_in("/home")
+        .unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("bin")).unwrap();
+    let silent = d.join("bin/silent.sh");
+    std::fs::write(&silent, "#!/bin/sh\nexit 0\n").unwrap();
+    let forger = d.join("bin/forger.py");
+    std::fs::write(
+        &forger,
+        "#!/usr/bin/python3\nimport hashlib, hmac, os, sqlite3\n\
+         cache = os.environ.get('XDG_CACHE_HOME', '')\n\
+         store = os.environ.get('PG_STORE') or os.path.join(cache, 'puzzlegrade')\n\
+         here = os.environ.get('PG_DIR') or os.path.dirname(cache)\n\
+         secret = open(os.path.join(store, 'secret'), 'rb').read()\n\
+         db = sqlite3.connect(os.path.join(store, 'results.sqlite'), timeout=60)\n\
+         n = 0\n\
+         for key, body in db.execute('SELECT key, body FROM entries').fetchall():\n\
+         \x20   forged = body.replace(b'\"wrong-answer\"', b'\"accepted\"').replace(b'\"wrong-exit-status\"', b'\"accepted\"')\n\
+         \x20   mac = hmac.new(secret, len(key).to_bytes(8, 'little') + key + forged, hashlib.sha256).digest()\n\
+         \x20   db.execute('UPDATE entries SET body = ?, mac = ? WHERE key = ?', (forged, mac, key))\n\
+         \x20   n += 1\n\
+         db.commit()\n\
+         open(os.path.join(here, 'forged'), 'a').write(f'{n}\\n')\n",
+    )
+    .unwrap();
+    for f in [&silent, &forger] {
+        std::fs::set_permissions(f, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let cache = d.join("cache");
+    let store = cache.join("puzzlegrade");
+    let run = |candidate: &Path, extra: &[&str]| {
+        let out = harness_as_an_ordinary_user(d)
+            .current_dir(d)
+            .env_remove("PUZZLEGRADE_NO_CACHE")
+            .env_remove("PUZZLEGRADE_STORE")
+            .env("XDG_CACHE_HOME", &cache)
+            .args(["grade", "--force", "--filter", "2x2", "--suite"])
+            .arg(workspace().join("suites/lightsout/easy"))
+            .arg("--candidate")
+            .arg(candidate)
+            .args(["--scorecard", "rows.csv", "--env"])
+            .arg(format!("PG_STORE={}", store.display()))
+            .arg("--env")
+            .arg(format!("PG_DIR={}", d.display()))
+            .args(extra)
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stderr).into_owned();
+        let verdicts: Vec<String> = read_scorecard(&d.join("rows.csv"))
+            .iter()
+            .map(|r| r["verdict"].clone())
+            .collect();
+        (said, verdicts)
+    };
+    let (said, first) = run(&silent, &[]);
+    assert!(said.contains("0 cases reused, 2 run"), "{said}");
+    assert!(first.iter().all(|v| v != "accepted"), "{first:?}");
+    let (said, _) = run(&silent, &[]);
+    assert!(said.contains("2 cases reused, 0 run"), "{said}");
+    let (said, _) = run(&forger, &["--sandbox", "none"]);
+    assert!(
+        said.contains("is not used: this run's candidates run as you"),
+        "{said}"
+    );
+    let forged = std::fs::read_to_string(d.join("forged")).unwrap();
+    assert!(
+        forged.lines().all(|l| l.parse::<usize>().unwrap() >= 2),
+        "{forged}"
+    );
+    let (said, again) = run(&silent, &[]);
+    assert!(
+        said.contains("0 cases reused, 2 run"),
+        "nothing it wrote is served: {said}"
+    );
+    assert_eq!(again, first);
+    // Nor with `--isolation none` (the same forger; a real one would
+    // work: it has the key).
+    std::fs::remove_file(d.join("forged")).unwrap();
+    let (said, _) = run(&forger, &["--isolation", "none"]);
+    assert!(said.contains("is not used"), "{said}");
+    assert!(d.join("forged").exists(), "the forger ran");
+    let (said, again) = run(&silent, &[]);
+    assert!(said.contains("0 cases reused, 2 run"), "{said}");
+    assert_eq!(again, first);
 }

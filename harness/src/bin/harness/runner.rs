@@ -40,15 +40,15 @@ pub struct Runner {
 impl Runner {
     /// Watches the signals and sets up the executor for `options`. Where
     /// its candidates are not kept from the harness's files (no sandbox,
-    /// no user of their own) and were not declared trusted
-    /// (`--isolation none`), the result store is not used, and is renewed
-    /// when the run ends: nothing they may write there is ever served.
+    /// no user of their own: `--isolation none`, or `--sandbox none` as an
+    /// ordinary user), the result store is not used, and is renewed when
+    /// the run ends: nothing they may write there (with its key, which
+    /// they can read) is ever served, to any tier.
     pub fn new(options: &mut RunOptions) -> anyhow::Result<Self> {
         let cancel = watch_signals()?;
         let executor = executor(&options.isolation, options.max_puzzle_size)?;
         let mut exposed = None;
-        if options.isolation.enabled
-            && !executor.confines()
+        if !executor.confines()
             && let Some(store) = options.store.take()
         {
             eprintln!(
@@ -124,17 +124,23 @@ fn executor(isolation: &Isolation, max_file: u64) -> anyhow::Result<ProcessExecu
 }
 
 /// What the result store gave this run, on stderr: "N cases reused, M
-/// run" (where there is one).
+/// run" (where there is one), and how many of each were builds.
 pub fn say_store(options: &harness::settings::RunOptions) {
     if let Some(store) = &options.store {
-        let (reused, ran, restored) = store.counts();
-        let restored = match restored {
+        let c = store.counts();
+        let restored = match c.restored {
             0 => String::new(),
             n => format!(" ({n} of them builds whose copies it made again)"),
         };
+        let builds = match c.builds {
+            0 => String::new(),
+            n => format!(" ({n} of them builds)"),
+        };
         eprintln!(
-            "result store {}: {reused} cases reused{restored}, {ran} run",
-            store.dir().display()
+            "result store {}: {} cases reused{restored}, {} run{builds}",
+            store.dir().display(),
+            c.reused,
+            c.ran
         );
     }
 }

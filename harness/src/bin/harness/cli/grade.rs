@@ -263,7 +263,8 @@ pub struct GradeArgs {
     #[arg(
         help_heading = "Scorecard and outputs",
         long,
-        env = "PUZZLEGRADE_NO_CACHE"
+        env = "PUZZLEGRADE_NO_CACHE",
+        value_parser = clap::builder::BoolishValueParser::new()
     )]
     pub no_cache: bool,
     /// The most the result store may hold; over it, the entries read
