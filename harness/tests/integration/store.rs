@@ -597,8 +597,7 @@ fn a_rubric_change_runs_nothing() {
     let text = std::fs::read_to_string(&card).unwrap();
     let last = text
         .lines()
-        .filter(|l| l.starts_with("perfect,") && !l.contains('"'))
-        .last()
+        .rfind(|l| l.starts_with("perfect,") && !l.contains('"'))
         .unwrap()
         .to_string();
     let stray = last.replacen("perfect,", "perfect-x,", 1);

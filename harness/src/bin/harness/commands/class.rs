@@ -49,14 +49,14 @@ pub(super) fn grade(
         harness::class::prepare(&ctx, &course, &grade.selection, &submissions, &args.only)?;
     let card = &outputs.scorecard;
     let apart = regrade
-        .then(|| super::regrade::apart(&prepared, card))
+        .then(|| super::held::apart(&prepared, card))
         .transpose()?;
     let (scorecard, kept) = if args.only.is_empty() {
         Scorecard::open(card, outputs.mode, None)?
     } else {
         Scorecard::open_regrade(card, &args.only.iter().cloned().collect())?
     };
-    let kept = super::regrade::held(apart, kept, &prepared, card)?;
+    let kept = super::held::held(apart, kept, &prepared, card)?;
     let mut reporter = Reporter::new(sinks(&args, &outputs, &course, scorecard, &kept)?);
     let result = {
         let report = &mut report_to(&mut reporter, cancel);

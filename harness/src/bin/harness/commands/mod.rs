@@ -8,6 +8,7 @@ pub mod conform;
 pub mod contest;
 pub mod entries;
 pub mod grade;
+mod held;
 pub mod merge;
 pub mod package;
 pub mod regrade;
