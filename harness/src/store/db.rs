@@ -272,16 +272,25 @@ fn format(conn: &Connection, dir: &Path) -> Result<(), Formed> {
         ))
     };
     if marker(conn)? == (0, 0) {
-        let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
-        if tables != 0 {
+        // (A no-op where tables are there: a database of another program's
+        // is refused below, unchanged.)
+        let tables = |c: &Connection| -> rusqlite::Result<i64> {
+            c.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+        };
+        if tables(conn)? == 0 {
+            conn.pragma_update(None, "auto_vacuum", "INCREMENTAL")?;
+            let journal = if network_fs(dir) { "DELETE" } else { "WAL" };
+            conn.pragma_update(None, "journal_mode", journal)?;
+        }
+        conn.execute_batch("BEGIN IMMEDIATE")?;
+        // (Looked at again under the write lock: another run may have made
+        // it meanwhile.)
+        if marker(conn)? == (0, 0) && tables(conn)? != 0 {
+            conn.execute_batch("ROLLBACK")?;
             return Err(Formed::Refused(format!(
                 "its {DB} is not a puzzlegrade result store"
             )));
         }
-        conn.pragma_update(None, "auto_vacuum", "INCREMENTAL")?;
-        let journal = if network_fs(dir) { "DELETE" } else { "WAL" };
-        conn.pragma_update(None, "journal_mode", journal)?;
-        conn.execute_batch("BEGIN IMMEDIATE")?;
         if marker(conn)? == (0, 0) {
             conn.execute_batch(&format!(
                 "CREATE TABLE entries (key BLOB PRIMARY KEY, body BLOB NOT NULL, \

@@ -387,3 +387,21 @@ fn a_build_stopped_by_its_limits_or_a_signal_is_not_kept() {
     ));
     assert!(!built("build killed by SIGKILL: no output", None));
 }
+
+#[test]
+fn runs_that_make_one_store_at_once_all_open_it() {
+    let dir = folder();
+    for round in 0..20 {
+        let at = dir.path().join(format!("store-{round}"));
+        let opened: Vec<_> = (0..6)
+            .map(|_| {
+                let at = at.clone();
+                std::thread::spawn(move || Store::open(&at, 1 << 20).map(|_| ()))
+            })
+            .collect();
+        for o in opened {
+            let result = o.join().unwrap();
+            assert!(result.is_ok(), "round {round}: {}", result.unwrap_err());
+        }
+    }
+}

@@ -244,16 +244,24 @@ fn two_runs_share_a_store_at_once() {
     let suite = suite_copy(dir.path());
     let store = dir.path().join("store");
     let solver = solver(dir.path());
-    let run = |card: &str| grading(&suite, &solver, &store, &dir.path().join(card)).spawn();
-    let (mut a, mut b) = (run("a.csv").unwrap(), run("b.csv").unwrap());
-    // And a third that evicts all it can meanwhile (a store of 1 KiB).
-    let mut c = grading(&suite, &solver, &store, &dir.path().join("c.csv"))
-        .args(["--store-size", "1KiB"])
-        .spawn()
-        .unwrap();
-    assert_eq!(a.wait().unwrap().code(), Some(0));
-    assert_eq!(b.wait().unwrap().code(), Some(0));
-    assert_eq!(c.wait().unwrap().code(), Some(0));
+    let run = |card: &str, extra: &[&str]| {
+        grading(&suite, &solver, &store, &dir.path().join(card))
+            .args(extra)
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    // Two, and a third that evicts all it can meanwhile (a store of 1 KiB).
+    let runs = [
+        run("a.csv", &[]),
+        run("b.csv", &[]),
+        run("c.csv", &["--store-size", "1KiB"]),
+    ];
+    for r in runs {
+        let out = r.wait_with_output().unwrap();
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{said}");
+    }
     // Whatever each wrote, the store holds one whole entry a case.
     let (said, rows) = grade(&suite, &solver, &store, &[]);
     assert!(said.contains(" run"), "{said}");
@@ -369,6 +377,17 @@ fn cis521_in(dir: &Path) -> (std::path::PathBuf, String) {
     let config = std::fs::read_to_string(ws.join("courses/cis521-lightsout.toml")).unwrap();
     std::fs::write(&course, &config).unwrap();
     (course, config)
+}
+
+/// The CIS 521 config `config` with Q1 worth 4 points (not 2).
+fn q1_at_4_points(config: &str) -> String {
+    let changed = config.replacen(
+        "name = \"Q1 get_board\"\nrule = \"share\"\npoints = 2",
+        "name = \"Q1 get_board\"\nrule = \"share\"\npoints = 4",
+        1,
+    );
+    assert_ne!(changed, config);
+    changed
 }
 
 /// Rows by (submission, suite, case), each whole (times included).
@@ -515,13 +534,7 @@ fn a_rubric_change_runs_nothing() {
     assert!(before.contains("\nperfect,2,3,"), "{before}");
     // Q1's weight from 2 points to 4: `regrade` runs nothing, every
     // student's points follow the new rubric, and it names whose moved.
-    let changed = config.replacen(
-        "name = \"Q1 get_board\"\nrule = \"share\"\npoints = 2",
-        "name = \"Q1 get_board\"\nrule = \"share\"\npoints = 4",
-        1,
-    );
-    assert_ne!(changed, config);
-    std::fs::write(&course, changed).unwrap();
+    std::fs::write(&course, q1_at_4_points(&config)).unwrap();
     let (_, said, after) = run("regrade");
     assert!(said.contains(", 0 to run"), "{said}");
     assert_ne!(before, after);
@@ -695,13 +708,7 @@ fn the_same_grade_command_after_a_rubric_change_runs_nothing() {
         )),
         "{said}"
     );
-    let changed = config.replacen(
-        "name = \"Q1 get_board\"\nrule = \"share\"\npoints = 2",
-        "name = \"Q1 get_board\"\nrule = \"share\"\npoints = 4",
-        1,
-    );
-    assert_ne!(changed, config);
-    std::fs::write(&course, changed).unwrap();
+    std::fs::write(&course, q1_at_4_points(&config)).unwrap();
     let (said, after) = grade();
     assert!(said.contains("244 cases reused, 0 run"), "{said}");
     assert_ne!(before, after, "the new weights count");
