@@ -22,6 +22,16 @@ pub fn screen(format: Format, label: &str) -> Box<dyn Sink> {
     match format {
         Format::Human => Box::new(Terminal::new(label)),
         Format::Json => Box::new(JsonLines),
+        Format::Quiet => Box::new(Quiet),
+    }
+}
+
+/// A terminal that shows nothing of the run.
+pub struct Quiet;
+
+impl Sink for Quiet {
+    fn event(&mut self, _: &harness::event::Event) -> anyhow::Result<()> {
+        Ok(())
     }
 }
 

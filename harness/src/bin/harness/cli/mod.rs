@@ -154,6 +154,9 @@ pub enum Format {
     Human,
     /// Every event as a JSON line on stdout.
     Json,
+    /// Nothing of the run itself (`regrade`, which says what moved).
+    #[value(hide = true)]
+    Quiet,
 }
 
 /// `--role`: which program of the assignment.

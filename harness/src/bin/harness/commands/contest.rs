@@ -98,6 +98,7 @@ fn sinks(args: &crate::cli::ContestArgs) -> anyhow::Result<Vec<Box<dyn Sink>>> {
     let mut sinks: Vec<Box<dyn Sink>> = vec![match args.format {
         Format::Human => Box::new(Terminal::progress("contest")),
         Format::Json => Box::new(JsonLines),
+        Format::Quiet => Box::new(crate::runner::Quiet),
     }];
     if let Some(path) = &args.scorecard {
         sinks.push(Box::new(Scorecard::open(path, Mode::Force, None)?.0));
