@@ -86,6 +86,9 @@ pub struct Outputs {
     pub credits: Option<BTreeMap<String, Credit>>,
     /// One submission's folder, where its contest entry file is read.
     pub entry_of: Option<PathBuf>,
+    /// `--student-view`: the points as students see them (no case of an
+    /// item that is not `visible` counted anywhere, its points kept).
+    pub student_view: bool,
 }
 
 /// Each submission's points from `result`, and every output written.
@@ -110,8 +113,11 @@ pub fn write(course: &Course, result: &ClassResult, out: &Outputs) -> anyhow::Re
         let part = &course.parts[part].file.name;
         one.entry = Some(crate::course::contest::Live::of(&team, part, &result.rows));
     }
+    if out.student_view {
+        points::for_students(course, &mut points, &result.rows);
+    }
     if let Some(path) = &out.summary {
-        points::write_summary(path, course, &points)?;
+        points::write_summary(path, course, &points, out.student_view)?;
     }
     for path in &out.json {
         points::add_to_json_export(path, &points)?;
@@ -124,6 +130,7 @@ pub fn write(course: &Course, result: &ClassResult, out: &Outputs) -> anyhow::Re
                     points: one,
                     rows: &result.rows,
                     replays: &result.replays,
+                    elapsed: Some(result.summary.elapsed),
                 };
                 platform::write_results(r.platform, &r.path, &graded)?;
             }

@@ -25,6 +25,13 @@ pub struct CourseFile {
     /// setup installs them: `harness package`).
     #[serde(default)]
     pub packages: Vec<String>,
+    /// A submission that earns every rubric point (the staff solution, or a
+    /// fixture), relative to the config: `harness package` grades it
+    /// through the kit it wrote and refuses a kit where it falls short.
+    /// `""`: none (a config extending one that names a sample its handout
+    /// year cannot build).
+    #[serde(default)]
+    pub sample: Option<PathBuf>,
     /// How a submission is built.
     #[serde(default)]
     pub build: Option<BuildFile>,
@@ -46,6 +53,11 @@ pub struct CourseFile {
     /// Who sees the autograder's log on Gradescope [default: hidden].
     #[serde(default = "hidden")]
     pub stdout_visibility: rubric::Visibility,
+    /// The verdicts in the course's words, for students (`--student-view`
+    /// logs and the platforms' feedback): `wrong-answer = "incorrect
+    /// moves"`, each over ours ("wrong answer", "crashed", "too slow", ...).
+    #[serde(default)]
+    pub verdicts: std::collections::BTreeMap<crate::outcome::Verdict, String>,
     /// A crash's words on stderr (a JVM's uncaught exception, exit 1):
     /// exiting non-zero with one is `runtime-error`, never an answer.
     #[serde(default)]

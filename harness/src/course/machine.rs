@@ -7,7 +7,27 @@ use super::Course;
 /// PATH to look for).
 const SHELL_WORDS: &[&str] = &[
     "cd", "export", "set", "if", "for", "while", "case", "exec", "eval", "source", ".", "test",
-    "true", "false", "echo", "printf", "umask", "ulimit", "unset", "command", "time",
+    "true", "false", "echo", "printf", "umask", "ulimit", "unset", "command", "time", "[",
+];
+
+/// The program a Debian package of a course's `packages` must give: a
+/// package named from `.0` to `.1` gives program `.2`. The compilers and
+/// interpreters; a package a build calls no program of (a library, a
+/// jar) is not here.
+const PACKAGE_PROGRAMS: &[(&str, &str, &str)] = &[
+    ("gcc", "gcc", "gcc"),
+    ("g++", "g++", "g++"),
+    ("clang", "clang", "clang"),
+    ("make", "make", "make"),
+    ("python3", "python3", "python3"),
+    ("pypy3", "pypy3", "pypy3"),
+    ("ruby", "ruby", "ruby"),
+    ("valgrind", "valgrind", "valgrind"),
+    ("openjdk-", "-jdk", "javac"),
+    ("openjdk-", "-jdk-headless", "javac"),
+    ("openjdk-", "-jre", "java"),
+    ("openjdk-", "-jre-headless", "java"),
+    ("default-jdk", "", "javac"),
 ];
 
 impl Course {
@@ -17,36 +37,30 @@ impl Course {
     /// failure. A submission's own programs (`{submission}/...`) are the
     /// student's, not checked.
     pub fn lacks(&self, path: Option<&std::ffi::OsStr>) -> Option<String> {
-        let build = self.file.build.iter().map(|b| ("the build", &b.command));
-        let parts = self
-            .file
-            .parts
-            .iter()
-            .map(|p| (p.name.as_str(), &p.command));
         let course = self.dir().to_string_lossy();
         // Each program once, with every part that runs it.
         let mut lacked: Vec<(String, Vec<&str>)> = Vec::new();
-        for (who, command) in build.chain(parts) {
-            // The program first on the line; a build's shell line may start
-            // with a builtin or an assignment, which PATH does not hold.
-            let Some(first) = shell_words::split(command)
-                .ok()
-                .and_then(|w| w.into_iter().next())
-                .filter(|w| !w.contains("{submission}"))
-                .filter(|w| {
-                    w.chars()
-                        .all(|c| c.is_ascii_alphanumeric() || "._/+-{}".contains(c))
-                })
-                .filter(|w| !SHELL_WORDS.contains(&w.as_str()))
-            else {
+        for (who, program) in self.runs() {
+            // A build's shell line may start with a builtin, which PATH
+            // does not hold; a submission's own programs are the student's.
+            if program.contains("{submission}")
+                || !program
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "._/+-{}".contains(c))
+                || SHELL_WORDS.contains(&program.as_str())
+            {
                 continue;
-            };
-            let program = first.replace("{course}", &course);
+            }
+            let program = program.replace("{course}", &course);
             if which(&program, path).is_some() {
                 continue;
             }
             match lacked.iter_mut().find(|(p, _)| *p == program) {
-                Some((_, whom)) => whom.push(who),
+                Some((_, whom)) => {
+                    if !whom.contains(&who) {
+                        whom.push(who)
+                    }
+                }
                 None => lacked.push((program, vec![who])),
             }
         }
@@ -69,6 +83,41 @@ impl Course {
             self.file.name,
             missing.join(", ")
         ))
+    }
+
+    /// Every program the course runs, with who runs it: each simple
+    /// command of its build and parts, the recipes of the Makefile its
+    /// overlay gives a build that runs `make`, and the compilers and
+    /// interpreters of its `packages` ([`PACKAGE_PROGRAMS`]).
+    fn runs(&self) -> Vec<(&str, String)> {
+        let mut out = Vec::new();
+        if let Some(build) = &self.file.build {
+            let programs = super::make::programs(&build.command);
+            if programs.iter().any(|p| p == "make") {
+                let overlays: Vec<_> = build.overlay.iter().map(|o| self.dir().join(o)).collect();
+                out.extend(
+                    super::make::recipe_programs(&overlays)
+                        .into_iter()
+                        .map(|p| ("the build's Makefile", p)),
+                );
+            }
+            out.splice(0..0, programs.into_iter().map(|p| ("the build", p)));
+        }
+        for part in &self.file.parts {
+            out.extend(
+                super::make::programs(&part.command)
+                    .into_iter()
+                    .map(|p| (part.name.as_str(), p)),
+            );
+        }
+        for package in &self.file.packages {
+            for (from, to, program) in PACKAGE_PROGRAMS {
+                if package.starts_with(from) && package.ends_with(to) {
+                    out.push(("the course's packages", program.to_string()));
+                }
+            }
+        }
+        out
     }
 
     /// The course's declared `packages` this machine does not have, said

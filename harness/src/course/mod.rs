@@ -10,6 +10,7 @@ pub mod convert;
 mod extends;
 mod file;
 mod machine;
+pub mod make;
 pub mod points;
 pub mod policy;
 pub mod rubric;
@@ -399,6 +400,12 @@ impl Course {
             names.extend(p.items().into_iter().map(String::from));
         }
         names
+    }
+
+    /// The sample submission the config names (`sample`), at its place.
+    pub fn sample(&self) -> Option<PathBuf> {
+        let sample = self.file.sample.as_ref()?;
+        (!sample.as_os_str().is_empty()).then(|| self.dir().join(sample))
     }
 
     /// The rubric's most points.

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use super::Course;
 use super::contest::CREDIT_ITEM;
-use super::rubric::{Rule, Score, round, show};
+use super::rubric::{Rule, Score, Visibility, round, show};
 use crate::job::BUILD;
 use crate::outcome::{Row, Verdict};
 
@@ -197,6 +197,28 @@ pub fn of_rows(course: &Course, rows: &[Row]) -> (Vec<String>, Vec<Points>) {
     )
 }
 
+/// `points` as students see them (`--student-view`): cases accepted and
+/// run counted over the cases no item that is not `visible` selects (a
+/// hidden item's points stay in the total; its cases are nothing a
+/// student can count).
+pub fn for_students(course: &Course, points: &mut [Points], rows: &[Row]) {
+    let hidden = course.hidden_from_students();
+    let mut by_id: std::collections::HashMap<&str, (usize, usize)> = Default::default();
+    for r in rows {
+        if r.suite != BUILD && !hidden(&r.suite, &r.case) {
+            let (accepted, cases) = by_id.entry(r.candidate.as_str()).or_default();
+            *accepted += usize::from(r.verdict == Verdict::Accepted);
+            *cases += 1;
+        }
+    }
+    for p in points {
+        (p.accepted, p.cases) = by_id
+            .get(p.submission.as_str())
+            .copied()
+            .unwrap_or_default();
+    }
+}
+
 /// The points as the terminal shows them: a line per submission (its
 /// total of the most, and cases accepted or that it did not build).
 pub fn table(points: &[Points]) -> String {
@@ -262,8 +284,14 @@ pub fn read_totals(path: &Path) -> anyhow::Result<Vec<(String, f64)>> {
 
 /// `summary.csv`: one row per submission (points per rubric item, total,
 /// the most possible, whether it built, cases accepted of cases run, and
-/// the counts behind each item), written atomically.
-pub fn write_summary(path: &Path, course: &Course, points: &[Points]) -> anyhow::Result<()> {
+/// the counts behind each item: for students, `student_view`, those of
+/// `visible` items only), written atomically.
+pub fn write_summary(
+    path: &Path,
+    course: &Course,
+    points: &[Points],
+    student_view: bool,
+) -> anyhow::Result<()> {
     let mut w = csv::Writer::from_writer(Vec::new());
     let mut header = vec!["submission".to_string()];
     match points.first() {
@@ -291,6 +319,7 @@ pub fn write_summary(path: &Path, course: &Course, points: &[Points]) -> anyhow:
             .iter()
             .zip(&course.file.rubric)
             .filter(|(_, i)| i.rule != Rule::CompilePenalty)
+            .filter(|(_, i)| !student_view || course.visibility(i) == Visibility::Visible)
             .map(|((name, s), _)| format!("{name} {}", s.counts()))
             .collect();
         // Not graded: no total (a 0 the student did not earn), and why.

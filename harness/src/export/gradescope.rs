@@ -25,6 +25,9 @@ pub struct Results {
     pub execution_time: Option<f64>,
     /// The text above the tests.
     pub output: String,
+    /// How Gradescope renders `output` (`text`: as written).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_format: Option<&'static str>,
     /// Who sees the results.
     pub visibility: &'static str,
     /// Who sees the autograder's stdout.
@@ -119,6 +122,7 @@ impl Export for Gradescope {
             max_score: tests.len() as f64,
             execution_time: Some((r.summary.elapsed.as_secs_f64() * 1000.0).round() / 1000.0),
             output,
+            output_format: Some("text"),
             visibility: "visible",
             stdout_visibility: Some("hidden"),
             leaderboard: None,

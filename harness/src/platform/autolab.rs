@@ -4,7 +4,12 @@
 //! Autolab's formatted feedback and its `{"scores": {...}}`, keyed by
 //! rubric item (name the assessment's problems so).
 
-use super::kit::{File, Form, Kit, Package, tar};
+use std::path::Path;
+use std::time::Duration;
+
+use super::kit::{File, Form, Kit, Package, dockerfile, tar};
+use super::limits::Timeout;
+use super::trial::{self, Trial};
 use super::{Graded, Platform};
 
 /// Autolab.
@@ -40,6 +45,13 @@ impl Platform for Autolab {
         let mut files = vec![
             File::new("autograde.tar", tar("autograde", &inner)?, 0o644),
             File::new("autograde-Makefile", makefile, 0o644),
+            // Over Tango's own image (its vmms/Dockerfile: the autolab and
+            // autograde users, autodriver).
+            File::new(
+                "Dockerfile",
+                dockerfile(kit, "autograding_image", &["make", "tar"], &[]),
+                0o644,
+            ),
         ];
         let mut said = Vec::new();
         if kit.course.file.contest.is_some() {
@@ -53,7 +65,7 @@ impl Platform for Autolab {
             ));
         }
         said.push(format!(
-            "wrote {}/autograde-Makefile and autograde.tar (course {}; handin {}; packages the image needs: {})",
+            "wrote {}/autograde-Makefile, autograde.tar and Dockerfile (course {}; handin {}; packages the image needs: {})",
             kit.out.display(),
             kit.course_arg,
             kit.handin,
@@ -72,6 +84,63 @@ impl Platform for Autolab {
     /// entry where the submission has one.
     fn results(&self) -> Option<super::Results> {
         Some(results)
+    }
+
+    fn timeout(&self) -> Option<Timeout> {
+        Some(Timeout {
+            platform: "Autolab",
+            default: Duration::from_secs(180),
+            most: Some(Duration::from_secs(899)),
+            set_in: Some("the assessment's Autograder settings, Timeout"),
+            stopped: "gets no score (its job fails)",
+        })
+    }
+
+    /// Tango's job folder: the kit's Makefile and tar beside the handin
+    /// (the sample as a tar of its files, or its one file under the
+    /// handin's name), `make -s` there; the score is the sum of the last
+    /// line's `scores`.
+    fn trial(
+        &self,
+        kit: &Kit,
+        written: &Path,
+        sample: &Path,
+        root: &Path,
+    ) -> anyhow::Result<Option<Trial>> {
+        let job = root.join("job");
+        std::fs::create_dir(&job)?;
+        std::fs::copy(written.join("autograde-Makefile"), job.join("Makefile"))?;
+        std::fs::copy(written.join("autograde.tar"), job.join("autograde.tar"))?;
+        let handin = &kit.handin;
+        let staged = root.join("sample");
+        trial::copy_tree(sample, &staged)?;
+        let is_tar = [".tar", ".tar.gz", ".tgz"]
+            .iter()
+            .any(|e| handin.ends_with(e));
+        let script = if is_tar {
+            format!(
+                "tar cf job/{0} -C sample . && cd job && make -s",
+                shell_words::quote(handin)
+            )
+        } else {
+            format!(
+                "cp sample/* job/{0} && cd job && make -s",
+                shell_words::quote(handin)
+            )
+        };
+        Ok(Some(Trial {
+            script,
+            env: Vec::new(),
+            score: Box::new(|stdout, _| {
+                let last = stdout.lines().last().unwrap_or_default();
+                let v: serde_json::Value = serde_json::from_str(last)
+                    .map_err(|e| anyhow::anyhow!("the last line is not Autolab's scores ({e})"))?;
+                let scores = v["scores"]
+                    .as_object()
+                    .ok_or_else(|| anyhow::anyhow!("the last line has no scores"))?;
+                Ok(scores.values().filter_map(serde_json::Value::as_f64).sum())
+            }),
+        }))
     }
 }
 

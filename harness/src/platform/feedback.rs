@@ -105,8 +105,10 @@ pub(super) fn results(course: &Course, p: &Points, rows: &[Row]) -> Results {
     Results {
         score: p.total,
         max_score: p.max,
-        // Seconds of the submission's builds and cases, whole.
-        execution_time: Some((mine.iter().filter_map(|r| r.wall_ms).sum::<f64>() / 1000.0).round()),
+        // The run's own time, where one submission was graded (the
+        // platform's results set it): a sum of case times is not it.
+        execution_time: None,
+        output_format: Some("text"),
         output: match build {
             Some(r) if r.verdict == Verdict::CompileError => built(&r.detail),
             Some(r) if r.verdict != Verdict::Accepted => format!(
@@ -141,21 +143,12 @@ pub(super) fn results(course: &Course, p: &Points, rows: &[Row]) -> Results {
 /// Why a failing row failed, for a student: what went wrong in words (no
 /// verdict names), then the judge's detail in the course's terms, the
 /// harness's own words (an adapter's exit code) left out.
-fn said(course: &Course, r: &Row) -> String {
+pub fn said(course: &Course, r: &Row) -> String {
     let detail = course.in_terms(&r.suite, &r.detail);
-    let what = match r.verdict {
-        Verdict::WrongAnswer => "wrong answer",
-        // (The detail says which status, or what a function returned.)
-        Verdict::WrongExitStatus => "wrong result",
-        Verdict::TimeLimit => "too slow",
-        Verdict::MemoryLimit => "used too much memory",
-        Verdict::OutputLimit => "printed too much",
-        Verdict::RuntimeError => "crashed",
-        Verdict::CompileError => "not run",
-        Verdict::HarnessError => "not graded, through no fault of yours",
-        Verdict::Cancelled => return "not run: grading was stopped".into(),
-        Verdict::Accepted => "passed",
-    };
+    if r.verdict == Verdict::Cancelled {
+        return "not run: grading was stopped".into();
+    }
+    let what = word(course, r.verdict);
     const ADAPTER: &str = ": the function raised or crashed (see stderr)";
     let detail = match detail
         .find(ADAPTER)
@@ -172,6 +165,29 @@ fn said(course: &Course, r: &Row) -> String {
     } else {
         format!("{what}: {detail}")
     }
+}
+
+/// `verdict` for a student: the course's word for it, or ours (no
+/// verdict names).
+pub fn word(course: &Course, verdict: Verdict) -> &str {
+    let ours = match verdict {
+        Verdict::WrongAnswer => "wrong answer",
+        // (The detail says which status, or what a function returned.)
+        Verdict::WrongExitStatus => "wrong result",
+        Verdict::TimeLimit => "too slow",
+        Verdict::MemoryLimit => "used too much memory",
+        Verdict::OutputLimit => "printed too much",
+        Verdict::RuntimeError => "crashed",
+        Verdict::CompileError => "not run",
+        Verdict::HarnessError => "not graded, through no fault of yours",
+        Verdict::Cancelled => "not run",
+        Verdict::Accepted => "passed",
+    };
+    course
+        .file
+        .verdicts
+        .get(&verdict)
+        .map_or(ours, String::as_str)
 }
 
 /// A build's failure (`detail`: the build row's), for a student: the

@@ -31,6 +31,8 @@ pub struct Kit<'a> {
     pub shipped: std::cell::Cell<u64>,
     /// How the harness it shipped is linked (set by [`Kit::payload`]).
     pub linked: std::cell::Cell<Option<super::binary::Linking>>,
+    /// One submission's worst case (`None`: not worked out).
+    pub worst: Option<super::limits::Worst>,
 }
 
 /// A course config that is not bundled, as a kit carries it under
@@ -38,6 +40,12 @@ pub struct Kit<'a> {
 /// (`named_paths`: suites, overlay, adapters), each at its place
 /// relative to the others (`root`, the deepest folder holding them all, is
 /// the kit's `course/`), so `../suites/...` in the config still resolves.
+///
+/// Links are resolved one way, as the grader resolves the config's
+/// paths: from the folder the config is found in (a config that is a link
+/// keeps the link's place), each named path where the config's words put
+/// it; a link on the way (`suites -> ../shared/suites`) is copied as what
+/// it leads to, at the link's place.
 #[derive(Debug, Clone)]
 pub struct Tree {
     /// The folder that becomes the kit's `course/`.
@@ -53,12 +61,14 @@ pub struct Tree {
 impl Tree {
     /// The tree of `course`, loaded from its config file.
     pub fn of(course: &Course) -> anyhow::Result<Self> {
-        let config = course
-            .path
-            .canonicalize()
-            .with_context(|| format!("cannot find {}", course.path.display()))?;
-        let dir = config.parent().unwrap_or(Path::new("/")).to_owned();
-        let outside: Vec<PathBuf> = named_paths(course)
+        let dir = folder_of(&course.path)?;
+        let config = dir.join(
+            course
+                .path
+                .file_name()
+                .context("a config file has a name")?,
+        );
+        let outside: Vec<PathBuf> = named_paths(course)?
             .into_iter()
             .filter(|p| !p.starts_with(&dir))
             .collect();
@@ -93,15 +103,57 @@ impl Tree {
     }
 }
 
-/// Every existing file or folder `course`'s config names, absolute: its
-/// parts' suites, its build's overlay, and each path a command reaches
-/// through `{course}` (an adapter, a helper beside the config). What a
-/// copy of the course must carry (`harness package`).
-pub fn named_paths(course: &Course) -> Vec<PathBuf> {
-    let dir = course.dir();
-    let mut out: Vec<PathBuf> = course.parts.iter().flat_map(|p| p.suites.clone()).collect();
+/// The folder holding the config at `config`, as the grader takes it:
+/// the folder found by its path (resolved), not its link's target's.
+fn folder_of(config: &Path) -> anyhow::Result<PathBuf> {
+    let parent = config
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    parent
+        .canonicalize()
+        .with_context(|| format!("cannot find {}", parent.display()))
+}
+
+/// `dir` joined with `path`, `.` and `..` taken by their words.
+fn lexical(dir: &Path, path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in dir.join(path).components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Every file or folder `course`'s config names, absolute, by its words
+/// from the config's folder (links on the way kept as names): its parts'
+/// suites, its build's overlay, and each path a command reaches through
+/// `{course}` (an adapter, a helper beside the config). What a copy of
+/// the course must carry (`harness package`). A named path that does not
+/// exist, or whose `..` would lead elsewhere through a link than its
+/// words say, is an error naming it.
+pub fn named_paths(course: &Course) -> anyhow::Result<Vec<PathBuf>> {
+    let dir = folder_of(&course.path)?;
+    // A suite that is a listing names files in the folder named like it
+    // or beside it: the folder it is in goes whole.
+    let mut named: Vec<PathBuf> = course
+        .file
+        .parts
+        .iter()
+        .flat_map(|p| p.suites.clone())
+        .map(|s| match dir.join(&s).is_file() {
+            true => s.parent().map(Path::to_owned).unwrap_or_default(),
+            false => s,
+        })
+        .collect();
     if let Some(build) = &course.file.build {
-        out.extend(build.overlay.iter().map(|o| dir.join(o)));
+        named.extend(build.overlay.iter().cloned());
     }
     let commands = course
         .file
@@ -109,22 +161,42 @@ pub fn named_paths(course: &Course) -> Vec<PathBuf> {
         .iter()
         .map(|b| b.command.as_str())
         .chain(course.file.parts.iter().map(|p| p.command.as_str()));
+    let mut reached = Vec::new();
     for command in commands {
         for word in shell_words::split(command).unwrap_or_default() {
             // `{course}/x`, or `--option={course}/x`.
             if let Some(at) = word.find("{course}") {
                 let rest = &word[at + "{course}".len()..];
-                out.push(dir.join(rest.trim_start_matches('/')));
+                reached.push(PathBuf::from(rest.trim_start_matches('/')));
             }
         }
     }
-    let mut out: Vec<PathBuf> = out
-        .into_iter()
-        .filter_map(|p| p.canonicalize().ok())
-        .collect();
+    let mut out = Vec::new();
+    for (p, must) in named
+        .iter()
+        .map(|p| (p, true))
+        .chain(reached.iter().map(|p| (p, false)))
+    {
+        let at = lexical(&dir, p);
+        match (at.canonicalize(), dir.join(p).canonicalize()) {
+            (Ok(a), Ok(b)) if a == b => out.push(at),
+            (Ok(_), Ok(_)) => bail!(
+                "{}: {} leads elsewhere through a link than its words say (name it without `..` after a link)",
+                course.path.display(),
+                p.display()
+            ),
+            // A command's word that names nothing is not a path.
+            _ if !must => {}
+            _ => bail!(
+                "{} names {}, which does not exist",
+                course.path.display(),
+                at.display()
+            ),
+        }
+    }
     out.sort();
     out.dedup();
-    out
+    Ok(out)
 }
 
 /// One file of a kit: its path in the kit, bytes and Unix mode.
@@ -185,8 +257,11 @@ impl Kit<'_> {
         if let Some(tree) = &self.tree {
             let mut seen = std::collections::HashSet::new();
             for path in &tree.paths {
-                for e in walkdir::WalkDir::new(path).sort_by_file_name() {
-                    let e = e?;
+                for e in walkdir::WalkDir::new(path)
+                    .follow_links(true)
+                    .sort_by_file_name()
+                {
+                    let e = e.with_context(|| format!("cannot read {}", path.display()))?;
                     let rel = e
                         .path()
                         .strip_prefix(&tree.root)?
@@ -232,17 +307,47 @@ impl Kit<'_> {
 
 /// The lines of a kit's script that install Debian `packages` with
 /// apt-get, only where one is missing (nothing from the network
-/// otherwise); POSIX sh, for bash too.
+/// otherwise; nothing at all in `harness package`'s trial of the kit,
+/// `PUZZLEGRADE_TRIAL`); POSIX sh, for bash too.
 pub fn apt_install<'a>(packages: impl Iterator<Item = &'a str>) -> String {
     let list: Vec<&str> = packages.collect();
     format!(
         "packages={}\n\
-         if [ -n \"$packages\" ] && ! dpkg -s $packages >/dev/null 2>&1; then\n\
+         if [ -z \"${{PUZZLEGRADE_TRIAL:-}}\" ] && [ -n \"$packages\" ] && ! dpkg -s $packages >/dev/null 2>&1; then\n\
          \x20 apt-get update -qq\n\
          \x20 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $packages\n\
          fi\n",
         shell_words::quote(&list.join(" "))
     )
+}
+
+/// A Dockerfile for the image a kit needs: `FROM base`, the course's
+/// Debian packages (and `more`) installed, then `steps` (each a line).
+pub fn dockerfile(kit: &Kit, base: &str, more: &[&str], steps: &[String]) -> String {
+    let mut packages: Vec<&str> = kit
+        .course
+        .file
+        .packages
+        .iter()
+        .map(String::as_str)
+        .collect();
+    packages.extend(more);
+    let mut out = format!(
+        "# The image the kit needs (puzzlegrade, course {}): the course's packages.\n\
+         FROM {base}\n",
+        kit.course_arg
+    );
+    if !packages.is_empty() {
+        out.push_str(&format!(
+            "RUN apt-get update \\\n && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends {} \\\n && rm -rf /var/lib/apt/lists/*\n",
+            packages.join(" ")
+        ));
+    }
+    for step in steps {
+        out.push_str(step);
+        out.push('\n');
+    }
+    out
 }
 
 /// A tar of `files`, each under `prefix/`.
@@ -262,12 +367,12 @@ pub fn tar(prefix: &str, files: &[File]) -> anyhow::Result<Vec<u8>> {
     Ok(tar.into_inner()?)
 }
 
-/// Writes `package` at `out`: a zip there, or its files in that folder.
-pub(super) fn write(package: &Package, out: &Path) -> anyhow::Result<()> {
+/// Whether a kit can be written at `out`: as cp and zip do, a mistyped
+/// folder is an error, not made.
+pub(super) fn writable(out: &Path) -> anyhow::Result<()> {
     if out.as_os_str().is_empty() {
         bail!("no --out");
     }
-    // As cp and zip do: a mistyped folder is an error, not made.
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty())
         && !parent.is_dir()
     {
@@ -277,6 +382,12 @@ pub(super) fn write(package: &Package, out: &Path) -> anyhow::Result<()> {
             parent.display()
         );
     }
+    Ok(())
+}
+
+/// Writes `package` at `out`: a zip there, or its files in that folder.
+pub(super) fn write(package: &Package, out: &Path) -> anyhow::Result<()> {
+    writable(out)?;
     match package.form {
         Form::Zip => crate::export::write_atomically(out, &zip(&package.files)?),
         Form::Folder => folder(out, &package.files),

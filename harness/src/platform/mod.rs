@@ -12,9 +12,11 @@ mod feedback;
 mod gitlab;
 mod gradescope;
 mod kit;
+pub mod limits;
 mod prairielearn;
 #[cfg(test)]
 mod toy;
+pub mod trial;
 
 use std::path::{Path, PathBuf};
 
@@ -60,6 +62,25 @@ pub trait Platform: Sync {
     fn ungradable(&self, _why: &str) -> Option<anyhow::Result<Vec<u8>>> {
         None
     }
+
+    /// Its limit on one grading job, where it has one.
+    fn timeout(&self) -> Option<limits::Timeout> {
+        None
+    }
+
+    /// How `harness package` tries `kit`'s files, written at `written` (a
+    /// zip or a folder), before anyone gets them: the platform's folders
+    /// laid out under `root`, `sample` in a student's place, and its
+    /// steps ([`trial::Trial`]). `None`: a kit that cannot be tried.
+    fn trial(
+        &self,
+        _kit: &Kit,
+        _written: &Path,
+        _sample: &Path,
+        _root: &Path,
+    ) -> anyhow::Result<Option<trial::Trial>> {
+        Ok(None)
+    }
 }
 
 /// Writes one submission's results file as a platform reads it.
@@ -75,6 +96,19 @@ pub struct Graded<'a> {
     pub rows: &'a [Row],
     /// Replays of wrong answers, where the run kept them.
     pub replays: &'a crate::class::Replays,
+    /// How long the run took, where it graded this submission alone.
+    pub elapsed: Option<std::time::Duration>,
+}
+
+/// Why `row` failed, for a student: what went wrong in the course's
+/// words (no verdict names), then the judge's detail in its terms.
+pub fn said_to_students(course: &Course, row: &Row) -> String {
+    feedback::said(course, row)
+}
+
+/// `verdict` as a student is told it: in the course's words, or ours.
+pub fn verdict_to_students(course: &Course, verdict: crate::outcome::Verdict) -> String {
+    feedback::word(course, verdict).to_string()
 }
 
 /// The platform called `name`.
@@ -87,11 +121,55 @@ pub fn names() -> Vec<&'static str> {
     PLATFORMS.iter().map(|p| p.name()).collect()
 }
 
-/// `platform`'s kit for `kit`, written at `out`; what to tell the staff.
-pub fn package(platform: &dyn Platform, kit: &Kit, out: &Path) -> anyhow::Result<Vec<String>> {
+/// `platform`'s kit for `kit`, tried on the course's sample where it
+/// names one (unless `untried`) and then written at `out`; what to tell
+/// the staff. A kit whose trial fails is an error, and nothing is written.
+pub fn package(
+    platform: &dyn Platform,
+    kit: &Kit,
+    out: &Path,
+    untried: bool,
+) -> anyhow::Result<Vec<String>> {
+    kit::writable(out)?;
     let package = platform.kit(kit)?;
+    let tried = match kit.course.sample() {
+        Some(sample) if !untried => {
+            let t = trial::run(platform, kit, &package, &sample)?;
+            format!(
+                "tried: the course's sample {} got {} / {} points through the kit in {}, {}",
+                sample.display(),
+                crate::course::rubric::show(t.points),
+                crate::course::rubric::show(t.max),
+                limits::show(t.took),
+                t.how
+            )
+        }
+        Some(_) => "warning: the kit was not tried (--untried)".to_string(),
+        None => format!(
+            "warning: the kit was not tried: {} names no sample submission (sample = \"FOLDER\", one that earns every point)",
+            kit.course.path.display()
+        ),
+    };
     kit::write(&package, out)?;
     let mut said = package.said;
+    said.push(tried);
+    if let (Some(timeout), Some(worst)) = (platform.timeout(), &kit.worst) {
+        said.extend(limits::check(&timeout, worst).1);
+    }
+    let bytes: u64 = match package.form {
+        Form::Zip => std::fs::metadata(out).map(|m| m.len()).unwrap_or(0),
+        Form::Folder => package.files.iter().map(|f| f.bytes.len() as u64).sum(),
+    };
+    said.push(format!(
+        "the kit: {} files, {:.1} MB{}",
+        package.files.len(),
+        bytes as f64 / 1e6,
+        if package.form == Form::Zip {
+            " zipped"
+        } else {
+            ""
+        }
+    ));
     let shipped = kit.shipped.get();
     if shipped > 0 {
         said.push(match kit.linked.get() {
@@ -154,6 +232,7 @@ pub fn write_class(
             points: p,
             rows,
             replays,
+            elapsed: None,
         };
         write_results(platform, &folder.join("results.json"), &graded)?;
     }

@@ -7,7 +7,12 @@
 //! rubric item; PrairieLearn has no release dates, so an item that is not
 //! `visible` keeps its points and hides its cases.
 
-use super::kit::{File, Form, Kit, Package};
+use std::path::Path;
+use std::time::Duration;
+
+use super::kit::{File, Form, Kit, Package, dockerfile};
+use super::limits::Timeout;
+use super::trial::{self, Trial};
 use super::{Graded, Platform};
 use crate::course::rubric::show;
 
@@ -33,7 +38,7 @@ impl Platform for PrairieLearn {
                 "image": image,
                 "serverFilesCourse": ["puzzlegrade/"],
                 "entrypoint": "/grade/serverFilesCourse/puzzlegrade/run",
-                "timeout": 600
+                "timeout": timeout(kit).as_secs()
             }
         });
         let mut files: Vec<File> = kit
@@ -54,11 +59,16 @@ impl Platform for PrairieLearn {
         ));
         let info = crate::export::pretty_json(&info)?;
         files.push(File::new("question-info.json", info, 0o644));
+        files.push(File::new(
+            "Dockerfile",
+            dockerfile(kit, image, &[], &[]),
+            0o644,
+        ));
         Ok(Package {
             files,
             form: Form::Folder,
             said: vec![format!(
-                "wrote {}/serverFilesCourse/puzzlegrade and question-info.json (course {}; image {image}, which must hold: {})",
+                "wrote {}/serverFilesCourse/puzzlegrade, question-info.json and Dockerfile (course {}; image {image}, which must hold: {})",
                 kit.out.display(),
                 kit.course_arg,
                 kit.packages()
@@ -70,6 +80,39 @@ impl Platform for PrairieLearn {
         Some(results)
     }
 
+    /// `/grade` as the grader's container has it: the kit's
+    /// `serverFilesCourse/puzzlegrade` there, the sample in `student`,
+    /// the entrypoint run; the score (a fraction) read from
+    /// `results/results.json`, which must say `gradable`.
+    fn trial(
+        &self,
+        _kit: &Kit,
+        written: &Path,
+        sample: &Path,
+        root: &Path,
+    ) -> anyhow::Result<Option<Trial>> {
+        let files = root.join("serverFilesCourse/puzzlegrade");
+        trial::copy_tree(&written.join("serverFilesCourse/puzzlegrade"), &files)?;
+        trial::copy_tree(sample, &root.join("student"))?;
+        std::fs::create_dir_all(root.join("data"))?;
+        std::fs::write(root.join("data/data.json"), "{}\n")?;
+        let results = root.join("results/results.json");
+        Ok(Some(Trial {
+            script: "./serverFilesCourse/puzzlegrade/run".into(),
+            env: Vec::new(),
+            score: Box::new(move |_, max| {
+                if trial::json_value(&results, "/gradable")? != serde_json::json!(true) {
+                    anyhow::bail!("not gradable: {}", trial::json_value(&results, "/message")?);
+                }
+                Ok(trial::json_number(&results, "/score")? * max)
+            }),
+        }))
+    }
+
+    fn timeout(&self) -> Option<Timeout> {
+        Some(TIMEOUT)
+    }
+
     fn ungradable(&self, why: &str) -> Option<anyhow::Result<Vec<u8>>> {
         Some(not_gradable(&format!(
             "The autograder could not grade this submission ({why}): tell your course staff."
@@ -77,11 +120,32 @@ impl Platform for PrairieLearn {
     }
 }
 
+/// PrairieLearn's limit on a grading job (`externalGradingOptions`'
+/// `timeout`: 30 s unless set, at most 600 s).
+const TIMEOUT: Timeout = Timeout {
+    platform: "PrairieLearn",
+    default: Duration::from_secs(30),
+    most: Some(Duration::from_secs(600)),
+    set_in: None,
+    stopped: "is failed, with no score",
+};
+
+/// The `timeout` the kit sets: the course's worst case, within
+/// PrairieLearn's most (its most where the worst case is not known).
+fn timeout(kit: &Kit) -> Duration {
+    kit.worst.as_ref().map_or(Duration::from_secs(600), |w| {
+        let set = super::limits::check(&TIMEOUT, w).0;
+        Duration::from_secs(set.as_secs_f64().ceil() as u64).max(TIMEOUT.default)
+    })
+}
+
 /// `gradable: false`: PrairieLearn gives no score and keeps the attempt.
 fn not_gradable(message: &str) -> anyhow::Result<Vec<u8>> {
     crate::export::pretty_json(&serde_json::json!({
         "gradable": false,
         "message": message,
+        // What PrairieLearn shows for an answer it cannot grade.
+        "format_errors": [message],
     }))
 }
 
@@ -210,21 +274,24 @@ fn run(kit: &Kit) -> String {
          # PrairieLearn's external grader runs this (puzzlegrade, course {}):\n\
          # grades /grade/student, writes /grade/results/results.json.\n\
          here=$(cd \"$(dirname \"$0\")\" && pwd)\n\
+         # /grade (elsewhere only in harness package's trial of the kit).\n\
+         g=${{PUZZLEGRADE_KIT_ROOT:-/grade}}\n\
          bin=$here\n\
          if [ ! -x \"$bin/harness\" ]; then\n\
          \x20 # A course repository that lost the modes: run from a copy.\n\
          \x20 bin=$(mktemp -d) && cp \"$here\"/harness* \"$bin\" && chmod 755 \"$bin\"/harness*\n\
          fi\n\
-         mkdir -p /grade/results\n\
-         rm -f /grade/results/results.json\n\
+         mkdir -p \"$g/results\"\n\
+         rm -f \"$g/results/results.json\"\n\
          export PUZZLEGRADE_CACHE=\"${{TMPDIR:-/tmp}}/puzzlegrade-cache\"\n\
-         \"$bin/harness\" grade --course {} --submission /grade/student --id student \\\n\
-         \x20   --prairielearn /grade/results/results.json --scorecard \"${{TMPDIR:-/tmp}}/puzzlegrade-rows.csv\" --force --no-cache --student-view \\\n\
+         \"$bin/harness\" grade --course {} --submission \"$g/student\" --id student \\\n\
+         \x20   --prairielearn \"$g/results/results.json\" --scorecard \"${{TMPDIR:-/tmp}}/puzzlegrade-rows.csv\" --force --no-cache --student-view \\\n\
          \x20   --keep-output \"${{TMPDIR:-/tmp}}/puzzlegrade-output\"\n\
          status=$?\n\
-         if [ ! -s /grade/results/results.json ]; then\n\
-         \x20 printf '{{\"gradable\": false, \"message\": \"The autograder could not grade this submission (harness exit %s): tell your course staff.\"}}\\n' \"$status\" \\\n\
-         \x20   > /grade/results/results.json\n\
+         if [ ! -s \"$g/results/results.json\" ]; then\n\
+         \x20 why=\"The autograder could not grade this submission (harness exit $status): tell your course staff.\"\n\
+         \x20 printf '{{\"gradable\": false, \"message\": \"%s\", \"format_errors\": [\"%s\"]}}\\n' \"$why\" \"$why\" \\\n\
+         \x20   > \"$g/results/results.json\"\n\
          fi\n\
          exit 0\n",
         kit.course_arg,
@@ -270,6 +337,7 @@ mod tests {
             max_score: 4.0,
             execution_time: None,
             output: "done".into(),
+            output_format: None,
             visibility: "visible",
             stdout_visibility: None,
             leaderboard: None,

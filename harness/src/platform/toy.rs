@@ -94,9 +94,17 @@ mod tests {
             out: out.clone(),
             shipped: Default::default(),
             linked: Default::default(),
+            worst: None,
         };
-        let said = package(toy, &kit, &out).unwrap();
-        assert_eq!(said, [format!("wrote {}/grade.sh", out.display())]);
+        let said = package(toy, &kit, &out, true).unwrap();
+        assert_eq!(
+            said,
+            [
+                format!("wrote {}/grade.sh", out.display()),
+                "warning: the kit was not tried (--untried)".into(),
+                "the kit: 1 files, 0.0 MB".into()
+            ]
+        );
         assert_eq!(
             std::fs::read_to_string(out.join("grade.sh")).unwrap(),
             "#!/bin/sh\nexec ./harness grade --course cis521 --submission \"$1\" --results toy:score.txt\n"
@@ -107,6 +115,7 @@ mod tests {
             points: &one,
             rows: &[],
             replays: &Default::default(),
+            elapsed: None,
         };
         let score = dir.path().join("results/score.txt");
         write_results(toy, &score, &graded).unwrap();

@@ -32,9 +32,16 @@ impl Hiding {
 impl Sink for Hiding {
     fn event(&mut self, event: &Event) -> anyhow::Result<()> {
         match event {
-            Event::RunStarted { .. } => {
+            Event::RunStarted { isolation, .. } => {
                 self.shown = Summary::default();
-                self.inner.event(event)
+                let mut event = event.clone();
+                if let Event::RunStarted {
+                    isolation: shown, ..
+                } = &mut event
+                {
+                    *shown = plain(isolation);
+                }
+                self.inner.event(&event)
             }
             Event::CaseStarted { suite, case, .. } if (self.hidden)(suite, case) => Ok(()),
             Event::CaseFinished { row } | Event::CaseCancelled { row }
@@ -56,6 +63,22 @@ impl Sink for Hiding {
             }
             Event::CaseStarted { .. } | Event::CasesWithdrawn { .. } => self.inner.event(event),
         }
+    }
+}
+
+/// The run's isolation line (`isolation: LABEL; not available: ...`, the
+/// staff's) as one short sentence for students.
+fn plain(isolation: &str) -> String {
+    let label = isolation
+        .strip_prefix("isolation: ")
+        .unwrap_or(isolation)
+        .split("; ")
+        .next()
+        .unwrap_or_default();
+    if label.starts_with("none") {
+        "Each case ran as a process of its own.".into()
+    } else {
+        format!("Each case ran isolated from the others and from the grader ({label}).")
     }
 }
 

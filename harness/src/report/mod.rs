@@ -12,7 +12,7 @@ pub use hiding::{Hidden, Hiding};
 pub use jsonl::JsonLines;
 pub use leaderboard::{Spreads, details_path, is_leaderboard, read_leaderboard, read_spreads};
 pub use scorecard::{Kept, Mode, Scorecard, read as read_scorecard};
-pub use terminal::Terminal;
+pub use terminal::{Terminal, Words};
 
 use crate::event::Event;
 use crate::outcome::Row;

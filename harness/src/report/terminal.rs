@@ -89,6 +89,17 @@ pub struct Terminal {
     /// Lines per case and the summary (off where the run's own table is
     /// its summary: a contest's leaderboard).
     lines: bool,
+    /// How a failing case is said, where not by its verdict and detail.
+    words: Option<Box<dyn Words>>,
+}
+
+/// How a student is told what failed: a row, and a verdict in the
+/// tallies, in words.
+pub trait Words: Send + Sync {
+    /// Why `row` failed.
+    fn row(&self, row: &Row) -> String;
+    /// `verdict` as a word.
+    fn verdict(&self, verdict: Verdict) -> String;
 }
 
 /// How often the bar redraws when nothing finishes.
@@ -135,6 +146,16 @@ impl Terminal {
             running,
             pace,
             lines: true,
+            words: None,
+        }
+    }
+
+    /// Each failing case said in `words` (a student's view: what went
+    /// wrong in the course's words, no verdict names).
+    pub fn in_words(self, words: Box<dyn Words>) -> Self {
+        Self {
+            words: Some(words),
+            ..self
         }
     }
 
@@ -174,10 +195,13 @@ impl Terminal {
             return;
         }
         if self.lines && row.verdict != Verdict::Accepted {
-            let line = format!(
-                "{:>17}  {}/{}: {}",
-                row.verdict, row.suite, row.case, row.detail
-            );
+            let line = match &self.words {
+                Some(words) => format!("  {}/{}: {}", row.suite, row.case, words.row(row)),
+                None => format!(
+                    "{:>17}  {}/{}: {}",
+                    row.verdict, row.suite, row.case, row.detail
+                ),
+            };
             // A closed stdout (`| head`) must not stop the grading: the
             // scorecard is the record, so printing errors are ignored.
             self.bar.suspend(|| {
@@ -259,7 +283,10 @@ impl Terminal {
                 .verdicts
                 .iter()
                 .filter(|(v, _)| **v != Verdict::Accepted)
-                .map(|(v, n)| format!("{n} {v}"))
+                .map(|(v, n)| match &self.words {
+                    Some(words) => format!("{n} {}", words.verdict(*v)),
+                    None => format!("{n} {v}"),
+                })
                 .collect();
             let others = if others.is_empty() {
                 String::new()

@@ -77,6 +77,25 @@ fn grades_in_a_container_with_default_privileges() {
     );
 }
 
+/// Without cgroups, the case's user kills what each case left running
+/// (`kill(-1)` from a child of no exit signal, which the harness's
+/// reaping of orphans never takes): in 30 runs of two job slots, never a
+/// `cannot kill what uid ... left running` line (the old killer, a
+/// started `true`, lost its wait to the reaping 13 times in 1,000 cases).
+#[test]
+fn no_kill_is_lost_in_thirty_container_runs() {
+    if !root() {
+        return;
+    }
+    for run in 0..30 {
+        let (out, rows) = grade(Some(container()), &replica("lightsout"), &["--jobs", "2"]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "run {run}: {stderr}");
+        assert!(!stderr.contains("cannot kill"), "run {run}: {stderr}");
+        assert_eq!(rows.len(), 19, "run {run}");
+    }
+}
+
 /// Without cgroups, what a case leaves running in a session of its own
 /// is killed by the slot's user after the case (each case, one job slot,
 /// finds no daemon of the last one), and set-user-ID programs gain

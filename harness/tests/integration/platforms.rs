@@ -258,6 +258,10 @@ fn a_course_of_ones_own_packages_with_what_it_names() {
         mine.join("adapters/cis521.py"),
     )
     .unwrap();
+    copy_dir(
+        &workspace().join("harness/tests/fixtures/classes/cis521/perfect"),
+        &mine.join("my/samples/cis521-lightsout"),
+    );
     let kit = out.path().join("kit");
     let made = harness()
         .args(["package", "autolab", "--handin", "hw1.tar", "--course"])
@@ -418,6 +422,7 @@ fn prairielearn_kit(run: &dyn Fn(&Path, &str)) {
                 "{message}"
             );
             assert!(results.get("score").is_none(), "{results}");
+            assert_eq!(results["format_errors"][0], message, "{results}");
             scores.push("broken not gradable".into());
             continue;
         }
@@ -766,6 +771,7 @@ fn what_could_not_be_graded_gets_no_score_anywhere() {
         serde_json::from_slice(&std::fs::read(out("pl.json")).unwrap()).unwrap();
     assert_eq!(pl["gradable"], false, "{pl}");
     assert!(pl.get("score").is_none(), "{pl}");
+    assert_eq!(pl["format_errors"][0], pl["message"], "{pl}");
     let message = pl["message"].as_str().unwrap();
     assert!(
         message.starts_with("The autograder could not grade this submission (the grader failed on solver/lightsout/easy/2x2-00.txt: cannot start "),
@@ -850,12 +856,18 @@ fn open_and_secret(dir: &Path, command: &str, secret: &str) -> (PathBuf, PathBuf
 
 /// `--student-view`, as the Autolab, GitLab, Gradescope and PrairieLearn
 /// kits run the harness: the log and the test report name no case of an
-/// item that is not `visible`, and their tallies count none; the scorecard
-/// (the staff's) keeps every row.
+/// item that is not `visible`, and their tallies count none, nor do the
+/// points line, the platforms' messages or the summary's counts (the
+/// hidden item's points stay in the total); the log says each failure in
+/// the course's words (no verdict names) and the isolation in one short
+/// sentence; the scorecard (the staff's) keeps every row.
 #[test]
 fn hidden_items_leave_no_trace_in_what_students_see() {
     let dir = tempfile::tempdir().unwrap();
     let (course, sub) = open_and_secret(dir.path(), "sh -c 'exit 3'", "*/easy/3x*");
+    let mut config = std::fs::read_to_string(&course).unwrap();
+    config.push_str("\n[verdicts]\nruntime-error = \"stopped with an error\"\n");
+    std::fs::write(&course, config).unwrap();
     let run = harness()
         .current_dir(dir.path())
         .args(["grade", "--student-view", "--course"])
@@ -864,6 +876,12 @@ fn hidden_items_leave_no_trace_in_what_students_see() {
         .arg(&sub)
         .args(["--export", "junit:junit.xml", "--scorecard", "rows.csv"])
         .args(["--autolab", "al.json", "--results", "prairielearn:pl.json"])
+        .args([
+            "--results",
+            "gradescope:gs.json",
+            "--summary",
+            "summary.csv",
+        ])
         .assert()
         .code(1);
     for feedback in ["al.json", "pl.json"] {
@@ -871,13 +889,56 @@ fn hidden_items_leave_no_trace_in_what_students_see() {
         assert!(text.contains("2x2-00.txt"), "{text}");
         assert!(!text.contains("3x"), "a hidden case in {feedback}: {text}");
         assert!(text.contains("(its cases are not shown)"), "{text}");
+        assert!(
+            !text.contains(" of 9 "),
+            "hidden cases counted in {feedback}: {text}"
+        );
+        assert!(text.contains("stopped with an error"), "{text}");
     }
+    let pl: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("pl.json")).unwrap()).unwrap();
+    assert_eq!(
+        pl["message"],
+        "0 / 9 points. secrets: 0 of 4 cases accepted"
+    );
+    // Gradescope shows its staff a hidden test whole, and its students
+    // nothing of it.
+    let gs: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("gs.json")).unwrap()).unwrap();
+    assert_eq!(gs["output"], "secrets: 0 of 4 cases accepted");
+    assert_eq!(gs["tests"][1]["name"], "secret");
+    assert_eq!(gs["tests"][1]["visibility"], "hidden");
+    assert_eq!(gs["extra_data"]["cases"], 4);
     let stdout = String::from_utf8_lossy(&run.get_output().stdout).into_owned();
-    assert!(stdout.contains("easy/2x2-00.txt"), "{stdout}");
+    assert!(
+        stdout.contains("easy/2x2-00.txt: stopped with an error: exit status 3"),
+        "{stdout}"
+    );
     assert!(!stdout.contains("3x"), "a hidden case in the log: {stdout}");
     assert!(
-        stdout.contains("solver/lightsout/easy: 0/4 accepted (4 runtime-error)"),
+        !stdout.contains("runtime-error"),
+        "a verdict name in the log: {stdout}"
+    );
+    assert!(
+        stdout.contains("solver/lightsout/easy: 0/4 accepted (4 stopped with an error)"),
         "the tallies count the visible cases only: {stdout}"
+    );
+    assert!(
+        stdout.contains("alice       0 / 9  0 of 4 cases accepted\n"),
+        "{stdout}"
+    );
+    let stderr = String::from_utf8_lossy(&run.get_output().stderr).into_owned();
+    let isolation = stderr.lines().next().unwrap();
+    assert!(
+        isolation.starts_with("Each case ran isolated from the others and from the grader (")
+            && isolation.len() < 120
+            && !isolation.contains("not available"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("summary.csv")).unwrap(),
+        "submission,open,secret,total,max,built,accepted,cases,counts,graded\n\
+         alice,0,0,0,9,yes,0,4,open 0/4,yes\n"
     );
     let junit = std::fs::read_to_string(dir.path().join("junit.xml")).unwrap();
     assert!(junit.contains("2x2-00.txt"), "{junit}");
@@ -957,8 +1018,27 @@ fn a_kit_ships_the_binaries_it_is_given() {
     std::fs::write(bin.join("harness"), vec![b'h'; 1_500_000]).unwrap();
     std::fs::write(bin.join("harness-exec"), vec![b'e'; 500_000]).unwrap();
     let zip = out.path().join("autograder.zip");
+    // Tried, a kit whose harness does not run is refused, and not written.
     harness()
         .args(["package", "gradescope", "--course", "cis521", "--binaries"])
+        .arg(&bin)
+        .arg("-o")
+        .arg(&zip)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "harness: refused: the kit failed on the course's sample",
+        ));
+    assert!(!zip.exists());
+    harness()
+        .args([
+            "package",
+            "gradescope",
+            "--untried",
+            "--course",
+            "cis521",
+            "--binaries",
+        ])
         .arg(&bin)
         .arg("-o")
         .arg(&zip)
@@ -967,7 +1047,14 @@ fn a_kit_ships_the_binaries_it_is_given() {
         .stdout(predicates::str::contains("the harness shipped: 2.0 MB"));
     // Every kit says it, the Autolab one (its harness inside a tar) too.
     harness()
-        .args(["package", "autolab", "--course", "cis521", "--binaries"])
+        .args([
+            "package",
+            "autolab",
+            "--untried",
+            "--course",
+            "cis521",
+            "--binaries",
+        ])
         .arg(&bin)
         .arg("-o")
         .arg(out.path().join("autolab"))
@@ -978,7 +1065,7 @@ fn a_kit_ships_the_binaries_it_is_given() {
     // machine's glibc; a static one (ldconfig is, wherever glibc is) runs
     // on any image.
     harness()
-        .args(["package", "gradescope", "--course", "cis521", "-o"])
+        .args(["package", "gradescope", "--untried", "--course", "cis521", "-o"])
         .arg(out.path().join("dynamic.zip"))
         .assert()
         .code(0)
@@ -990,7 +1077,14 @@ fn a_kit_ships_the_binaries_it_is_given() {
         std::fs::create_dir_all(&fixed).unwrap();
         std::fs::write(fixed.join("harness"), &ldconfig).unwrap();
         harness()
-            .args(["package", "gradescope", "--course", "cis521", "--binaries"])
+            .args([
+                "package",
+                "gradescope",
+                "--untried",
+                "--course",
+                "cis521",
+                "--binaries",
+            ])
             .arg(&fixed)
             .arg("-o")
             .arg(out.path().join("static.zip"))
@@ -1022,6 +1116,9 @@ fn a_kit_ships_the_binaries_it_is_given() {
 /// externalGrading docs: gradable, score, message, output, format_errors,
 /// tests; a test's name, description, points, max_points, message,
 /// output, images), and Autolab's Makefile has its `clean` target.
+/// Gradescope's `execution_time` is the run's own (not the sum of its
+/// cases' times), PrairieLearn's `format_errors` says why a submission is
+/// not gradable.
 #[test]
 fn results_hold_the_fields_each_platform_specifies() {
     let dir = tempfile::tempdir().unwrap();
@@ -1083,6 +1180,7 @@ fn results_hold_the_fields_each_platform_specifies() {
         ],
     );
     assert!(gs["execution_time"].is_number(), "{gs}");
+    assert_eq!(gs["output_format"], "text", "{gs}");
     for t in gs["tests"].as_array().unwrap() {
         within(
             t,

@@ -518,5 +518,6 @@ pub fn class_outputs(
             .map(harness::course::contest::read_credits)
             .transpose()?,
         entry_of: args.submission.clone(),
+        student_view: args.student_view,
     })
 }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use harness::cancel::{Cancel, StopReason};
+use harness::course::Course;
 use harness::event::Summary;
 use harness::executor::Isolation;
 use harness::executor::{Executor, ProcessExecutor};
@@ -23,6 +24,31 @@ pub fn screen(format: Format, label: &str) -> Box<dyn Sink> {
         Format::Human => Box::new(Terminal::new(label)),
         Format::Json => Box::new(JsonLines),
         Format::Quiet => Box::new(Quiet),
+    }
+}
+
+/// The screen's sink; for students (`student`: the course, with
+/// `--student-view`), each failing case said in the course's words.
+pub fn screen_of(format: Format, label: &str, student: Option<&Course>) -> Box<dyn Sink> {
+    // (The course again, owned: the sink outlives the borrow.)
+    match (format, student.map(|c| Course::load(&c.path))) {
+        (Format::Human, Some(Ok(course))) => {
+            Box::new(Terminal::new(label).in_words(Box::new(StudentWords(course))))
+        }
+        _ => screen(format, label),
+    }
+}
+
+/// A course's words for its students.
+struct StudentWords(Course);
+
+impl harness::report::Words for StudentWords {
+    fn row(&self, row: &harness::outcome::Row) -> String {
+        harness::platform::said_to_students(&self.0, row)
+    }
+
+    fn verdict(&self, verdict: harness::outcome::Verdict) -> String {
+        harness::platform::verdict_to_students(&self.0, verdict)
     }
 }
 

@@ -209,6 +209,11 @@ pub struct PackageArgs {
     /// this harness].
     #[arg(long, value_name = "DIR")]
     pub binaries: Option<PathBuf>,
+    /// Write the kit without trying it on the course's sample submission
+    /// (said as a warning; a kit is tried by default and refused, exit
+    /// 2, where the sample falls short of every point).
+    #[arg(long)]
+    pub untried: bool,
 }
 
 /// Options of `harness report`.

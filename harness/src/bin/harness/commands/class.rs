@@ -12,7 +12,7 @@ use harness::course::points::{self, Points};
 use harness::export::Exports;
 use harness::report::{Hiding, Reporter, Scorecard, Sink};
 
-use super::{Runner, exit_status, report_to, screen};
+use super::{Runner, exit_status, report_to, screen_of};
 use crate::cli::{Format, GradeArgs};
 use crate::options::{self, Outputs};
 
@@ -113,7 +113,8 @@ fn sinks(
             sink
         }
     };
-    let mut sinks = vec![shown(screen(outputs.format, label)), Box::new(scorecard)];
+    let screen = screen_of(outputs.format, label, args.student_view.then_some(course));
+    let mut sinks = vec![shown(screen), Box::new(scorecard)];
     let others: Vec<_> = outputs
         .exports
         .iter()

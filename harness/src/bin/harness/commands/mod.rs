@@ -20,7 +20,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 
-pub use crate::runner::{Runner, exit_status, report_to, screen, stopped, ungraded};
+pub use crate::runner::{Runner, exit_status, report_to, screen, screen_of, stopped, ungraded};
 
 /// `harness courses`: each bundled course's name, config, title, family
 /// and most points.

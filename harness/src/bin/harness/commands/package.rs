@@ -36,11 +36,21 @@ pub fn run(args: &PackageArgs) -> anyhow::Result<ExitCode> {
         out: args.out.clone(),
         shipped: Default::default(),
         linked: Default::default(),
+        worst: Some(worst(&course)?),
     };
-    for line in platform::package(platform, &kit, &args.out)? {
+    for line in platform::package(platform, &kit, &args.out, args.untried)? {
         println!("{line}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// One submission's worst case: its cases as a class run plans them.
+fn worst(course: &Course) -> anyhow::Result<platform::limits::Worst> {
+    let work = tempfile::tempdir()?;
+    let cases = harness::class::Plan::new(course, work.path(), None)?
+        .keys(course)
+        .len();
+    Ok(platform::limits::Worst::of(course, cases))
 }
 
 /// The harness the kit ships: `--binaries DIR`'s, else this one, or the
