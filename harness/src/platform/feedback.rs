@@ -178,7 +178,7 @@ pub fn word(course: &Course, verdict: Verdict) -> &str {
         Verdict::MemoryLimit => "used too much memory",
         Verdict::OutputLimit => "printed too much",
         Verdict::RuntimeError => "crashed",
-        Verdict::CompileError => "not run",
+        Verdict::CompileError => "did not build",
         Verdict::HarnessError => "not graded, through no fault of yours",
         Verdict::Cancelled => "not run",
         Verdict::Accepted => "passed",

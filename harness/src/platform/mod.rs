@@ -1,5 +1,5 @@
 //! The platforms a course grades on (Gradescope, Autolab, PrairieLearn,
-//! GitLab CI), behind one trait and listed in one table, as the export
+//! GitLab CI, GitHub Classroom), behind one trait and listed in one table, as the export
 //! formats are: each platform is one file here saying what its kit holds
 //! ([`Platform::kit`]) and how one submission's results read there
 //! ([`Platform::results`]). `harness package` and the results flags of
@@ -8,6 +8,7 @@
 
 mod autolab;
 pub mod binary;
+pub mod classroom;
 mod feedback;
 mod gitlab;
 mod gradescope;
@@ -34,6 +35,7 @@ pub const PLATFORMS: &[&dyn Platform] = &[
     &autolab::Autolab,
     &prairielearn::PrairieLearn,
     &gitlab::GitLab,
+    &classroom::Classroom,
     #[cfg(test)]
     &toy::Toy,
 ];

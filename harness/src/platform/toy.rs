@@ -79,7 +79,14 @@ mod tests {
     fn a_new_platform_is_one_file_and_one_table_line() {
         assert_eq!(
             names(),
-            ["gradescope", "autolab", "prairielearn", "gitlab", "toy"]
+            [
+                "gradescope",
+                "autolab",
+                "prairielearn",
+                "gitlab",
+                "github-classroom",
+                "toy"
+            ]
         );
         let toy = find("toy").expect("in the table");
         let course = course();

@@ -379,3 +379,153 @@ fn every_kit_ships_a_dockerfile_for_the_course_s_packages() {
         "{yaml}"
     );
 }
+
+/// Each runner result in GitHub Classroom step outputs (`itemN=BASE64`
+/// lines), decoded, in order; each checked against the graders' format
+/// field by field (`version`, `status`, `max_score`, one test with
+/// `name`, `status`, `message`, `test_code`, `filename`, `line_no`,
+/// `duration`, `score`).
+pub fn classroom_runners(outputs: &str) -> Vec<serde_json::Value> {
+    use base64::Engine as _;
+    outputs
+        .lines()
+        .enumerate()
+        .map(|(i, line)| {
+            let (id, encoded) = line.split_once('=').unwrap();
+            assert_eq!(id, format!("item{}", i + 1));
+            let json = base64::engine::general_purpose::STANDARD
+                .decode(encoded)
+                .unwrap();
+            let r: serde_json::Value = serde_json::from_slice(&json).unwrap();
+            assert_eq!(r["version"], 1, "{r}");
+            let status = r["status"].as_str().unwrap();
+            assert!(status == "pass" || status == "fail", "{r}");
+            assert!(r["max_score"].is_number(), "{r}");
+            let tests = r["tests"].as_array().unwrap();
+            assert_eq!(tests.len(), 1, "{r}");
+            let t = &tests[0];
+            let mut keys: Vec<&str> = t.as_object().unwrap().keys().map(String::as_str).collect();
+            keys.sort();
+            assert_eq!(
+                keys,
+                [
+                    "duration",
+                    "filename",
+                    "line_no",
+                    "message",
+                    "name",
+                    "score",
+                    "status",
+                    "test_code"
+                ],
+                "{r}"
+            );
+            assert_eq!(t["status"], status, "{r}");
+            let full = t["score"].as_f64() >= r["max_score"].as_f64();
+            assert_eq!(status == "pass", full, "{r}");
+            r
+        })
+        .collect()
+}
+
+/// The GitHub Classroom kit, as Classroom runs it: the template
+/// repository (the kit) with each CIS 521 fixture's files pushed, the
+/// workflow's grading step run as its runner runs it (bash -eo pipefail,
+/// GITHUB_OUTPUT, RUNNER_TEMP) in a real Podman container with the
+/// engine's default privileges, and the reporter's input read as it
+/// reads it: the runners the workflow names, each decoded and checked,
+/// the points summed over those with a `max_score`. The same points as
+/// the Gradescope kit's (platforms::gradescope_kit_*).
+#[test]
+fn github_classroom_kit_grades_the_class_in_a_real_container() {
+    use std::os::unix::fs::PermissionsExt;
+    if !(crate::support::require(
+        rustix::process::geteuid().is_root(),
+        "a Podman container needs root here",
+    ) && super::support::podman_usable())
+    {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(out.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let kit = out.path().join("kit");
+    std::fs::create_dir(&kit).unwrap();
+    harness()
+        .args([
+            "package",
+            "github-classroom",
+            "--untried",
+            "--course",
+            "cis521",
+            "-o",
+        ])
+        .arg(&kit)
+        .assert()
+        .code(0);
+    let workflow = std::fs::read_to_string(kit.join(".github/workflows/classroom.yml")).unwrap();
+    assert!(workflow.starts_with("# puzzlegrade"), "{workflow}");
+    assert!(
+        workflow.contains("\nname: Autograding Tests\n"),
+        "{workflow}"
+    );
+    assert!(
+        workflow.contains("\n  run-autograding-tests:\n"),
+        "{workflow}"
+    );
+    assert!(
+        workflow.contains("          ITEM8_RESULTS: \"${{steps.puzzlegrade.outputs.item8}}\"\n"),
+        "{workflow}"
+    );
+    let class = workspace().join("harness/tests/fixtures/classes/cis521");
+    let mut totals = Vec::new();
+    for who in ["broken", "greedy", "noisy", "perfect"] {
+        let job = out.path().join(who);
+        let repo = job.join("repo");
+        copy_dir(&kit, &repo);
+        copy_dir(&class.join(who), &repo);
+        for d in [&job, &repo] {
+            std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        std::fs::create_dir(job.join("tmp")).unwrap();
+        let git = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(
+                "git init -q && git add -A && git -c user.name=s -c user.email=s@x commit -qm push",
+            )
+            .current_dir(&repo)
+            .status()
+            .unwrap();
+        assert!(git.success());
+        std::fs::write(job.join("output"), "").unwrap();
+        super::support::in_podman(
+            &job,
+            "/job",
+            "cd /job/repo && GITHUB_OUTPUT=/job/output RUNNER_TEMP=/job/tmp \
+             bash --noprofile --norc -eo pipefail .puzzlegrade/grade.sh > /job/log 2>&1 || { cat /job/log; exit 1; }",
+        );
+        let outputs = std::fs::read_to_string(job.join("output")).unwrap();
+        let runners = classroom_runners(&outputs);
+        assert_eq!(runners.len(), 8, "{outputs}");
+        // The reporter's sum: each runner's tests' scores.
+        let total: f64 = runners
+            .iter()
+            .map(|r| r["tests"][0]["score"].as_f64().unwrap())
+            .sum();
+        let most: f64 = runners
+            .iter()
+            .map(|r| r["max_score"].as_f64().unwrap())
+            .sum();
+        assert_eq!(most, 40.0);
+        assert_eq!(
+            harness::platform::classroom::reported(&workflow, &outputs).unwrap(),
+            (total, most)
+        );
+        totals.push(format!("{who} {total}"));
+        let log = std::fs::read_to_string(job.join("log")).unwrap();
+        assert!(
+            log.starts_with("Each case ran isolated from the others and from the grader (copies+uid+rlimits+cpus+landlock)."),
+            "{log}"
+        );
+    }
+    assert_eq!(totals, ["broken 0", "greedy 25", "noisy 37", "perfect 40"]);
+}

@@ -704,7 +704,7 @@ fn gitlab_kit_in_a_replica_of_a_shell_runner() {
 /// A submission the grader fails on (here every case: the course's part
 /// runs an interpreter the machine lacks) gets no score on any platform:
 /// no Gradescope `results.json` (and a stale one removed), no Autolab
-/// scores, PrairieLearn's `gradable: false` with the reason, no score line
+/// scores, no GitHub Classroom outputs (its step fails), PrairieLearn's `gradable: false` with the reason, no score line
 /// for GitLab's coverage, and exit 3, which fails the platform's job.
 #[test]
 fn what_could_not_be_graded_gets_no_score_anywhere() {
@@ -743,6 +743,8 @@ fn what_could_not_be_graded_gets_no_score_anywhere() {
             "autolab:al.json",
             "--results",
             "prairielearn:pl.json",
+            "--results",
+            "github-classroom:gh.txt",
             "--scorecard",
             "rows.csv",
         ])
@@ -767,6 +769,7 @@ fn what_could_not_be_graded_gets_no_score_anywhere() {
         "no Gradescope score, not even a stale one"
     );
     assert!(!out("al.json").exists(), "no Autolab scores");
+    assert!(!out("gh.txt").exists(), "no GitHub Classroom outputs");
     let pl: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out("pl.json")).unwrap()).unwrap();
     assert_eq!(pl["gradable"], false, "{pl}");
