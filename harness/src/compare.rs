@@ -2,6 +2,8 @@
 //! same suites, two class runs, two contest leaderboards), case by case.
 //! Pure: rows in, changes out; `main` prints and exports them.
 
+pub mod summary;
+
 use std::collections::BTreeMap;
 use std::time::Duration;
 

@@ -27,6 +27,10 @@ pub enum Event {
         /// basis; not in the JSON lines).
         #[serde(skip)]
         cost: f64,
+        /// How many of `cases` are builds (a class's; not in the JSON
+        /// lines).
+        #[serde(skip)]
+        builds: usize,
         /// The isolation in force, and what is not available.
         isolation: String,
     },

@@ -39,6 +39,7 @@ pub fn run<'a>(
         cases: jobs.len(),
         kept: kept.total(),
         cost: jobs.cost(),
+        builds: 0,
         isolation: ctx.executor.describe(),
     });
     pool(ctx, jobs, &mut |event| {

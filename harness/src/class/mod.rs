@@ -312,6 +312,7 @@ pub fn run(
         candidate: course.file.name.clone(),
         cases: new_builds + todo_cases,
         cost: new_builds as f64 + todo_cost,
+        builds: new_builds,
         kept: kept.len(),
         isolation: ctx.executor.describe(),
     });

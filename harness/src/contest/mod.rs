@@ -263,6 +263,7 @@ pub fn time(
         cases: jobs.len() + unable.len(),
         kept: 0,
         cost: jobs.iter().map(Job::expected_cost).sum::<f64>() + unable.len() as f64,
+        builds: 0,
         isolation: ctx.executor.describe(),
     });
     for row in unable {

@@ -2,6 +2,7 @@
 //! caller's thread, which hands each to every [`Sink`]: the terminal (or
 //! JSON lines), the CSV scorecard and the exporters.
 
+mod eta;
 mod hiding;
 mod jsonl;
 mod leaderboard;

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 use super::Sink;
+use super::eta::{Eta, Left};
 use crate::cancel::StopReason;
 use crate::event::{Event, Summary};
 use crate::job::BUILD;
@@ -24,49 +25,6 @@ use crate::outcome::{Row, Verdict};
 /// What runs now: (candidate, suite, case), since when, and its expected
 /// cost.
 type Running = Arc<Mutex<Vec<((String, String, String), Instant, f64)>>>;
-
-/// The ETA's basis: the run's expected cost and what of it is done; the
-/// kind of job running now (builds or cases), since when, the expected
-/// cost of that kind finished since, and when the last finished.
-#[derive(Default)]
-struct Pace {
-    /// Expected cost of the run (less what was withdrawn).
-    total: f64,
-    /// Expected cost of the jobs finished.
-    finished: f64,
-    builds: bool,
-    since: Option<Instant>,
-    done: f64,
-    last: Option<Instant>,
-}
-
-impl Pace {
-    /// The time left for what is not finished, at the pace of the last
-    /// finish, counting down since, where it has a basis; never 0 while
-    /// a job is left (`left`: how many).
-    fn eta(&self, left: u64, now: Instant) -> Option<Duration> {
-        let (since, last) = (self.since?, self.last?);
-        if self.done <= 0.0 {
-            return None;
-        }
-        let each = last.saturating_duration_since(since).as_secs_f64() / self.done;
-        let waited = now.saturating_duration_since(last).as_secs_f64();
-        let secs = each * (self.total - self.finished).max(0.0) - waited;
-        Some(Duration::from_secs_f64(secs.max(if left > 0 {
-            1.0
-        } else {
-            0.0
-        })))
-    }
-
-    /// A new kind of job started at `now`: the pace starts again.
-    fn start(&mut self, builds: bool, now: Instant) {
-        self.builds = builds;
-        self.since = Some(now);
-        self.done = 0.0;
-        self.last = None;
-    }
-}
 
 /// `5s`, `2m 05s`, `1h 02m`.
 fn short(d: Duration) -> String {
@@ -85,7 +43,7 @@ pub struct Terminal {
     label: String,
     cancelled: usize,
     running: Running,
-    pace: Arc<Mutex<Pace>>,
+    eta: Arc<Mutex<Eta>>,
     /// Lines per case and the summary (off where the run's own table is
     /// its summary: a contest's leaderboard).
     lines: bool,
@@ -114,8 +72,8 @@ impl Terminal {
         let running: Running = Arc::default();
         let shown = Arc::clone(&running);
         let own = label.to_string();
-        let pace: Arc<Mutex<Pace>> = Arc::default();
-        let paced = Arc::clone(&pace);
+        let eta: Arc<Mutex<Eta>> = Arc::default();
+        let measured = Arc::clone(&eta);
         // Drawn once the run knows its cases (no full bar at 0/0).
         let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::hidden());
         bar.set_style(
@@ -131,10 +89,13 @@ impl Terminal {
             )
             .with_key(
                 "left",
-                move |state: &ProgressState, w: &mut dyn std::fmt::Write| {
-                    let left = state.len().unwrap_or(0).saturating_sub(state.pos());
-                    let eta = paced.lock().ok().and_then(|p| p.eta(left, Instant::now()));
-                    let _ = w.write_str(&eta.map_or_else(|| "--".into(), short));
+                move |_: &ProgressState, w: &mut dyn std::fmt::Write| {
+                    let left = measured.lock().ok().and_then(|e| e.left(Instant::now()));
+                    let _ = w.write_str(&match left {
+                        None => "--".into(),
+                        Some(Left::About(d)) => short(d),
+                        Some(Left::AtLeast(d)) => format!("{}+", short(d)),
+                    });
                 },
             ),
         );
@@ -144,7 +105,7 @@ impl Terminal {
             label: label.into(),
             cancelled: 0,
             running,
-            pace,
+            eta,
             lines: true,
             words: None,
         }
@@ -170,24 +131,16 @@ impl Terminal {
     }
 
     fn row(&mut self, row: &Row) {
-        let mut ran = None;
         if let Ok(mut running) = self.running.lock()
             && let Some(i) = running.iter().position(|((c, s, k), _, _)| {
                 c == &row.candidate && s == &row.suite && k == &row.case
             })
         {
-            ran = Some(running.remove(i).2);
+            running.remove(i);
         }
-        // (A row that never ran, taken from a store, sets no pace; it was
-        // counted as one start.)
-        if let Ok(mut pace) = self.pace.lock() {
-            pace.finished += ran.unwrap_or(1.0);
-            if let Some(cost) = ran
-                && pace.builds == (row.suite == BUILD)
-            {
-                pace.done += cost;
-                pace.last = Some(Instant::now());
-            }
+        if let Ok(mut eta) = self.eta.lock() {
+            let key = (row.suite.clone(), row.case.clone());
+            eta.finished(&row.candidate, &key, row.suite == BUILD, Instant::now());
         }
         self.bar.inc(1);
         if row.verdict == Verdict::Cancelled {
@@ -219,10 +172,11 @@ impl Sink for Terminal {
                 kept,
                 isolation,
                 cost,
+                builds,
                 ..
             } => {
-                if let Ok(mut pace) = self.pace.lock() {
-                    pace.total = *cost;
+                if let Ok(mut eta) = self.eta.lock() {
+                    eta.planned(*cases, *builds, *cost);
                 }
                 self.bar.set_length(*cases as u64);
                 self.bar.set_draw_target(ProgressDrawTarget::stderr());
@@ -246,20 +200,16 @@ impl Sink for Terminal {
                 if let Ok(mut running) = self.running.lock() {
                     running.push(((candidate.clone(), suite.clone(), case.clone()), now, *cost));
                 }
-                // A new kind of job (a class's cases after its builds):
-                // the pace starts again.
-                let build = suite == BUILD;
-                if let Ok(mut pace) = self.pace.lock()
-                    && (pace.since.is_none() || pace.builds != build)
-                {
-                    pace.start(build, now);
+                if let Ok(mut eta) = self.eta.lock() {
+                    let key = (suite.clone(), case.clone());
+                    eta.started(candidate, key, suite == BUILD, *cost, now);
                 }
             }
             Event::CasesWithdrawn { cases, cost } => {
                 let len = self.bar.length().unwrap_or(0);
                 self.bar.set_length(len.saturating_sub(*cases as u64));
-                if let Ok(mut pace) = self.pace.lock() {
-                    pace.total -= cost;
+                if let Ok(mut eta) = self.eta.lock() {
+                    eta.withdrawn(*cases, *cost);
                 }
             }
             Event::CaseFinished { row } | Event::CaseCancelled { row } => self.row(row),
@@ -396,32 +346,5 @@ mod tests {
             "{line}"
         );
         assert_eq!(running_line(&Arc::default(), "c", now), "");
-    }
-
-    /// Three cases expected to cost 1, 1 and 8 process starts (the last a
-    /// big puzzle): after the first took 2 s, 9 units are left at 2 s a
-    /// unit, 18 s (counting cases, 4 s); 1 s later, 17 s; no basis before
-    /// a case finished; at least 1 s while a case is left.
-    #[test]
-    fn the_eta_weighs_what_is_left_by_its_expected_cost() {
-        let start = Instant::now();
-        let at = |s: u64| start + Duration::from_secs(s);
-        let mut pace = Pace {
-            total: 10.0,
-            ..Pace::default()
-        };
-        pace.start(false, start);
-        assert_eq!(pace.eta(3, at(1)), None, "no basis yet");
-        pace.finished += 1.0;
-        pace.done += 1.0;
-        pace.last = Some(at(2));
-        assert_eq!(pace.eta(2, at(2)), Some(Duration::from_secs(18)));
-        assert_eq!(pace.eta(2, at(3)), Some(Duration::from_secs(17)));
-        assert_eq!(pace.eta(2, at(60)), Some(Duration::from_secs(1)));
-        pace.finished = 10.0;
-        assert_eq!(pace.eta(0, at(60)), Some(Duration::ZERO));
-        // A new kind (a class's cases after its builds) starts again.
-        pace.start(true, at(61));
-        assert_eq!(pace.eta(1, at(62)), None);
     }
 }

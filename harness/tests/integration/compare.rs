@@ -193,3 +193,57 @@ fn a_contest_time_change_within_its_runs_noise_is_not_a_regression() {
             "sn.json: not the leaderboard's JSON",
         ));
 }
+
+/// Two class summaries (`summary.csv`): each submission's total, moved,
+/// new or gone, exit 1 where one lost points; a summary against a
+/// scorecard is one clear line, exit 2.
+#[test]
+fn two_class_summaries_compare_by_total() {
+    let dir = tempfile::tempdir().unwrap();
+    let head = "submission,Q1,total,max,built,accepted,cases,counts,graded\n";
+    let before = dir.path().join("before.csv");
+    let after = dir.path().join("after.csv");
+    std::fs::write(
+        &before,
+        format!("{head}ann,3,37,40,yes,7,8,,yes\nbo,1,25,40,yes,5,8,,yes\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        &after,
+        format!("{head}ann,4,40,40,yes,8,8,,yes\nbo,1,25,40,yes,5,8,,yes\n"),
+    )
+    .unwrap();
+    harness()
+        .arg("compare")
+        .arg(&before)
+        .arg(&after)
+        .assert()
+        .code(0)
+        .stdout(
+            "submission      before       after  change\n\
+             ann                 37          40  +3\n\
+             1 moved (1 up, 0 down), 0 new, 0 gone, 1 unchanged\n",
+        );
+    harness()
+        .arg("compare")
+        .arg(&after)
+        .arg(&before)
+        .assert()
+        .code(1)
+        .stdout(predicates::str::contains(
+            "ann                 40          37  -3\n",
+        ));
+    let rows = dir.path().join("rows.csv");
+    std::fs::write(&rows, "candidate,suite,case,verdict,time_ms\n").unwrap();
+    harness()
+        .arg("compare")
+        .arg(&before)
+        .arg(&rows)
+        .assert()
+        .code(2)
+        .stderr(format!(
+            "harness: {} is a class summary and {} a scorecard: compare two of a kind\n",
+            before.display(),
+            rows.display()
+        ));
+}

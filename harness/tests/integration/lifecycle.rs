@@ -638,8 +638,9 @@ fn an_interrupted_class_run_says_its_summary_is_partial() {
 
 /// Under a pty, a class with a submission that does not build and
 /// uneven parts (cases of 0.1 s and 0.5 s of CPU): an ETA from the first
-/// tenth on (none before a case of the kind running finished), never 0
-/// before the end, within 2x of the truth
+/// tenth on (`--` before anything finished; a lower bound, `3s+`, while
+/// no case is measured, never above the truth), never 0 before the end,
+/// within 2x of the truth
 /// (two seconds' slack: the bar shows whole seconds) once a tenth is done,
 /// and the last count is the rows written (the unbuilt submission's cases
 /// are off the total).
@@ -706,7 +707,14 @@ fn the_progress_bar_under_a_pty_counts_and_times_a_class() {
         match eta {
             // (No basis: before a case of the kind running finished.)
             None => assert!(*done * 10 < *len || done == len, "no ETA at {done}/{len}"),
-            Some(eta) => {
+            Some((eta, true)) => {
+                let truth = total - *elapsed as f64;
+                assert!(
+                    (*eta as f64) <= truth + 2.0,
+                    "a lower bound {eta}s at {done}/{len} over the truth {truth:.1}s"
+                );
+            }
+            Some((eta, false)) => {
                 assert!(*eta > 0 || done == len, "ETA 0 at {done}/{len}");
                 let truth = total - *elapsed as f64;
                 if *done * 10 >= *len && done < len {
@@ -722,8 +730,9 @@ fn the_progress_bar_under_a_pty_counts_and_times_a_class() {
 }
 
 /// The progress frames in a pty's output: (done, total, seconds elapsed,
-/// ETA in seconds or `None` for `--`).
-fn regex_lite(text: &str) -> Vec<(u64, u64, u64, Option<u64>)> {
+/// ETA in seconds and whether a lower bound (`3s+`), or `None` for `--`).
+#[allow(clippy::type_complexity)]
+fn regex_lite(text: &str) -> Vec<(u64, u64, u64, Option<(u64, bool)>)> {
     let secs = |s: &str| -> Option<u64> {
         let mut t = 0;
         for part in s.split_whitespace() {
@@ -746,11 +755,19 @@ fn regex_lite(text: &str) -> Vec<(u64, u64, u64, Option<u64>)> {
             let rest = &l[at + " cases  ".len()..];
             let (elapsed, eta) = rest.split_once(" elapsed, ETA ")?;
             let eta = eta.trim();
+            let (eta, bound) = match eta.strip_suffix('+') {
+                Some(e) => (e, true),
+                None => (eta, false),
+            };
             Some((
                 done.parse().ok()?,
                 len.parse().ok()?,
                 secs(elapsed)?,
-                if eta == "--" { None } else { Some(secs(eta)?) },
+                if eta == "--" {
+                    None
+                } else {
+                    Some((secs(eta)?, bound))
+                },
             ))
         })
         .collect()

@@ -51,9 +51,10 @@ pub struct ConformArgs {
 /// Options of `harness compare`.
 #[derive(Args, Debug, Clone)]
 pub struct CompareArgs {
-    /// The baseline scorecard (or leaderboard).
+    /// The baseline scorecard (or leaderboard, or class summary.csv: then
+    /// each submission's total, moved, new or gone).
     pub baseline: PathBuf,
-    /// The new scorecard (or leaderboard).
+    /// The new scorecard (or leaderboard, or class summary.csv).
     pub new: PathBuf,
     /// A time change counts when it is more than this (20%, 0.2).
     #[arg(long, default_value = "20%", value_parser = harness::compare::parse_percent)]
