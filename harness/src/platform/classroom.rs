@@ -104,10 +104,11 @@ impl Platform for Classroom {
         let output = root.join("output");
         let workflow = repo.join(".github/workflows/classroom.yml");
         Ok(Some(Trial {
-            script: "cd repo && git init -q && git add -A \
-                     && git -c user.name=puzzlegrade -c user.email=trial@puzzlegrade commit -qm sample \
-                     && : > ../output && bash --noprofile --norc -eo pipefail .puzzlegrade/grade.sh"
-                .into(),
+            script: format!(
+                "cd repo && {} && : > ../output \
+                 && bash --noprofile --norc -eo pipefail .puzzlegrade/grade.sh",
+                trial::COMMIT_ALL
+            ),
             env: vec![
                 ("GITHUB_OUTPUT", output.clone()),
                 ("RUNNER_TEMP", root.join("tmp")),

@@ -28,10 +28,9 @@ impl Platform for GitLab {
     ) -> anyhow::Result<Option<Trial>> {
         trial::copy_tree(&written.join("runner"), &root.join("runner"))?;
         trial::copy_tree(sample, &root.join("project"))?;
-        let mut script = String::from(
-            "sh runner/install.sh >/dev/null && cd project && git init -q \
-             && git add -A && git -c user.name=puzzlegrade -c user.email=trial@puzzlegrade \
-             commit -qm sample && set -e",
+        let mut script = format!(
+            "sh runner/install.sh >/dev/null && cd project && {} && set -e",
+            trial::COMMIT_ALL
         );
         for (_, line) in self::script(kit) {
             script.push('\n');

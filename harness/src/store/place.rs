@@ -167,8 +167,17 @@ fn holds_a_store(dir: &Path, me: u32) -> Result<(), String> {
     }
     for name in DB_FILES.iter().chain([&SECRET]).filter(|n| has(n)) {
         let path = dir.join(name);
-        let m =
-            std::fs::symlink_metadata(&path).map_err(|e| format!("cannot look at {name}: {e}"))?;
+        let m = match std::fs::symlink_metadata(&path) {
+            Ok(m) => m,
+            // A journal another run's transaction just ended (listed, then
+            // gone): nothing to look at.
+            Err(e)
+                if e.kind() == std::io::ErrorKind::NotFound && *name != DB && *name != SECRET =>
+            {
+                continue;
+            }
+            Err(e) => return Err(format!("cannot look at {name}: {e}")),
+        };
         if !m.is_file() || m.uid() != me || m.mode() & 0o077 != 0 {
             return Err(format!(
                 "{name} is not a file of this user's that only it may read (uid {}, mode {:o})",

@@ -35,6 +35,19 @@ fn linked_course(at: &Path, sample: &str, suites: &dyn Fn(&str) -> String) -> Pa
     ta.join("cfg/course.toml")
 }
 
+/// `harness package PLATFORM ARGS... --course COURSE -o OUT`: how it
+/// ended.
+fn package(platform: &str, args: &[&str], course: &Path, out: &Path) -> assert_cmd::assert::Assert {
+    harness()
+        .args(["package", platform])
+        .args(args)
+        .arg("--course")
+        .arg(course)
+        .arg("-o")
+        .arg(out)
+        .assert()
+}
+
 /// The names in a tar.
 fn listed(tar: &Path) -> Vec<String> {
     let mut archive = tar::Archive::new(std::fs::File::open(tar).unwrap());
@@ -50,13 +63,7 @@ fn a_course_whose_folder_links_to_shared_suites_packages_and_grades_its_sample()
     let out = tempfile::tempdir().unwrap();
     let config = linked_course(out.path(), "perfect", &|c| c.to_string());
     let kit = out.path().join("kit");
-    let made = harness()
-        .args(["package", "autolab", "--handin", "hw1.tar", "--course"])
-        .arg(&config)
-        .arg("-o")
-        .arg(&kit)
-        .assert()
-        .code(0);
+    let made = package("autolab", &["--handin", "hw1.tar"], &config, &kit).code(0);
     let stdout = String::from_utf8_lossy(&made.get_output().stdout).into_owned();
     assert!(
         stdout.contains(&format!(
@@ -98,13 +105,7 @@ fn a_listing_that_names_a_missing_board_is_refused() {
     )
     .unwrap();
     let kit = out.path().join("kit");
-    let refused = harness()
-        .args(["package", "autolab", "--course"])
-        .arg(&config)
-        .arg("-o")
-        .arg(&kit)
-        .assert()
-        .code(2);
+    let refused = package("autolab", &[], &config, &kit).code(2);
     let stderr = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
     assert!(
         stderr.contains("harness: refused: the kit failed on the course's sample"),
@@ -121,12 +122,7 @@ fn a_listing_that_names_a_missing_board_is_refused() {
         "board\n2x2-00.txt\n",
     )
     .unwrap();
-    harness()
-        .args(["package", "autolab", "--course"])
-        .arg(&config)
-        .arg("-o")
-        .arg(&kit)
-        .assert()
+    package("autolab", &[], &config, &kit)
         .code(0)
         .stdout(predicates::str::contains("got 40 / 40 points"));
 }
@@ -137,13 +133,7 @@ fn a_kit_whose_sample_falls_short_is_refused_and_untried_is_said() {
     let config = linked_course(out.path(), "greedy", &|c| c.to_string());
     for platform in ["gradescope", "prairielearn"] {
         let kit = out.path().join(format!("{platform}-kit"));
-        let refused = harness()
-            .args(["package", platform, "--course"])
-            .arg(&config)
-            .arg("-o")
-            .arg(&kit)
-            .assert()
-            .code(2);
+        let refused = package(platform, &[], &config, &kit).code(2);
         let stderr = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
         assert!(
             stderr.contains(&format!(
@@ -156,12 +146,7 @@ fn a_kit_whose_sample_falls_short_is_refused_and_untried_is_said() {
     }
     // --untried writes it, and says so.
     let kit = out.path().join("kit.zip");
-    harness()
-        .args(["package", "gradescope", "--untried", "--course"])
-        .arg(&config)
-        .arg("-o")
-        .arg(&kit)
-        .assert()
+    package("gradescope", &["--untried"], &config, &kit)
         .code(0)
         .stdout(predicates::str::contains(
             "warning: the kit was not tried (--untried)",
@@ -275,10 +260,7 @@ fn a_makefile_calling_a_compiler_the_image_lacks_is_autograder_failed_naming_it(
 fn the_platform_s_time_limit_is_set_in_the_kit_or_said() {
     let out = tempfile::tempdir().unwrap();
     let pl = out.path().join("pl");
-    harness()
-        .args(["package", "prairielearn", "--untried", "--course", "cs61bl", "-o"])
-        .arg(&pl)
-        .assert()
+    package("prairielearn", &["--untried"], Path::new("cs61bl"), &pl)
         .code(0)
         .stdout(predicates::str::contains(
             "warning: a submission's worst case is 18h 58m: the build's 3m, then 139 cases each to its 4m 5s net and once more alone; PrairieLearn stops a job at 10m at most (the kit sets that): a submission that runs longer is failed, with no score",
@@ -288,20 +270,14 @@ fn the_platform_s_time_limit_is_set_in_the_kit_or_said() {
     assert_eq!(info["externalGradingOptions"]["timeout"], 600);
     let gl = out.path().join("gl");
     std::fs::create_dir(&gl).unwrap();
-    harness()
-        .args(["package", "gitlab", "--untried", "--course", "cis521", "-o"])
-        .arg(&gl)
-        .assert()
-        .code(0);
+    package("gitlab", &["--untried"], Path::new("cis521"), &gl).code(0);
     let yaml = std::fs::read_to_string(gl.join(".gitlab-ci.yml")).unwrap();
     assert!(
         yaml.contains("  # One submission's worst case: 4h 14m: the build's 60s, then 80 cases each to its 95s net and once more alone.\n  timeout: 255m\n"),
         "{yaml}"
     );
-    harness()
-        .args(["package", "gradescope", "--untried", "--course", "cmu15110", "-o"])
-        .arg(out.path().join("gs.zip"))
-        .assert()
+    let gs = out.path().join("gs.zip");
+    package("gradescope", &["--untried"], Path::new("cmu15110"), &gs)
         .code(0)
         .stdout(predicates::str::contains(
             "Gradescope stops a job at 10m unless set higher (the assignment's Autograder Settings, at most 40m): set it to 40m, and a submission that runs longer gets 0 and shows none of its tests",
