@@ -15,9 +15,16 @@ pub enum Clock {
     /// it: the wall clock is the limit.
     Wall,
     /// The wall clock reached the safety net while a CPU-time limit was the
-    /// case's limit and its CPU time was under it: beside other cases, that
-    /// may be the machine's doing, not the candidate's.
+    /// case's limit and its CPU time was under it, and it had waited for a
+    /// core: beside other cases, that may be the machine's doing, not the
+    /// candidate's (it is run again alone).
     SafetyNet,
+    /// The wall clock reached the safety net while a CPU-time limit was the
+    /// case's limit and its CPU time was under it, having hardly waited for
+    /// a core: it had one whenever it could run, and spent the rest asleep
+    /// or blocked (on input, a lock, a child), which no machine's load
+    /// explains: not run again.
+    Blocked,
 }
 
 /// How one case ended.

@@ -101,7 +101,7 @@ fn judge(row: &mut Row, family: &dyn Grader, probe: &Probe, run: &RunResult, lim
     };
     row.verdict = verdict;
     row.detail = detail;
-    row.clock = super::puzzle::clock(verdict, run.limit, limits);
+    row.clock = super::puzzle::clock(verdict, run.limit, limits, run.waited);
 }
 
 fn output_verdict(
@@ -180,8 +180,8 @@ mod tests {
         let (_, detail, clock, _) = stopped(LimitHit::Time);
         assert_eq!(
             detail,
-            "stopped by the wall-clock safety net at 11s with 2.00 s of CPU time (the limit is 2s) (expected exit 1)"
+            "stopped by the wall-clock safety net at 11s with 2.00 s of CPU time (the limit is 2s): the rest of the time it was asleep or blocked, not waiting for a core (expected exit 1)"
         );
-        assert_eq!(clock, Some(Clock::SafetyNet));
+        assert_eq!(clock, Some(Clock::Blocked), "it waited for no core");
     }
 }

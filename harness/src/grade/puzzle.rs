@@ -194,7 +194,7 @@ pub fn fill(row: &mut Row, case: &dyn Puzzle, run: &RunResult, limits: &Limits) 
     };
     row.verdict = verdict;
     row.detail = detail;
-    row.clock = clock(verdict, run.limit, limits);
+    row.clock = clock(verdict, run.limit, limits, run.waited);
     // A crash or an odd exit explains itself on stderr (a traceback's last
     // line, valgrind's summary): its last line, bounded and escaped.
     if verdict == Verdict::RuntimeError
@@ -242,11 +242,16 @@ pub(super) fn time_detail(hit: LimitHit, run: &RunResult, limits: &Limits) -> St
             humantime::format_duration(limits.cpu.unwrap_or_default())
         ),
         (_, Some(cpu)) => format!(
-            "stopped by the wall-clock safety net at {}{} with {:.2} s of CPU time (the limit is {})",
+            "stopped by the wall-clock safety net at {}{} with {:.2} s of CPU time (the limit is {}){}",
             humantime::format_duration(limits.time),
             not_counted(run.waited),
             run.cpu.unwrap_or_default().as_secs_f64(),
-            humantime::format_duration(cpu)
+            humantime::format_duration(cpu),
+            if run.waited < blocked_under(limits) {
+                ": the rest of the time it was asleep or blocked, not waiting for a core"
+            } else {
+                ""
+            }
         ),
         (_, None) => format!(
             "still running after {}{}",
@@ -256,16 +261,35 @@ pub(super) fn time_detail(hit: LimitHit, run: &RunResult, limits: &Limits) -> St
     }
 }
 
-/// Which clock stopped a `time-limit` case.
-pub(super) fn clock(verdict: Verdict, limit: Option<LimitHit>, limits: &Limits) -> Option<Clock> {
+/// Which clock stopped a `time-limit` case (`waited`: the time its tasks
+/// waited for a core). The safety net fired on a case that hardly waited
+/// ([`BLOCKED_UNDER`]) is [`Clock::Blocked`]: alone it would have had no
+/// more of a core than it had.
+pub(super) fn clock(
+    verdict: Verdict,
+    limit: Option<LimitHit>,
+    limits: &Limits,
+    waited: std::time::Duration,
+) -> Option<Clock> {
     match (verdict, limit) {
         (Verdict::TimeLimit, Some(LimitHit::Cpu)) => Some(Clock::Cpu),
         (Verdict::TimeLimit, Some(LimitHit::Time)) => Some(match limits.cpu {
+            Some(cpu) if cpu < limits.time && waited < blocked_under(limits) => Clock::Blocked,
             Some(cpu) if cpu < limits.time => Clock::SafetyNet,
             _ => Clock::Wall,
         }),
         _ => None,
     }
+}
+
+/// Less waiting for a core than this (half a second, or a twentieth of
+/// the safety net, whichever is more: the waiting measured misses what
+/// short-lived children waited) and a case the net stopped was blocked.
+pub const BLOCKED_UNDER: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// [`BLOCKED_UNDER`], or a twentieth of the net where that is more.
+fn blocked_under(limits: &Limits) -> std::time::Duration {
+    BLOCKED_UNDER.max(limits.time / 20)
 }
 
 #[cfg(test)]
@@ -479,5 +503,49 @@ mod tests {
             row.detail
         );
         assert_eq!(fake.ran.lock().unwrap().len(), 2);
+    }
+
+    /// The safety net on a case that waited for a core (a busy
+    /// machine's) may be the machine's doing: run again alone. On one
+    /// that hardly waited (asleep, blocked): its own, stopped once.
+    #[test]
+    fn a_net_on_a_case_that_hardly_waited_is_its_own() {
+        let limits = Limits {
+            time: Duration::from_secs(11),
+            cpu: Some(Duration::from_secs(2)),
+            ..LIMITS
+        };
+        let at = |waited_ms: u64| {
+            clock(
+                Verdict::TimeLimit,
+                Some(LimitHit::Time),
+                &limits,
+                Duration::from_millis(waited_ms),
+            )
+        };
+        assert_eq!(at(0), Some(Clock::Blocked));
+        assert_eq!(at(549), Some(Clock::Blocked), "under a twentieth of 11 s");
+        assert_eq!(at(551), Some(Clock::SafetyNet));
+        assert_eq!(at(30_000), Some(Clock::SafetyNet));
+        let wall = Limits {
+            cpu: None,
+            ..limits
+        };
+        assert_eq!(
+            clock(
+                Verdict::TimeLimit,
+                Some(LimitHit::Time),
+                &wall,
+                Duration::ZERO
+            ),
+            Some(Clock::Wall)
+        );
+        let row = |clock| Row {
+            verdict: Verdict::TimeLimit,
+            clock,
+            ..Row::new("c", "toy", "s", "k")
+        };
+        assert!(stopped_by_the_wall_clock(&row(Some(Clock::SafetyNet))));
+        assert!(!stopped_by_the_wall_clock(&row(Some(Clock::Blocked))));
     }
 }

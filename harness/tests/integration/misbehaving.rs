@@ -245,7 +245,7 @@ fn the_cpu_limit_counts_cpu_time() {
         (row["verdict"].as_str(), row["detail"].as_str()),
         (
             "time-limit",
-            "stopped by the wall-clock safety net at 2s with 0.00 s of CPU time (the limit is 1s)"
+            "stopped by the wall-clock safety net at 2s with 0.00 s of CPU time (the limit is 1s): the rest of the time it was asleep or blocked, not waiting for a core"
         )
     );
     // Without isolation nothing measures a tree's CPU time: the time
