@@ -29,8 +29,15 @@ pub(super) struct Eta {
     /// Seconds of the builds measured, and how many.
     build_secs: f64,
     builds_measured: usize,
-    /// Each case key measured: its seconds, runs, and expected cost.
+    /// Each case key measured: its seconds, runs, and expected cost (a
+    /// class's only: its keys repeat, one per case of the plan; a single
+    /// candidate's never do, and a million of them would cost a hundred
+    /// megabytes to remember).
     keys: HashMap<Key, (f64, u32, f64)>,
+    /// Whether cases are measured by key ([`Eta::keys`]), or only in all.
+    by_key: bool,
+    /// The cases measured in all: their seconds and expected cost.
+    measured: (f64, f64),
     /// Jobs running: key (of which candidate), build or not, expected
     /// cost, since when.
     running: Vec<(String, Key, bool, f64, Instant)>,
@@ -55,6 +62,7 @@ impl Eta {
             builds,
             cases: jobs.saturating_sub(builds),
             case_cost: (cost - builds as f64).max(0.0),
+            by_key: builds > 0,
             ..Self::default()
         };
     }
@@ -96,9 +104,13 @@ impl Eta {
             self.builds_measured += 1;
         } else {
             self.case_cost_done += cost;
-            let e = self.keys.entry(key.clone()).or_insert((0.0, 0, cost));
-            e.0 += secs;
-            e.1 += 1;
+            self.measured.0 += secs;
+            self.measured.1 += cost;
+            if self.by_key {
+                let e = self.keys.entry(key.clone()).or_insert((0.0, 0, cost));
+                e.0 += secs;
+                e.1 += 1;
+            }
         }
     }
 
@@ -114,6 +126,10 @@ impl Eta {
     /// Seconds per unit of expected cost over the cases measured, each
     /// key once (its mean).
     fn rate(&self) -> Option<f64> {
+        if !self.by_key {
+            let (secs, cost) = self.measured;
+            return (cost > 0.0).then(|| secs / cost);
+        }
         let (secs, cost) = self
             .keys
             .values()
@@ -175,7 +191,7 @@ impl Eta {
                 None => known = false,
             }
         }
-        let measured = self.builds_measured > 0 || !self.keys.is_empty();
+        let measured = self.builds_measured > 0 || self.measured.1 > 0.0;
         if !measured {
             return None;
         }
@@ -355,6 +371,10 @@ mod tests {
         assert_eq!(eta.left(at(3)), Some(Left::About(Duration::from_secs(17))));
         // b past its 16 s: as long again as it ran.
         assert_eq!(eta.left(at(22)), Some(Left::About(Duration::from_secs(22))));
+        // A single candidate's cases never repeat: none is remembered by
+        // key (a million would cost a hundred megabytes).
+        eta.finished("c", &key("b"), false, at(23));
+        assert!(eta.keys.is_empty());
         // A class's builds, measured, with cases to come: a lower bound.
         let mut eta = Eta::default();
         eta.planned(4, 2, 6.0);
