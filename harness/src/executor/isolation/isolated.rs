@@ -137,10 +137,11 @@ impl Isolated {
             RunDir::new(&ScratchPlace::with(cgroups.is_some()).base())
                 .or_else(|_| RunDir::new(&std::env::temp_dir()))?,
         );
-        // Makes scratch folders ahead, off the cases' path.
+        // Makes scratch folders ahead, and empties finished ones for their
+        // slot's next cases, off the cases' path.
         let janitor = {
-            let run_dir = Arc::clone(&run_dir);
-            Janitor::new(move || run_dir.make_ahead())
+            let (ahead, back) = (Arc::clone(&run_dir), Arc::clone(&run_dir));
+            Janitor::recycling(move || ahead.make_ahead(), move |s| back.recycle(s))
         };
         // What a case's view replaces: the shared places, where the runs'
         // (and a class's) scratch folders are, and what the run hides.

@@ -25,6 +25,10 @@ struct Queue {
     done: bool,
 }
 
+/// What the janitor does with a scratch folder: removes it, or keeps it
+/// for another case (see `RunDir::recycle`).
+type PutAway = Box<dyn Fn(Scratch) + Send>;
+
 /// A thread that clears away leftovers, and does a chore each time it
 /// wakes (makes scratch folders ahead); `finish` waits for it.
 pub struct Janitor {
@@ -38,8 +42,15 @@ impl Janitor {
     /// The longest a leftover waits otherwise.
     const PERIOD: Duration = Duration::from_millis(200);
 
-    /// Starts the thread, which does `chore` each time it wakes.
-    pub fn new(chore: impl Fn() + Send + 'static) -> Self {
+    /// Starts the thread, which does `chore` each time it wakes and hands
+    /// each scratch folder to `put_away` (which removes it, or keeps it
+    /// for another case: see `RunDir::recycle`). After the finish,
+    /// scratch folders are removed.
+    pub fn recycling(
+        chore: impl Fn() + Send + 'static,
+        put_away: impl Fn(Scratch) + Send + 'static,
+    ) -> Self {
+        let put_away: PutAway = Box::new(put_away);
         let queue = std::sync::Arc::new((Mutex::new(Queue::default()), Condvar::new()));
         let shared = std::sync::Arc::clone(&queue);
         let thread = std::thread::spawn(move || {
@@ -57,7 +68,10 @@ impl Janitor {
                     (std::mem::take(&mut q.waiting), q.done)
                 };
                 for leftover in batch {
-                    leftover.clear();
+                    match leftover {
+                        Leftover::Scratch(s) if !done => put_away(s),
+                        other => other.clear(),
+                    }
                 }
                 if done
                     && lock
@@ -124,7 +138,7 @@ mod tests {
     #[test]
     fn every_leftover_is_cleared_by_the_finish() {
         let run = super::super::scratch::RunDir::new(&std::env::temp_dir()).unwrap();
-        let janitor = Janitor::new(|| {});
+        let janitor = Janitor::recycling(|| {}, drop);
         let mut paths = Vec::new();
         for _ in 0..(Janitor::BATCH + 5) {
             let (s, _) = run.scratch(0, None).unwrap();

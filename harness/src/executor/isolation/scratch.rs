@@ -8,7 +8,11 @@
 //! not once per case.
 //!
 //! Where cases run as the slot's own user, folders are made ahead (the
-//! harness's, closed, until given): no case can reach them. Where they run
+//! harness's, closed, until given): no case can reach them. A finished
+//! case's folder, given back to the harness and closed, is emptied and
+//! kept for its slot's next case ([`RunDir::recycle`]): a folder made and
+//! removed a case costs a disk file system two inodes' allocation and
+//! freeing, the largest part of a case's cost in a container. Where they run
 //! as the harness's user (an ordinary user's bubblewrap or Landlock), a
 //! folder is made when its case starts, under a name no one could guess,
 //! and fails where anything is there already: nothing an earlier case
@@ -114,7 +118,12 @@ impl RunDir {
     /// fails).
     pub fn retire(&self, mut scratch: Scratch) -> Scratch {
         let me = self.me;
-        let back = |path: &Path| std::os::unix::fs::chown(path, Some(me.0), Some(me.1)).is_ok();
+        // Given back, then closed (its case may have opened it to all).
+        let back = |path: &Path| {
+            use std::os::unix::fs::PermissionsExt;
+            std::os::unix::fs::chown(path, Some(me.0), Some(me.1)).is_ok()
+                && std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o700)).is_ok()
+        };
         if scratch.owner.is_some_and(|(uid, _)| uid != me.0) && back(&scratch.path) {
             return scratch;
         }
@@ -128,6 +137,43 @@ impl RunDir {
             back(&scratch.path);
         }
         scratch
+    }
+
+    /// Keeps a retired scratch folder for its slot's next case, emptied,
+    /// where it was given to a slot's user (only then are folders made
+    /// ahead) and given back, closed, where it was; else removes it. The
+    /// folder is the harness's and 0700 before anything in it is removed
+    /// (its user's processes are gone: killed before it was retired), and
+    /// it is kept only when found empty after: the next case finds nothing
+    /// of this one's, as in a new folder.
+    pub fn recycle(&self, mut scratch: Scratch) {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let ours = scratch.owner.is_some_and(|(uid, _)| uid != self.me.0)
+            && scratch.path.parent() == Some(self.slot_dir(scratch.slot).as_path());
+        let wanted = || {
+            self.ready
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .iter()
+                .filter(|(s, _)| *s == scratch.slot)
+                .count()
+                < Self::AHEAD
+        };
+        if !ours || !wanted() {
+            return;
+        }
+        let closed = std::fs::symlink_metadata(&scratch.path).is_ok_and(|m| {
+            m.is_dir() && m.uid() == self.me.0 && m.permissions().mode() & 0o7777 == 0o700
+        });
+        if !closed || !scratch.empty() {
+            return;
+        }
+        scratch.owner = None;
+        let slot = scratch.slot;
+        self.ready
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push((slot, scratch));
     }
 
     /// The folder.
@@ -258,6 +304,7 @@ impl RunDir {
             path,
             owner,
             placed: Vec::new(),
+            slot,
         })
     }
 
@@ -274,6 +321,7 @@ impl RunDir {
             path,
             owner: None,
             placed: Vec::new(),
+            slot,
         })
     }
 
@@ -302,6 +350,8 @@ pub struct Scratch {
     owner: Option<(u32, u32)>,
     /// The names of the copies put in it.
     placed: Vec<std::ffi::OsString>,
+    /// The job slot whose folder it is in.
+    slot: usize,
 }
 
 impl Scratch {
@@ -406,6 +456,27 @@ impl Scratch {
 fn read_puzzle(file: &Path, cap: u64) -> Result<Vec<u8>, ExecError> {
     reference::file::read_file_bounded::<std::convert::Infallible>(file, cap)
         .map_err(|e| ExecError::Puzzle(e.to_string()))
+}
+
+impl Scratch {
+    /// Removes everything in the folder (its copies by name, then
+    /// whatever else is there, never following a link); whether it is
+    /// empty after.
+    fn empty(&mut self) -> bool {
+        for name in self.placed.drain(..) {
+            let _ = std::fs::remove_file(self.path.join(name));
+        }
+        let Ok(entries) = std::fs::read_dir(&self.path) else {
+            return false;
+        };
+        for entry in entries.flatten() {
+            let _ = match entry.file_type() {
+                Ok(t) if t.is_dir() => std::fs::remove_dir_all(entry.path()),
+                _ => std::fs::remove_file(entry.path()),
+            };
+        }
+        std::fs::read_dir(&self.path).is_ok_and(|mut e| e.next().is_none())
+    }
 }
 
 impl Drop for Scratch {

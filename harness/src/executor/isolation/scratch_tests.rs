@@ -211,3 +211,61 @@ fn a_slots_cases_share_one_read_only_copy_of_a_puzzle() {
     assert_eq!(meta.nlink(), 1);
     assert_ne!(meta.permissions().mode() & 0o200, 0, "its own, writable");
 }
+
+/// A slot's finished folder, retired, is emptied and kept for the slot's
+/// next case: whatever its case left (files, folders, a link out, the
+/// folder opened to all) is gone and the folder closed before it is
+/// given again; a folder another user still owns, or one moved out of
+/// the slot's folder, is removed, never kept.
+#[test]
+fn a_retired_folder_is_emptied_and_kept_for_the_slots_next_case() {
+    if !rustix::process::geteuid().is_root() {
+        eprintln!("note: skipping: not root (folders are kept only for a slot's user)");
+        return;
+    }
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let user = (4_000_004, 4_000_004);
+    let run = RunDir::new(&std::env::temp_dir()).unwrap();
+    let src = tempfile::tempdir().unwrap();
+    std::fs::write(src.path().join("p.txt"), "3x3\n").unwrap();
+    let (mut first, _) = run.scratch(1, Some(user)).unwrap();
+    run.copy_in(&mut first, 1, &[src.path().join("p.txt")], None, 100)
+        .unwrap();
+    // What the case leaves: a file, a folder with a file, a link out,
+    // and its folder opened to everyone.
+    let at = first.path().to_owned();
+    std::fs::write(at.join("left.txt"), "mine").unwrap();
+    std::fs::create_dir_all(at.join("deep/er")).unwrap();
+    std::fs::write(at.join("deep/er/x"), "x").unwrap();
+    std::os::unix::fs::symlink(src.path(), at.join("out")).unwrap();
+    std::fs::set_permissions(&at, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let kept_before = run.ready.lock().unwrap().len();
+    run.recycle(run.retire(first));
+    assert_eq!(run.ready.lock().unwrap().len(), kept_before + 1, "kept");
+    assert!(
+        src.path().join("p.txt").exists(),
+        "nothing followed the link"
+    );
+    // The next case on slot 1 is given folders kept or made ahead: each
+    // empty, closed to all but its user.
+    let mut seen = false;
+    for _ in 0..=RunDir::AHEAD {
+        let (next, _) = run.scratch(1, Some(user)).unwrap();
+        assert_eq!(std::fs::read_dir(next.path()).unwrap().count(), 0);
+        let meta = std::fs::metadata(next.path()).unwrap();
+        assert_eq!(meta.permissions().mode() & 0o7777, 0o700);
+        assert_eq!((meta.uid(), meta.gid()), user);
+        seen |= next.path() == at;
+        if seen {
+            break;
+        }
+    }
+    assert!(seen, "the kept folder was given again");
+    // Still the other user's (not given back): removed, not kept.
+    let (other, _) = run.scratch(1, Some(user)).unwrap();
+    let path = other.path().to_owned();
+    let kept_before = run.ready.lock().unwrap().len();
+    run.recycle(other);
+    assert_eq!(run.ready.lock().unwrap().len(), kept_before);
+    assert!(!path.exists());
+}

@@ -1,20 +1,33 @@
 //! A job slot's shelf: read-only copies of the puzzle files its cases are
 //! given, each linked into the scratch folders of the cases that need it.
 
+use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 
 /// A job slot's read-only copies of the puzzle files its cases are given:
 /// the harness's own files (mode 0444) in a folder of the harness's (0700)
-/// beside the slot's, each written once, from the bytes the harness
-/// loaded, and linked into every case's scratch folder that needs it. A
-/// case running as the slot's user can read its link, remove or rename it
-/// in its own folder, and nothing else: not write the file, nor change its
-/// mode, so the next case gets the same bytes. (A case running as the
-/// harness's own user could, so it gets a copy of its own.)
+/// beside the slot's, each written from the bytes the harness loaded, and
+/// linked into every case's scratch folder that needs it. A case running
+/// as the slot's user can read its link, remove or rename it in its own
+/// folder, and nothing else: not write the file, nor change its mode, nor
+/// link it elsewhere (only its owner may), so the next case gets the same
+/// bytes. (A case running as the harness's own user could, so it gets a
+/// copy of its own.)
+///
+/// A full shelf writes a new puzzle over its oldest file that no scratch
+/// folder links any more (one link: the shelf's), not into a new file: a
+/// disk file system allocates and frees an inode for each new file, and
+/// after many recent removals ext4 searches past each freed one (most of a
+/// case's cost in a container, where the scratch folders are on disk).
+/// A puzzle file is the harness's input, the same for every candidate: a
+/// file handle kept past its case (by a process of another slot's) reads
+/// a later puzzle, never anything a case wrote.
 pub(in crate::executor) struct Shelf {
     dir: PathBuf,
     /// By the puzzle file's path: the bytes shelved and the shelved file.
-    copies: std::collections::HashMap<PathBuf, (Vec<u8>, PathBuf)>,
+    copies: HashMap<PathBuf, (Vec<u8>, PathBuf)>,
+    /// The puzzle files shelved, oldest first.
+    order: VecDeque<PathBuf>,
     /// The bytes shelved, and files written (their names).
     bytes: usize,
     made: usize,
@@ -26,57 +39,163 @@ impl Shelf {
         Self {
             dir,
             copies: Default::default(),
+            order: Default::default(),
             bytes: 0,
             made: 0,
         }
     }
 
-    /// The most bytes a shelf holds: past it, it is emptied and starts again.
+    /// The most bytes a shelf holds.
     const MAX_BYTES: usize = 64 << 20;
-    /// The most files a shelf holds.
-    const MAX_FILES: usize = 4096;
+    /// The most files a shelf holds (a class's suites, most often, whole).
+    pub(in crate::executor) const MAX_FILES: usize = 256;
+    /// The oldest files looked at for one no case links.
+    const LOOK: usize = 16;
 
     /// The shelved file holding `bytes` for puzzle file `file`, written now
-    /// if the shelf has none (or other bytes) for it.
+    /// if the shelf has none (or other bytes) for it: over a free file
+    /// where the shelf is full, else into a new one.
     pub(in crate::executor) fn get(
         &mut self,
         file: &Path,
         bytes: &[u8],
     ) -> std::io::Result<PathBuf> {
-        if let Some((held, path)) = self.copies.get(file)
-            && held.as_slice() == bytes
-        {
-            return Ok(path.clone());
-        }
-        if self.bytes + bytes.len() > Self::MAX_BYTES || self.copies.len() >= Self::MAX_FILES {
-            // Links made from the files removed keep them for their cases.
-            for (_, (_, path)) in self.copies.drain() {
-                let _ = std::fs::remove_file(path);
+        if let Some((held, path)) = self.copies.get(file) {
+            if held.as_slice() == bytes {
+                return Ok(path.clone());
             }
-            self.bytes = 0;
+            // Other bytes under its name: a new file (the old one may be
+            // linked still), the old one dropped from the shelf.
+            self.drop_copy(&file.to_owned());
         }
+        let reused =
+            if self.bytes + bytes.len() > Self::MAX_BYTES || self.copies.len() >= Self::MAX_FILES {
+                self.free_file()
+            } else {
+                None
+            };
+        let path = match reused {
+            Some(path) if rewrite(&path, bytes).is_ok() => path,
+            other => {
+                if let Some(path) = other {
+                    let _ = std::fs::remove_file(path);
+                }
+                self.new_file(bytes)?
+            }
+        };
+        self.copies
+            .insert(file.to_owned(), (bytes.to_vec(), path.clone()));
+        self.order.push_back(file.to_owned());
+        self.bytes += bytes.len();
+        Ok(path)
+    }
+
+    /// The oldest shelved file no scratch folder links (its only link the
+    /// shelf's), taken off the shelf; files over the byte bound are
+    /// removed on the way.
+    fn free_file(&mut self) -> Option<PathBuf> {
+        use std::os::unix::fs::MetadataExt;
+        for _ in 0..Self::LOOK.min(self.order.len()) {
+            let file = self.order.pop_front()?;
+            let Some((_, path)) = self.copies.get(&file) else {
+                continue;
+            };
+            let free = std::fs::symlink_metadata(path).is_ok_and(|m| m.nlink() == 1);
+            if free {
+                let path = path.clone();
+                self.drop_copy(&file);
+                return Some(path);
+            }
+            self.order.push_back(file);
+        }
+        // Every file looked at is linked: the oldest dropped from the
+        // shelf (its links keep it for their cases), a new file made.
+        if let Some(file) = self.order.pop_front()
+            && let Some((_, path)) = self.drop_copy(&file)
+        {
+            let _ = std::fs::remove_file(path);
+        }
+        None
+    }
+
+    /// Takes puzzle file `file`'s copy off the shelf (its file stays).
+    fn drop_copy(&mut self, file: &PathBuf) -> Option<(Vec<u8>, PathBuf)> {
+        let gone = self.copies.remove(file)?;
+        self.bytes -= gone.0.len();
+        self.order.retain(|f| f != file);
+        Some(gone)
+    }
+
+    /// A new shelved file holding `bytes`.
+    fn new_file(&mut self, bytes: &[u8]) -> std::io::Result<PathBuf> {
+        use std::os::unix::fs::OpenOptionsExt;
         if self.made == 0 {
             use std::os::unix::fs::DirBuilderExt;
             std::fs::DirBuilder::new().mode(0o700).create(&self.dir)?;
         }
         let path = self.dir.join(self.made.to_string());
         self.made += 1;
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            let mut f = std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o444)
-                .open(&path)?;
-            std::io::Write::write_all(&mut f, bytes)?;
-        }
-        if let Some((_, old)) = self
-            .copies
-            .insert(file.to_owned(), (bytes.to_vec(), path.clone()))
-        {
-            let _ = std::fs::remove_file(old);
-        }
-        self.bytes += bytes.len();
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o444)
+            .open(&path)?;
+        std::io::Write::write_all(&mut f, bytes)?;
         Ok(path)
+    }
+}
+
+/// Writes `bytes` over the shelved file at `path` (the harness's, in its
+/// own closed folder; never through a link).
+/// (Opened to its owner for the write, read-only again after: no one
+/// else reaches it meanwhile, as no folder but the shelf links it. Cut to
+/// its new length after the write, never emptied first: ext4 writes a
+/// file emptied and written again out to disk when it is closed.)
+fn rewrite(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)?;
+    std::io::Write::write_all(&mut f, bytes)?;
+    f.set_len(bytes.len() as u64)?;
+    f.set_permissions(std::fs::Permissions::from_mode(0o444))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A full shelf writes over a file no case links, never over one a
+    /// case's folder links (that case keeps its bytes).
+    #[test]
+    fn a_full_shelf_writes_over_a_free_file_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut shelf = Shelf::new(dir.path().join("shelf"));
+        let case = dir.path().join("case");
+        std::fs::create_dir(&case).unwrap();
+        let name = |i: usize| PathBuf::from(format!("/suite/{i}.txt"));
+        let first = shelf.get(&name(0), b"zero").unwrap();
+        std::fs::hard_link(&first, case.join("0.txt")).unwrap();
+        for i in 1..Shelf::MAX_FILES {
+            shelf.get(&name(i), i.to_string().as_bytes()).unwrap();
+        }
+        assert_eq!(shelf.made, Shelf::MAX_FILES);
+        // Full: the oldest (linked) is passed over; the next is written over.
+        let next = shelf.get(&name(9999), b"new").unwrap();
+        assert_eq!(shelf.made, Shelf::MAX_FILES, "no new file");
+        assert_ne!(next, first);
+        assert_eq!(std::fs::read(&next).unwrap(), b"new");
+        assert_eq!(std::fs::read(case.join("0.txt")).unwrap(), b"zero");
+        assert_eq!(
+            shelf.get(&name(0), b"zero").unwrap(),
+            first,
+            "still shelved"
+        );
+        // The one written over is off the shelf: asked again, written again.
+        let again = shelf.get(&name(1), b"1").unwrap();
+        assert_eq!(std::fs::read(&again).unwrap(), b"1");
+        assert_eq!(shelf.copies.len(), Shelf::MAX_FILES);
     }
 }

@@ -136,13 +136,15 @@ pub fn kill_all((uid, gid): (u32, u32)) -> Result<(), ExecError> {
     let what = || format!("kill what uid {uid} left running");
     let mut ids = (uid, gid);
     // The child's stack (a vfork's child must not run on the parent's).
-    let mut stack = vec![0u8; 64 * 1024];
+    // (Not zeroed: only the pages the child touches are, by the kernel or
+    // earlier use; a zeroed 64 KiB was 16 page faults a case.)
+    let mut stack: Vec<u8> = Vec::with_capacity(64 * 1024);
     // SAFETY: the child runs `killer` on a stack of its own and exits;
     // CLONE_VFORK holds this thread until it has, so `ids` and `stack`
     // outlive it. Exit signal 0: no SIGCHLD, reaped only with __WALL.
     #[allow(unsafe_code)]
     let pid = unsafe {
-        let top = stack.as_mut_ptr().add(stack.len());
+        let top = stack.as_mut_ptr().add(stack.capacity());
         // The stack grows down from a 16-byte aligned top.
         let top = top.sub(top as usize % 16);
         libc::clone(
