@@ -148,7 +148,23 @@ fn escapees_and_privileges_in_a_container() {
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
-    assert!(left.is_empty(), "{}", String::from_utf8_lossy(&left));
+    if !left.is_empty() {
+        // (What it is, and what the harness said, to tell a leak from a
+        // slow teardown.)
+        let pids = String::from_utf8_lossy(&left)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(",");
+        let ps = std::process::Command::new("ps")
+            .args(["-o", "pid,ppid,uid,stat,pidns,etimes,args", "-p", &pids])
+            .output()
+            .unwrap();
+        panic!(
+            "left running:\n{}\nthe harness said:\n{}",
+            String::from_utf8_lossy(&ps.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }
 
 /// The seccomp filter every isolated case runs under: the kernel
