@@ -9,9 +9,10 @@ use std::path::{Path, PathBuf};
 /// beside the slot's, each written from the bytes the harness loaded, and
 /// linked into every case's scratch folder that needs it. A case running
 /// as the slot's user can read its link, remove or rename it in its own
-/// folder, and nothing else: not write the file, nor change its mode, nor
-/// link it elsewhere (only its owner may), so the next case gets the same
-/// bytes. (A case running as the harness's own user could, so it gets a
+/// folder, and nothing else: not write the file, nor change its mode (nor
+/// link it elsewhere, where `fs.protected_hardlinks` is on, as distributions
+/// set it; a file linked anywhere but the shelf is never written over
+/// either way), so the next case gets the same bytes. (A case running as the harness's own user could, so it gets a
 /// copy of its own.)
 ///
 /// A full shelf writes a new puzzle over its oldest file that no scratch
