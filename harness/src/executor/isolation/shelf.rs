@@ -10,10 +10,11 @@ use std::path::{Path, PathBuf};
 /// linked into every case's scratch folder that needs it. A case running
 /// as the slot's user can read its link, remove or rename it in its own
 /// folder, and nothing else: not write the file, nor change its mode (nor
-/// link it elsewhere, where `fs.protected_hardlinks` is on, as distributions
-/// set it; a file linked anywhere but the shelf is never written over
-/// either way), so the next case gets the same bytes. (A case running as the harness's own user could, so it gets a
-/// copy of its own.)
+/// link it elsewhere, where `fs.protected_hardlinks` is on, as
+/// distributions set it; a file linked anywhere but the shelf is never
+/// written over either way), so the next case gets the same bytes. (A
+/// case running as the harness's own user could, so it gets a copy of
+/// its own.)
 ///
 /// A full shelf writes a new puzzle over its oldest file that no scratch
 /// folder links any more (one link: the shelf's), not into a new file: a
@@ -65,16 +66,21 @@ impl Shelf {
             if held.as_slice() == bytes {
                 return Ok(path.clone());
             }
-            // Other bytes under its name: a new file (the old one may be
-            // linked still), the old one dropped from the shelf.
-            self.drop_copy(&file.to_owned());
+            // Other bytes under its name: the old copy off the shelf (its
+            // links keep it for their cases).
+            self.remove_copy(file);
         }
-        let reused =
-            if self.bytes + bytes.len() > Self::MAX_BYTES || self.copies.len() >= Self::MAX_FILES {
-                self.free_file()
-            } else {
-                None
-            };
+        // Past the byte bound: the oldest copies off the shelf until the
+        // new one fits (their links keep them for their cases).
+        while self.bytes + bytes.len() > Self::MAX_BYTES && !self.order.is_empty() {
+            let oldest = self.order[0].clone();
+            self.remove_copy(&oldest);
+        }
+        let reused = if self.copies.len() >= Self::MAX_FILES {
+            self.free_file()
+        } else {
+            None
+        };
         let path = match reused {
             Some(path) if rewrite(&path, bytes).is_ok() => path,
             other => {
@@ -92,8 +98,9 @@ impl Shelf {
     }
 
     /// The oldest shelved file no scratch folder links (its only link the
-    /// shelf's), taken off the shelf; files over the byte bound are
-    /// removed on the way.
+    /// shelf's), taken off the shelf to be written over; `None` when the
+    /// oldest looked at are all linked (the oldest then taken off, its
+    /// file removed).
     fn free_file(&mut self) -> Option<PathBuf> {
         use std::os::unix::fs::MetadataExt;
         for _ in 0..Self::LOOK.min(self.order.len()) {
@@ -109,22 +116,28 @@ impl Shelf {
             }
             self.order.push_back(file);
         }
-        // Every file looked at is linked: the oldest dropped from the
-        // shelf (its links keep it for their cases), a new file made.
-        if let Some(file) = self.order.pop_front()
-            && let Some((_, path)) = self.drop_copy(&file)
-        {
-            let _ = std::fs::remove_file(path);
+        // Every file looked at is linked: the oldest off the shelf, a new
+        // file made.
+        if let Some(oldest) = self.order.front().cloned() {
+            self.remove_copy(&oldest);
         }
         None
     }
 
     /// Takes puzzle file `file`'s copy off the shelf (its file stays).
-    fn drop_copy(&mut self, file: &PathBuf) -> Option<(Vec<u8>, PathBuf)> {
+    fn drop_copy(&mut self, file: &Path) -> Option<(Vec<u8>, PathBuf)> {
         let gone = self.copies.remove(file)?;
         self.bytes -= gone.0.len();
         self.order.retain(|f| f != file);
         Some(gone)
+    }
+
+    /// Takes puzzle file `file`'s copy off the shelf and removes its file
+    /// (links to it keep it for their cases).
+    fn remove_copy(&mut self, file: &Path) {
+        if let Some((_, path)) = self.drop_copy(file) {
+            let _ = std::fs::remove_file(path);
+        }
     }
 
     /// A new shelved file holding `bytes`.

@@ -135,25 +135,23 @@ pub fn kill_all((uid, gid): (u32, u32)) -> Result<(), ExecError> {
     }
     let what = || format!("kill what uid {uid} left running");
     let mut ids = (uid, gid);
-    // The child's stack (a vfork's child must not run on the parent's).
-    // (Not zeroed: only the pages the child touches are, by the kernel or
-    // earlier use; a zeroed 64 KiB was 16 page faults a case.)
-    let mut stack: Vec<u8> = Vec::with_capacity(64 * 1024);
-    // SAFETY: the child runs `killer` on a stack of its own and exits;
-    // CLONE_VFORK holds this thread until it has, so `ids` and `stack`
-    // outlive it. Exit signal 0: no SIGCHLD, reaped only with __WALL.
+    // SAFETY: the child runs `killer` on this thread's own child stack
+    // (see `run::stack`) and exits; CLONE_VFORK holds this thread until it
+    // has, so `ids` and the stack outlive it. Exit signal 0: no SIGCHLD,
+    // reaped only with __WALL.
     #[allow(unsafe_code)]
-    let pid = unsafe {
-        let top = stack.as_mut_ptr().add(stack.capacity());
-        // The stack grows down from a 16-byte aligned top.
-        let top = top.sub(top as usize % 16);
+    let pid = crate::executor::run::stack::with_top(|top| unsafe {
         libc::clone(
             killer,
-            top.cast(),
+            top,
             libc::CLONE_VM | libc::CLONE_VFORK,
             (&raw mut ids).cast(),
         )
-    };
+    })
+    .map_err(|error| ExecError::System {
+        what: what(),
+        error,
+    })?;
     if pid < 0 {
         return Err(ExecError::System {
             what: what(),

@@ -15,6 +15,6 @@ pub(super) mod held;
 pub(super) mod launch;
 pub(super) mod shim;
 pub(super) mod spawn;
-mod stack;
+pub(super) mod stack;
 mod stream;
 mod waits;

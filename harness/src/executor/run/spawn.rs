@@ -315,14 +315,7 @@ pub(in crate::executor) fn spawn(
         stdio: stdio.map(|fd| fd.as_raw_fd()),
         failure: failure.as_raw_fd(),
     };
-    super::stack::STACK.with(|cell| {
-        let mut slot = cell.borrow_mut();
-        if slot.is_none() {
-            *slot = Some(super::stack::Stack::new()?);
-        }
-        let top = slot
-            .as_ref()
-            .map_or(std::ptr::null_mut(), super::stack::Stack::top);
+    super::stack::with_top(|top| {
         // SAFETY: `sigset_t`s filled by the C library before use; the mask
         // is this thread's, restored before returning.
         #[allow(unsafe_code)]
@@ -346,7 +339,7 @@ pub(in crate::executor) fn spawn(
             if pid < 0 { Err(error) } else { Ok(pid) }
         }?;
         Ok(u32::try_from(pid).unwrap_or(0))
-    })
+    })?
 }
 
 /// The child's entry: every step, then the exec; on a failure, the step

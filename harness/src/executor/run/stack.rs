@@ -5,7 +5,7 @@ use std::ffi::c_void;
 
 /// The child's stack: mapped once per harness thread that starts cases,
 /// with a guard page below it.
-pub(super) struct Stack {
+struct Stack {
     base: *mut c_void,
     len: usize,
 }
@@ -14,7 +14,7 @@ impl Stack {
     const SIZE: usize = 256 << 10;
     const GUARD: usize = 4096;
 
-    pub(super) fn new() -> std::io::Result<Self> {
+    fn new() -> std::io::Result<Self> {
         use rustix::mm::{MapFlags, MprotectFlags, ProtFlags};
         let len = Self::SIZE + Self::GUARD;
         // SAFETY: a fresh private anonymous mapping, no address asked for;
@@ -37,7 +37,7 @@ impl Stack {
     }
 
     /// The top (stacks grow down), 16-byte aligned.
-    pub(super) fn top(&self) -> *mut c_void {
+    fn top(&self) -> *mut c_void {
         self.base.wrapping_byte_add(self.len)
     }
 }
@@ -54,7 +54,21 @@ impl Drop for Stack {
 }
 
 thread_local! {
-    pub(super) static STACK: std::cell::RefCell<Option<Stack>> = const { std::cell::RefCell::new(None) };
+    static STACK: std::cell::RefCell<Option<Stack>> = const { std::cell::RefCell::new(None) };
+}
+
+/// `f` given the top of this thread's stack for a `vfork`'d child (mapped
+/// on the thread's first use; the thread waits in `f` while the child
+/// runs on it, so one stack serves every child the thread starts: a
+/// case's process, `kill_all`'s killer).
+pub(in crate::executor) fn with_top<R>(f: impl FnOnce(*mut c_void) -> R) -> std::io::Result<R> {
+    STACK.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.is_none() {
+            *slot = Some(Stack::new()?);
+        }
+        Ok(f(slot.as_ref().map_or(std::ptr::null_mut(), Stack::top)))
+    })
 }
 
 /// `n` in decimal, in `buf`.
