@@ -25,6 +25,14 @@ pub extern "C" fn main(_argc: std::ffi::c_int, _argv: *const *const std::ffi::c_
     if args.first().is_some_and(|a| a == "exec") {
         return harness::executor::exec_in_sandbox(&args[1..]);
     }
+    // `harness-exec hold`: a job slot's bubblewrap holder.
+    if args.first().is_some_and(|a| a == "hold") {
+        return if harness::executor::serve_holder() == std::process::ExitCode::SUCCESS {
+            0
+        } else {
+            harness::executor::FAILED
+        };
+    }
     if harness::executor::serve_keeper() == std::process::ExitCode::SUCCESS {
         0
     } else {

@@ -23,8 +23,8 @@ pub use process::ProcessExecutor;
 pub use run::guard::{Cleanup, serve as serve_guard};
 pub use run::launch::{FAILED, find_program};
 pub use run::shim::exec as exec_in_sandbox;
-pub use sandbox::serve_keeper;
 pub use sandbox::view::SHARED;
+pub use sandbox::{serve_holder, serve_keeper};
 
 use crate::cancel::Cancel;
 

@@ -137,6 +137,87 @@ fn what_a_case_leaves_dies_with_it() {
     }
 }
 
+/// A candidate that fails (exit 3) if it finds a mark in a shared place
+/// (where its own folder is kept too), beside its scratch folder or in it
+/// (but its puzzle's copy), in /dev, a System V segment, or a process of
+/// an earlier case; then leaves a
+/// sleeping process of its own session, marks, a segment, a folder tree
+/// and a symlink, and (every other case) a process of its own session
+/// that keeps writing marks (`pg-late-TAG-PID`); then answers right.
+fn leaver(f: &Fixture, tag: &str) -> std::path::PathBuf {
+    script(
+        f,
+        "leaver",
+        format!(
+            "#!/bin/sh\n\
+             for d in {places} \"$HOME/..\" /dev; do for m in \"$d\"/pg-* \"$d\"/.pg-*; do\n\
+               if [ -e \"$m\" ] || [ -L \"$m\" ]; then echo \"saw $m\" >&2; exit 3; fi\n\
+             done; done\n\
+             if [ \"$(ipcs -m | grep -c '^0x')\" != 0 ]; then echo 'saw a segment' >&2; exit 3; fi\n\
+             if [ \"$(ls -A \"$HOME\" | wc -l)\" != 1 ]; then echo \"saw\" $(ls -A \"$HOME\") >&2; exit 3; fi\n\
+             mkdir -p \"$HOME/pg-junk/a\" && echo x > \"$HOME/pg-junk/f\"\n\
+             for c in /proc/[0-9]*/cmdline; do case \"$(tr '\\0' ' ' < \"$c\" 2>/dev/null)\" in 'sleep 307 '*) echo \"saw a sleeper\" >&2; exit 3;; esac; done\n\
+             setsid sleep 307 </dev/null >/dev/null 2>&1 &\n\
+             for d in {places}; do echo x > \"$d/pg-mark-$$\"; mkdir -p \"$d/pg-tree-$$/a/b\"; ln -s / \"$d/.pg-link-$$\"; done\n\
+             touch /dev/pg-dev-$$ 2>/dev/null||:\n\
+             mkdir \"$HOME/../pg-beside-$$\" 2>/dev/null && chmod 0 \"$HOME/../pg-beside-$$\"\n\
+             ipcmk -M 4096 >/dev/null || exit 5\n\
+             case \"$1\" in *[0246].txt)\n\
+               setsid sh -c 'while :; do for d in {places}; do : > \"$d/pg-late-{tag}-$$\"; done; done' </dev/null >/dev/null 2>&1 &\n\
+               sleep 0.05;;\n\
+             esac\n\
+             exec {harness} solve --family lightsout \"$@\"\n",
+            places = PLACES.join(" "),
+            harness = env!("CARGO_BIN_EXE_harness"),
+        ),
+    )
+}
+
+/// The processes left on the machine that write the leaver's late marks
+/// of `tag`.
+fn late_writers(tag: &str) -> Vec<String> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains(&format!("pg-late-{tag}-")) && !c.contains("cargo"))
+        .collect()
+}
+
+/// As an ordinary user (bubblewrap's tier, kept per job slot: the slot's
+/// cases enter one sandbox one after another, as the same user) each
+/// case finds the slot's private places empty, nothing beside its own
+/// scratch folder, no System V segment and no process of the last case,
+/// at one job and at two.
+#[test]
+fn as_an_ordinary_user_a_slots_next_case_finds_nothing_of_the_last() {
+    if !require_ordinary_bwrap() {
+        return;
+    }
+    let cases = 8;
+    let f = boards(cases);
+    let solver = leaver(&f, "user");
+    for jobs in ["1", "2"] {
+        let out = harness_as_an_ordinary_user(f.dir.path())
+            .arg("grade")
+            .arg("--suite")
+            .arg(f.suite())
+            .arg("--candidate")
+            .arg(&solver)
+            .arg("--scorecard")
+            .arg(f.scorecard())
+            .args(["--jobs", jobs, "--force", "--no-cache"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("+bwrap"), "bubblewrap's tier: {stderr}");
+        assert_all_accepted(&f, cases, &format!("--jobs {jobs}"));
+        assert_eq!(out.status.code(), Some(0), "--jobs {jobs}: {stderr}");
+        assert_eq!(late_writers("user"), Vec::<String>::new(), "--jobs {jobs}");
+    }
+}
+
 /// A job slot's cases share the slot's view one after another: each finds
 /// it empty, whatever the last one left in it, even a process of the last
 /// case that escaped its group (`setsid`) and goes on writing there until
@@ -147,30 +228,7 @@ fn a_slots_next_case_finds_nothing_of_the_last() {
     let Some(f) = boards_as_root(cases, "not root (a kept view is root's)") else {
         return;
     };
-    // Fails (exit 3) if it finds a mark in a shared place (where its own
-    // folder is kept too) or a System V segment; then leaves marks, a
-    // segment, a folder tree and a symlink, and (every other case) a
-    // process of its own session that keeps writing marks.
-    let solver = script(
-        &f,
-        "leaver",
-        format!(
-            "#!/bin/sh\n\
-             for d in {places}; do for m in \"$d\"/pg-* \"$d\"/.pg-*; do\n\
-               if [ -e \"$m\" ] || [ -L \"$m\" ]; then echo \"saw $m\" >&2; exit 3; fi\n\
-             done; done\n\
-             if [ \"$(ipcs -m | grep -c '^0x')\" != 0 ]; then echo 'saw a segment' >&2; exit 3; fi\n\
-             for d in {places}; do echo x > \"$d/pg-mark-$$\"; mkdir -p \"$d/pg-tree-$$/a/b\"; ln -s / \"$d/.pg-link-$$\"; done\n\
-             ipcmk -M 4096 >/dev/null || exit 5\n\
-             case \"$1\" in *[0246].txt)\n\
-               setsid sh -c 'while :; do for d in {places}; do : > \"$d/pg-late-$$\"; done; done' </dev/null >/dev/null 2>&1 &\n\
-               sleep 0.05;;\n\
-             esac\n\
-             exec {harness} solve --family lightsout \"$@\"\n",
-            places = PLACES.join(" "),
-            harness = env!("CARGO_BIN_EXE_harness"),
-        ),
-    );
+    let solver = leaver(&f, "root");
     let before = segments();
     f.grade(solver.to_str().unwrap())
         .args(["--jobs", "1"])
@@ -179,15 +237,8 @@ fn a_slots_next_case_finds_nothing_of_the_last() {
     assert_all_accepted(&f, cases, "");
     assert_eq!(markers(), Vec::<String>::new(), "nothing on the machine");
     assert_eq!(segments(), before, "no segment left");
-    let survivors: Vec<String> = std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
-        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
-        .filter(|c| c.contains("pg-late-") && !c.contains("cargo"))
-        .collect();
     assert_eq!(
-        survivors,
+        late_writers("root"),
         Vec::<String>::new(),
         "the escapees died with their cases"
     );
@@ -300,8 +351,9 @@ fn a_slots_next_case_finds_no_key_of_the_last() {
 }
 
 /// As an ordinary user (bubblewrap's tier: every case runs as the
-/// harness's own user) the keyrings are no channel either: each case's
-/// sandbox is a user namespace of its own, with keyrings of its own.
+/// harness's own user) the keyrings are no channel either: the filter
+/// refuses their calls, and beneath it a job slot's cases, one after
+/// another in the slot's user namespace, each find its keyrings emptied.
 /// (Without a sandbox they are one: `--sandbox none` fails this test.)
 #[test]
 fn as_an_ordinary_user_a_case_finds_no_key_of_the_last() {

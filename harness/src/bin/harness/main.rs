@@ -22,6 +22,10 @@ fn main() -> ExitCode {
     if std::env::args_os().nth(1).is_some_and(|a| a == "__keeper") {
         return harness::executor::serve_keeper();
     }
+    // A job slot's bubblewrap holder (likewise).
+    if std::env::args_os().nth(1).is_some_and(|a| a == "__hold") {
+        return harness::executor::serve_holder();
+    }
     // A candidate started inside bubblewrap (likewise).
     if std::env::args_os().nth(1).is_some_and(|a| a == "__exec") {
         let args: Vec<std::ffi::OsString> = std::env::args_os().skip(2).collect();

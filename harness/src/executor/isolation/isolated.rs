@@ -133,10 +133,10 @@ impl Isolated {
                 None
             }
         };
-        let run_dir = Arc::new(
-            RunDir::new(&ScratchPlace::with(cgroups.is_some()).base())
-                .or_else(|_| RunDir::new(&std::env::temp_dir()))?,
-        );
+        let run_dir = RunDir::new(&ScratchPlace::with(cgroups.is_some()).base())
+            .or_else(|_| RunDir::new(&std::env::temp_dir()))?;
+        // (Under bubblewrap nothing of a case outlives it: see `recycle`.)
+        let run_dir = Arc::new(run_dir.keeping_own(bwrap));
         // Makes scratch folders ahead, and empties finished ones for their
         // slot's next cases, off the cases' path.
         let janitor = {
@@ -311,12 +311,13 @@ impl Isolated {
         let (failure, failure_end) = slot.failure.as_ref().expect("made above");
         // (Nothing an earlier case's sandbox left there is this one's.)
         super::slot::failure_said(failure);
-        let slot_dir = self.run_dir.slot_dir(spec.slot);
+        let (slot_dir, trash) = (self.run_dir.slot_dir(spec.slot), self.run_dir.trash());
         let place = sandbox.as_ref().map(|(_, view)| sandbox::Case {
             slot: spec.slot,
             view,
             cwd: workdir,
             scratch: (case.scratch.path(), &slot_dir),
+            trash: &trash,
             harness_user: case.owner.is_none(),
             cgroups: (self.cgroups.as_ref().zip(case.cgroup.as_ref()))
                 .map_or_else(Vec::new, |(all, c)| all.view(c, spec.slot)),
@@ -353,9 +354,12 @@ impl Isolated {
                 std::time::Instant::now(),
             )
         });
+        let swept = sandbox.as_ref().map(|(s, _)| *s).zip(place.as_ref());
+        let sweep = || swept.map_or((), |(s, p)| s.sweep(p));
         let measures = Measures {
             cgroup: case.cgroup.as_ref(),
             held,
+            sweep: Some(&sweep),
         };
         let mut result = run(&program, &mut start, spec, limits, cancel, guard, measures);
         // Only the case's process (or the shim in its sandbox) writes
@@ -389,7 +393,7 @@ impl Isolated {
             (Resource::Core, 0),
             (Resource::Fsize, self.isolation.file_size_limit),
         ];
-        if let Some(n) = self.nproc {
+        if let Some(n) = entered.hop.and(self.case_nproc).or(self.nproc) {
             rlimits.push((Resource::Nproc, n));
         }
         if let Some(cpu) = limits.cpu {
@@ -433,6 +437,7 @@ impl Isolated {
                 .cloned()
                 .unwrap_or_default(),
             namespace: entered.namespace,
+            hop: entered.hop,
             network: entered.network,
             cgroup_view: entered.cgroup_view.clone(),
             cgroup_ns: entered.cgroup_ns,

@@ -45,6 +45,10 @@ pub struct RunDir {
     shelves: std::sync::Mutex<std::collections::HashMap<usize, Shelf>>,
     /// The harness's own (effective) user and group.
     me: (u32, u32),
+    /// Whether a folder of a case run as the harness's own user is kept
+    /// for its slot's next case too: where its sandbox ends every process
+    /// of a case with it (bubblewrap), none is left that could reach it.
+    keep_own: bool,
 }
 
 /// Where a run's scratch folders live: the executor says, and a mode that
@@ -105,7 +109,16 @@ impl RunDir {
                 rustix::process::geteuid().as_raw(),
                 rustix::process::getegid().as_raw(),
             ),
+            keep_own: false,
         })
+    }
+
+    /// The same, keeping the folders of cases run as the harness's own
+    /// user for their slots' next cases (see [`RunDir::recycle`]) where
+    /// `keep` (their sandbox ends every process of a case with it).
+    pub fn keeping_own(mut self, keep: bool) -> Self {
+        self.keep_own = keep;
+        self
     }
 
     /// Takes a finished case's scratch folder out of every candidate's
@@ -141,15 +154,21 @@ impl RunDir {
 
     /// Keeps a retired scratch folder for its slot's next case, emptied,
     /// where it was given to a slot's user (only then are folders made
-    /// ahead) and given back, closed, where it was; else removes it. The
+    /// ahead) and given back, closed, where it was, or where it was the
+    /// harness's user's, the run keeps those ([`RunDir::keeping_own`]), and
+    /// it is in the run's retired folder; else removes it. The
     /// folder is the harness's and 0700 before anything in it is removed
     /// (its user's processes are gone: killed before it was retired), and
     /// it is kept only when found empty after: the next case finds nothing
     /// of this one's, as in a new folder.
     pub fn recycle(&self, mut scratch: Scratch) {
         use std::os::unix::fs::{MetadataExt, PermissionsExt};
-        let ours = scratch.owner.is_some_and(|(uid, _)| uid != self.me.0)
-            && scratch.path.parent() == Some(self.slot_dir(scratch.slot).as_path());
+        let other = scratch.owner.is_some_and(|(uid, _)| uid != self.me.0);
+        let ours = if other {
+            scratch.path.parent() == Some(self.slot_dir(scratch.slot).as_path())
+        } else {
+            self.keep_own && scratch.path.parent() == Some(self.dir.path().join(TRASH).as_path())
+        };
         let wanted = || {
             self.ready
                 .lock()
@@ -181,6 +200,12 @@ impl RunDir {
         self.dir.path()
     }
 
+    /// The run's folder of retired folders (closed to every case), removed
+    /// with the run's: where a case's leftovers beside its own folder go.
+    pub fn trash(&self) -> PathBuf {
+        self.dir.path().join(TRASH)
+    }
+
     /// The folder of job slot `slot`'s scratch folders: the harness's,
     /// mode 0711 (a case reaches its own scratch folder in it, and makes
     /// nothing there).
@@ -199,7 +224,11 @@ impl RunDir {
     ) -> std::io::Result<(Scratch, bool)> {
         if owner.is_none_or(|(uid, _)| uid == self.me.0) {
             // The case's user is the harness's: a folder made ahead would
-            // be within an earlier case's reach.
+            // be within an earlier case's reach; one its slot's last case
+            // had, kept (see `recycle`), is brought back from the retired.
+            if let Some(kept) = self.own_kept(slot, owner) {
+                return Ok((kept, false));
+            }
             return Ok((self.fresh(slot, owner)?, false));
         }
         {
@@ -287,6 +316,22 @@ impl RunDir {
                     .push((slot, made));
             }
         }
+    }
+
+    /// A folder kept for job slot `slot` from its last case's (run as the
+    /// harness's own user: see `recycle`), moved back into the slot's
+    /// folder; `None` where there is none (or the move fails).
+    fn own_kept(&self, slot: usize, owner: Option<(u32, u32)>) -> Option<Scratch> {
+        let mut scratch = {
+            let mut ready = self.ready.lock().unwrap_or_else(|p| p.into_inner());
+            let at = ready.iter().position(|(s, _)| *s == slot)?;
+            ready.swap_remove(at).1
+        };
+        let target = self.slot_folder(slot).ok()?.join(scratch.path.file_name()?);
+        std::fs::rename(&scratch.path, &target).ok()?;
+        scratch.path = target;
+        scratch.owner = owner;
+        Some(scratch)
     }
 
     /// A new scratch folder in job slot `slot`'s folder, made now under a

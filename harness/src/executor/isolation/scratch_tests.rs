@@ -269,3 +269,33 @@ fn a_retired_folder_is_emptied_and_kept_for_the_slots_next_case() {
     assert_eq!(run.ready.lock().unwrap().len(), kept_before);
     assert!(!path.exists());
 }
+
+/// A folder of a case run as the harness's own user is kept for its
+/// slot's next case only where the run keeps them (its sandbox ends every
+/// process of a case with it): emptied, closed, brought back from the
+/// retired into the slot's folder; elsewhere each case gets a new one.
+#[test]
+fn a_harness_users_folder_is_kept_only_where_the_run_keeps_them() {
+    for keep in [false, true] {
+        let run = RunDir::new(&std::env::temp_dir())
+            .unwrap()
+            .keeping_own(keep);
+        let src = tempfile::tempdir().unwrap();
+        std::fs::write(src.path().join("p.txt"), "3x3\n").unwrap();
+        let (mut first, _) = run.scratch(0, None).unwrap();
+        run.copy_in(&mut first, 0, &[src.path().join("p.txt")], None, 100)
+            .unwrap();
+        let name = first.path().file_name().unwrap().to_owned();
+        std::fs::create_dir_all(first.path().join("deep/er")).unwrap();
+        run.recycle(run.retire(first));
+        let (next, _) = run.scratch(0, None).unwrap();
+        assert_eq!(
+            next.path().file_name() == Some(name.as_os_str()),
+            keep,
+            "kept: {keep}"
+        );
+        assert_eq!(next.path().parent(), Some(run.slot_dir(0).as_path()));
+        assert_eq!(std::fs::read_dir(next.path()).unwrap().count(), 0);
+        assert!(!run.trash().join(&name).exists(), "nothing left retired");
+    }
+}

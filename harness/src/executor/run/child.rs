@@ -61,6 +61,9 @@ pub(in crate::executor) struct Measures<'a> {
     pub cgroup: Option<&'a CaseCgroup>,
     /// Its writable places, sampled against their cap.
     pub held: Option<super::held::Held>,
+    /// Kills what it left running where no cgroup holds it (its sandbox's
+    /// processes: see `Sandbox::sweep`), once the candidate is gone.
+    pub sweep: Option<&'a dyn Fn()>,
 }
 
 /// Runs one case: `start` starts its process (`program` names it in a
@@ -74,7 +77,11 @@ pub(in crate::executor) fn run(
     guard: Option<&Guard>,
     measures: Measures<'_>,
 ) -> RunResult {
-    let Measures { cgroup, mut held } = measures;
+    let Measures {
+        cgroup,
+        mut held,
+        sweep,
+    } = measures;
     let begin = Instant::now();
     let failed = |msg: String| RunResult::ended(Ending::Failed(msg), begin.elapsed());
     let stdin = match &spec.stdin {
@@ -201,6 +208,9 @@ pub(in crate::executor) fn run(
     let quiet = cgroup.is_some_and(CaseCgroup::kill);
     if !quiet {
         let _ = kill_process_group(group, Signal::KILL);
+        if let Some(sweep) = sweep {
+            sweep();
+        }
     }
     if let Some(g) = guard {
         g.tell(false, raw_group);

@@ -11,6 +11,8 @@ use std::ffi::{OsStr, OsString};
 use std::os::fd::RawFd;
 use std::path::PathBuf;
 
+use rustix::process::Resource;
+
 /// The exit status of a case's process that could not start the candidate.
 pub const FAILED: i32 = 125;
 
@@ -37,6 +39,9 @@ pub struct Launch {
     /// The mount namespace holding the case's view (the slot keeper's),
     /// to enter.
     pub namespace: Option<RawFd>,
+    /// Else the namespaces of a job slot's bubblewrap holder to enter
+    /// (see `hop`), with an IPC namespace of its own.
+    pub hop: Option<super::hop::Hop>,
     /// The sandbox's program around the candidate, if any: its words
     /// before the candidate's.
     pub wrap: Vec<OsString>,
@@ -80,7 +85,7 @@ impl Launch {
     pub fn rules(&self) -> super::filter::Rules {
         super::filter::Rules {
             offline: self.offline,
-            shared_ipc: self.namespace.is_none() && !self.ipc,
+            shared_ipc: self.namespace.is_none() && self.hop.is_none() && !self.ipc,
         }
     }
 }
@@ -106,6 +111,22 @@ pub fn find_program(program: &OsStr, path: Option<&OsStr>) -> Vec<PathBuf> {
             std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
         })
         .collect()
+}
+
+/// The harness's own hard limit on `resource` (read once: it does not
+/// change while the harness runs).
+pub(super) fn hard_limit(resource: Resource) -> Option<u64> {
+    static HARD: std::sync::OnceLock<[Option<u64>; 4]> = std::sync::OnceLock::new();
+    let all = [
+        Resource::Core,
+        Resource::Fsize,
+        Resource::Nproc,
+        Resource::Cpu,
+    ];
+    let hard = HARD.get_or_init(|| all.map(|r| rustix::process::getrlimit(r).maximum));
+    all.iter()
+        .position(|&r| r == resource)
+        .and_then(|i| hard[i])
 }
 
 #[cfg(test)]

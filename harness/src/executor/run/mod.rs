@@ -12,6 +12,7 @@ pub(super) mod child;
 pub(super) mod filter;
 pub(super) mod guard;
 pub(super) mod held;
+pub(super) mod hop;
 pub(super) mod launch;
 pub(super) mod shim;
 pub(super) mod spawn;

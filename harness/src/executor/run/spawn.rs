@@ -46,6 +46,7 @@ enum Step {
     Network,
     CgroupView,
     Sandboxed,
+    Hop,
     /// Not a failure: the shim inside a sandbox is about to exec the
     /// candidate (the proof that the sandbox started it).
     Reached,
@@ -63,7 +64,7 @@ impl Step {
         use Step::*;
         [
             Pipes, Group, Join, Limit, Cores, Terminal, View, Ipc, Folder, User, Exec, Report,
-            Privileges, Filter, Landlock, Network, CgroupView, Sandboxed, Reached,
+            Privileges, Filter, Landlock, Network, CgroupView, Sandboxed, Hop, Reached,
         ]
         .into_iter()
         .find(|s| *s as u32 == code)
@@ -86,6 +87,7 @@ pub(in crate::executor) struct Plan {
     rlimits: Vec<(Resource, Rlimit)>,
     cpus: Option<rustix::thread::CpuSet>,
     namespace: Option<RawFd>,
+    hop: Option<super::hop::Hop>,
     network: Option<RawFd>,
     /// Each hierarchy to mount again: place, type, options.
     cgroup_view: Vec<[CString; 3]>,
@@ -165,7 +167,7 @@ impl Plan {
         for &(resource, ref value) in &launch.rlimits {
             // Never above the limit the harness itself was given (raising
             // a hard limit needs a privilege it may not have).
-            let hard = hard_limit(resource);
+            let hard = super::launch::hard_limit(resource);
             let value = hard.map_or(*value, |h| (*value).min(h));
             // CPU: SIGXCPU at the limit, SIGKILL a second later (the hard
             // one).
@@ -200,6 +202,7 @@ impl Plan {
             rlimits,
             cpus,
             namespace: launch.namespace,
+            hop: launch.hop,
             network: launch.network,
             cgroup_ns: launch.cgroup_ns,
             cgroup_view: launch
@@ -269,27 +272,12 @@ impl Plan {
             Some(Step::CgroupView) => "cannot give the case its cgroup view".into(),
             Some(Step::Sandboxed) => format!("cannot start {} in the sandbox", self.candidate),
             Some(Step::Landlock) => "cannot apply the case's Landlock ruleset".into(),
+            Some(Step::Hop) => "cannot enter the job slot's sandbox".into(),
             Some(Step::Reached) => "the case's process failed after its exec".into(),
             None => "the case's process failed".into(),
         };
         Some(format!("{what}: {error}"))
     }
-}
-
-/// The harness's own hard limit on `resource` (read once: it does not
-/// change while the harness runs).
-fn hard_limit(resource: Resource) -> Option<u64> {
-    static HARD: std::sync::OnceLock<[Option<u64>; 4]> = std::sync::OnceLock::new();
-    let all = [
-        Resource::Core,
-        Resource::Fsize,
-        Resource::Nproc,
-        Resource::Cpu,
-    ];
-    let hard = HARD.get_or_init(|| all.map(|r| rustix::process::getrlimit(r).maximum));
-    all.iter()
-        .position(|&r| r == resource)
-        .and_then(|i| hard[i])
 }
 
 /// What the child is given: the plan, and the descriptors of its stdin,
@@ -299,6 +287,10 @@ struct Child<'a> {
     plan: &'a Plan,
     stdio: [RawFd; 3],
     failure: RawFd,
+    /// Where the plan hops (see `hop`): the stack of the process the
+    /// child starts, and its pid.
+    low: *mut c_void,
+    started: std::sync::atomic::AtomicI32,
 }
 
 /// Starts `plan`'s process with `stdio` (stdin, stdout, stderr) and the
@@ -310,12 +302,16 @@ pub(in crate::executor) fn spawn(
     stdio: [BorrowedFd<'_>; 3],
     failure: BorrowedFd<'_>,
 ) -> std::io::Result<u32> {
-    let child = Child {
+    let mut child = Child {
         plan,
         stdio: stdio.map(|fd| fd.as_raw_fd()),
         failure: failure.as_raw_fd(),
+        low: std::ptr::null_mut(),
+        started: Default::default(),
     };
     super::stack::with_top(|top| {
+        // (The stack's lower half: the hopping child's frame is at its top.)
+        child.low = top.wrapping_byte_sub(super::stack::SIZE / 2);
         // SAFETY: `sigset_t`s filled by the C library before use; the mask
         // is this thread's, restored before returning.
         #[allow(unsafe_code)]
@@ -338,18 +334,45 @@ pub(in crate::executor) fn spawn(
             libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
             if pid < 0 { Err(error) } else { Ok(pid) }
         }?;
+        if plan.hop.is_some() {
+            return super::hop::reap(pid, &child.started);
+        }
         Ok(u32::try_from(pid).unwrap_or(0))
     })?
 }
 
-/// The child's entry: every step, then the exec; on a failure, the step
-/// and the error number on the failure pipe, and exit 125.
+/// The child's entry: every step, then the exec (or, where the plan hops,
+/// its namespaces entered and a process started there that does that);
+/// on a failure, the step and the error number on the failure pipe, and
+/// exit 125.
 extern "C" fn child_main(arg: *mut c_void) -> c_int {
     // SAFETY: `arg` is the `Child` that `spawn` passed, alive while its
     // thread waits for this child.
     #[allow(unsafe_code)]
     let child = unsafe { &*(arg as *const Child<'_>) };
+    let Some(hop) = &child.plan.hop else {
+        return leader_main(arg);
+    };
+    match super::hop::enter(hop, child.low, leader_main, arg, &child.started) {
+        // SAFETY: ends the child without running anything of the harness's.
+        #[allow(unsafe_code)]
+        0 => unsafe { libc::_exit(0) },
+        errno => said(child, Step::Hop, errno),
+    }
+}
+
+/// The entry of the case's process: every step, then the exec.
+extern "C" fn leader_main(arg: *mut c_void) -> c_int {
+    // SAFETY: as in `child_main`.
+    #[allow(unsafe_code)]
+    let child = unsafe { &*(arg as *const Child<'_>) };
     let (step, errno) = run(child);
+    said(child, step, errno)
+}
+
+/// The failure `step` and `errno` on the child's failure pipe, and exit
+/// 125.
+fn said(child: &Child<'_>, step: Step, errno: i32) -> c_int {
     let mut said = [0u8; 8];
     said[..4].copy_from_slice(&(step as u32).to_le_bytes());
     said[4..].copy_from_slice(&errno.to_le_bytes());
@@ -486,6 +509,13 @@ fn run(child: &Child<'_>) -> (Step, i32) {
                 return (Step::CgroupView, errno(e));
             }
         }
+        // In a slot's bubblewrap namespaces (see `hop`): System V objects
+        // die with the case there too.
+        if plan.hop.is_some()
+            && let Err(e) = rustix::thread::unshare_unsafe(rustix::thread::UnshareFlags::NEWIPC)
+        {
+            return (Step::Ipc, errno(e));
+        }
         if let Some(ns) = plan.network
             && let Err(e) = rustix::thread::move_into_link_name_space(
                 BorrowedFd::borrow_raw(ns),
@@ -513,6 +543,10 @@ fn run(child: &Child<'_>) -> (Step, i32) {
             if let Err(e) = set {
                 return (Step::User, errno(e));
             }
+            super::filter::forget_keys();
+        }
+        // (A slot's kept user namespace, see `hop`: its keyrings too.)
+        if plan.hop.is_some() {
             super::filter::forget_keys();
         }
         if plan.no_new_privs
@@ -554,37 +588,5 @@ fn run(child: &Child<'_>) -> (Step, i32) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_failure_is_said_in_words() {
-        let plan = Plan::new(&Launch {
-            argv: vec!["/no/such/solver".into()],
-            cwd: "/".into(),
-            ..Launch::default()
-        })
-        .unwrap();
-        let said = |step: Step, errno: i32| {
-            let mut b = (step as u32).to_le_bytes().to_vec();
-            b.extend(errno.to_le_bytes());
-            plan.failure(&b).unwrap()
-        };
-        assert_eq!(plan.failure(b""), None, "nothing said: it started");
-        assert_eq!(
-            said(Step::Exec, libc::ENOENT),
-            "cannot start /no/such/solver: No such file or directory (os error 2)"
-        );
-        assert_eq!(
-            said(Step::Join, libc::EROFS),
-            "cannot join the case's cgroup: Read-only file system (os error 30)"
-        );
-        assert!(
-            Plan::new(&Launch {
-                argv: vec!["a\0b".into()],
-                ..Launch::default()
-            })
-            .is_err()
-        );
-    }
-}
+#[path = "spawn_tests.rs"]
+mod tests;

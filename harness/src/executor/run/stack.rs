@@ -3,6 +3,9 @@
 
 use std::ffi::c_void;
 
+/// The size of the child's stack.
+pub(super) const SIZE: usize = Stack::SIZE;
+
 /// The child's stack: mapped once per harness thread that starts cases,
 /// with a guard page below it.
 struct Stack {

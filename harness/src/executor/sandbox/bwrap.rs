@@ -51,6 +51,54 @@ impl Sandbox for Bwrap {
     }
 }
 
+/// bubblewrap's words that make a job slot's kept sandbox (see `kept`)
+/// for `view`, before its holder's: as [`words`] for a case, with the
+/// slot's whole folder (`slot`) kept writable, /dev read-only, and no
+/// program of the case's: the holder runs as its pid 1 and bubblewrap
+/// says its pid on descriptor 3.
+pub(super) fn held_words(view: &View, slot: &Path, network: bool) -> Vec<OsString> {
+    let around = Around {
+        seccomp: Vec::new(),
+        network,
+        cgroups: &[],
+        shim: Vec::new(),
+        failure: -1,
+        nproc: None,
+        scratch: (slot, slot),
+    };
+    let mut out: Vec<OsString> = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev"]
+        .into_iter()
+        .chain(["--remount-ro", "/dev", "--proc", "/proc"])
+        .map(OsString::from)
+        .collect();
+    for step in &view.steps {
+        step_words(step, view, &around, &mut out);
+    }
+    beside_outputs(view, &around, &mut out);
+    out.extend(
+        ["--size", "4096", "--tmpfs", "/sys/fs/cgroup"]
+            .into_iter()
+            .chain(["--remount-ro", "/sys/fs/cgroup", "--unshare-all"])
+            .map(OsString::from),
+    );
+    if network {
+        out.push("--share-net".into());
+    }
+    out.extend(["--as-pid-1", "--info-fd", "3", "--chdir", "/", "--"].map(OsString::from));
+    out
+}
+
+/// Whether a kept sandbox keeps `view`'s outputs hidden for as long as it
+/// lives: each is in a folder taken as it was (see [`beside_outputs`]),
+/// not masked alone (a rename by the run would undo that for every later
+/// case of the slot).
+pub(super) fn held_fits(view: &View) -> bool {
+    view.masks
+        .iter()
+        .filter_map(|m| m.parent())
+        .all(|folder| snapshot(view, folder).is_some())
+}
+
 /// The seccomp program (see `filter`) in a file of its own, at its start,
 /// for bubblewrap to read and install before its exec.
 fn seccomp() -> Result<Vec<std::fs::File>, ExecError> {
@@ -190,21 +238,7 @@ fn beside_outputs(view: &View, around: &Around, out: &mut Vec<OsString>) {
         }
     }
     for folder in folders {
-        let writable = view
-            .steps
-            .iter()
-            .any(|s| matches!(s, Step::Keep(p, true) if folder.starts_with(p)));
-        let entries = (!writable)
-            .then(|| std::fs::read_dir(folder).ok())
-            .flatten()
-            .map(|d| {
-                d.flatten()
-                    .take(SNAPSHOT + 1)
-                    .map(|e| e.path())
-                    .collect::<Vec<_>>()
-            })
-            .filter(|e| e.len() <= SNAPSHOT);
-        let Some(mut entries) = entries else {
+        let Some(mut entries) = snapshot(view, folder) else {
             for mask in view.masks.iter().filter(|m| m.parent() == Some(folder)) {
                 if std::fs::symlink_metadata(mask).is_ok_and(|m| m.is_file()) {
                     out.extend(["--ro-bind".into(), "/dev/null".into(), mask.into()]);
@@ -233,6 +267,26 @@ fn beside_outputs(view: &View, around: &Around, out: &mut Vec<OsString>) {
         }
         out.extend(["--remount-ro".into(), folder.into()]);
     }
+}
+
+/// The entries of `folder` (one holding outputs) for a view to take as it
+/// is, less the outputs: none where the case may write there or it has
+/// more than [`SNAPSHOT`] (each output is masked alone then).
+fn snapshot(view: &View, folder: &Path) -> Option<Vec<std::path::PathBuf>> {
+    let writable = view
+        .steps
+        .iter()
+        .any(|s| matches!(s, Step::Keep(p, true) if folder.starts_with(p)));
+    (!writable)
+        .then(|| std::fs::read_dir(folder).ok())
+        .flatten()
+        .map(|d| {
+            d.flatten()
+                .take(SNAPSHOT + 1)
+                .map(|e| e.path())
+                .collect::<Vec<_>>()
+        })
+        .filter(|e| e.len() <= SNAPSHOT)
 }
 
 /// Whether bubblewrap can make a sandbox here, as this user.

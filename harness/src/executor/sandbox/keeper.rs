@@ -30,6 +30,9 @@ use crate::executor::run::launch::FAILED;
 const BUILD: u8 = b'B';
 /// A request: make this cgroup view in the view (see `cgview`).
 const CGROUPS: u8 = b'C';
+/// A request to a holder (see [`hold`]): kill every process of its
+/// namespaces but itself, and say when they are gone.
+const KILL: u8 = b'X';
 /// A reply: done.
 const DONE: u8 = b'K';
 /// A reply: not done; the reason follows.
@@ -65,8 +68,24 @@ impl Program {
 
     /// Its words that start a candidate inside a sandbox (see `run::shim`).
     pub fn exec_words(&self) -> Vec<OsString> {
+        self.words("exec")
+    }
+
+    /// Its words that hold a sandbox's namespaces (see [`hold`]).
+    pub fn hold_words(&self) -> Vec<OsString> {
+        self.words("hold")
+    }
+
+    fn words(&self, mode: &str) -> Vec<OsString> {
         let mut out = vec![self.program.clone().into_os_string()];
-        out.push(if self.subcommand { "__exec" } else { "exec" }.into());
+        out.push(
+            if self.subcommand {
+                format!("__{mode}")
+            } else {
+                mode.into()
+            }
+            .into(),
+        );
         out
     }
 }
@@ -75,6 +94,8 @@ impl Program {
 pub struct Keeper {
     stream: UnixStream,
     child: Child,
+    /// The keeper's pid (not its sandbox program's, where one starts it).
+    pid: u32,
 }
 
 impl Keeper {
@@ -91,10 +112,73 @@ impl Keeper {
             .stderr(Stdio::inherit())
             .current_dir("/")
             .spawn()?;
+        let pid = child.id();
         Ok(Self {
             stream: ours,
             child,
+            pid,
         })
+    }
+
+    /// Starts a holder (`program`'s [`hold`]) inside bubblewrap, whose
+    /// words (`wrap`, before the holder's) make its namespaces with
+    /// `--as-pid-1` and `--info-fd 3`: bubblewrap tells the holder's pid
+    /// there. Returns once the holder says it is ready.
+    pub fn start_held(program: &Program, wrap: &[OsString]) -> std::io::Result<Self> {
+        use std::os::unix::process::CommandExt;
+        let (ours, theirs) = UnixStream::pair()?;
+        let (mut info, info_w) = std::io::pipe()?;
+        let mut cmd = Command::new(&wrap[0]);
+        cmd.args(&wrap[1..]).args(program.hold_words());
+        let raw = std::os::fd::AsRawFd::as_raw_fd(&info_w);
+        // SAFETY: between fork and exec, one `dup2` (async-signal-safe)
+        // of a descriptor that stays open until `spawn` returns.
+        #[allow(unsafe_code)]
+        unsafe {
+            cmd.pre_exec(move || {
+                if libc::dup2(raw, 3) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let mut child = cmd
+            .stdin(Stdio::from(OwnedFd::from(theirs)))
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .current_dir("/")
+            .spawn()?;
+        drop(info_w);
+        let mut said = String::new();
+        let pid = info
+            .read_to_string(&mut said)
+            .ok()
+            .and_then(|_| serde_json::from_str::<serde_json::Value>(&said).ok())
+            .and_then(|v| v.get("child-pid")?.as_u64())
+            .and_then(|p| u32::try_from(p).ok());
+        let Some(pid) = pid else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(std::io::Error::other(
+                "bubblewrap did not say where the slot's holder is",
+            ));
+        };
+        let mut keeper = Self {
+            stream: ours,
+            child,
+            pid,
+        };
+        if let Err(e) = keeper.reply() {
+            keeper.stop();
+            return Err(e);
+        }
+        Ok(keeper)
+    }
+
+    /// Has a holder kill every process of its namespaces (a case's
+    /// leftovers) and waits until they are gone.
+    pub fn kill_all(&mut self) -> std::io::Result<()> {
+        self.ask(KILL, Vec::new())
     }
 
     /// Has the keeper make `view` (leaving the one it was in) and returns
@@ -140,13 +224,13 @@ impl Keeper {
     }
 
     /// The keeper's namespace of `kind` (`/proc/PID/ns/KIND`), open.
-    fn namespace(&self, kind: &str) -> std::io::Result<std::fs::File> {
-        std::fs::File::open(format!("/proc/{}/ns/{kind}", self.child.id()))
+    pub fn namespace(&self, kind: &str) -> std::io::Result<std::fs::File> {
+        std::fs::File::open(format!("/proc/{}/ns/{kind}", self.pid))
     }
 
     /// The root of the keeper's view, from outside it.
     pub fn root(&self) -> PathBuf {
-        PathBuf::from(format!("/proc/{}/root", self.child.id()))
+        PathBuf::from(format!("/proc/{}/root", self.pid))
     }
 
     /// Stops the keeper and waits for it.
@@ -319,4 +403,85 @@ fn build(host: &std::fs::File, view: &View) -> Result<(), ExecError> {
     // may hold what a case left.
     back();
     view.enter_kept().inspect_err(|_| back())
+}
+
+/// A holder's whole life (`harness-exec hold`, or `harness __hold`): the
+/// first process of a job slot's bubblewrap sandbox (its pid 1, see
+/// `kept`), which holds the slot's namespaces for its cases to enter and,
+/// asked between cases, kills every process in them but itself. Its
+/// requests come on stdin (a Unix socket) until it closes; then it exits,
+/// and the kernel kills whatever is left in its PID namespace.
+pub fn hold() -> ExitCode {
+    let socket = match std::io::stdin().as_fd().try_clone_to_owned() {
+        Ok(fd) => UnixStream::from(fd),
+        Err(e) => {
+            eprintln!("harness holder: no socket on stdin: {e}");
+            return ExitCode::from(FAILED as u8);
+        }
+    };
+    if let Ok(null) = std::fs::File::open("/dev/null") {
+        let _ = rustix::stdio::dup2_stdin(&null);
+    }
+    // No case may reach its socket or memory (a case runs as the same
+    // user, without capabilities: a process that is not dumpable is closed
+    // to it; the harness, which owns the namespaces, still reaches it).
+    // The dead are reaped by the kernel (SIGCHLD ignored), and as pid 1
+    // it takes no signal a case sends it.
+    let _ = rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable);
+    // SAFETY: a signal disposition set to SIG_IGN; no handler is installed.
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::signal(libc::SIGCHLD, libc::SIG_IGN);
+    }
+    let mut reader = &socket;
+    if (&socket).write_all(&[DONE, 0, 0, 0, 0]).is_err() {
+        return ExitCode::SUCCESS;
+    }
+    loop {
+        let mut head = [0u8; 5];
+        if reader.read_exact(&mut head).is_err() {
+            return ExitCode::SUCCESS;
+        }
+        let len = u32::from_le_bytes([head[1], head[2], head[3], head[4]]) as usize;
+        if head[0] != KILL || len != 0 {
+            return ExitCode::from(FAILED as u8);
+        }
+        let reply = match kill_everyone() {
+            Ok(()) => vec![DONE, 0, 0, 0, 0],
+            Err(why) => {
+                let mut r = vec![REFUSED];
+                r.extend_from_slice(&(why.len() as u32).to_le_bytes());
+                r.extend_from_slice(why.as_bytes());
+                r
+            }
+        };
+        if (&socket).write_all(&reply).is_err() {
+            return ExitCode::SUCCESS;
+        }
+    }
+}
+
+/// Kills every process of the holder's PID namespace but itself, again
+/// until none is left (a process forked meanwhile is killed the next
+/// round; the kernel reaps each): at most ten seconds.
+fn kill_everyone() -> Result<(), String> {
+    let start = std::time::Instant::now();
+    loop {
+        // SAFETY: a bare system call; from pid 1 of a namespace, -1 is
+        // every other process in it.
+        #[allow(unsafe_code)]
+        let r = unsafe { libc::kill(-1, libc::SIGKILL) };
+        if r != 0 {
+            let e = std::io::Error::last_os_error();
+            return if e.raw_os_error() == Some(libc::ESRCH) {
+                Ok(())
+            } else {
+                Err(format!("cannot kill what a case left: {e}"))
+            };
+        }
+        if start.elapsed() > std::time::Duration::from_secs(10) {
+            return Err("what a case left is still there after 10 s".into());
+        }
+        std::thread::sleep(std::time::Duration::from_micros(100));
+    }
 }

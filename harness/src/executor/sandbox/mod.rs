@@ -6,6 +6,9 @@
 //! - `native`: as root, the job slot's keeper holds the view in a mount
 //!   namespace of its own and each case's process enters it (a `setns`);
 //! - `bwrap`: bubblewrap makes the view around each case, as any user;
+//! - `kept`: as another user, bubblewrap makes it once per job slot and
+//!   the slot's cases enter it one after another (`bwrap` where they
+//!   cannot);
 //! - `landlock`: where neither may (a container's default privileges), a
 //!   Landlock ruleset closes what the view would replace and keeps the
 //!   case's writes to what it keeps writable.
@@ -15,6 +18,7 @@
 mod bwrap;
 mod cgview;
 mod keeper;
+mod kept;
 mod landlock;
 mod mounts;
 mod native;
@@ -29,6 +33,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub(super) use keeper::Program;
+pub use keeper::hold as serve_holder;
 pub use keeper::serve as serve_keeper;
 
 use super::{ExecError, RunResult};
@@ -68,7 +73,10 @@ impl Kind {
 pub(super) fn make(kind: Kind, program: Program, slots: usize) -> Box<dyn Sandbox> {
     match kind {
         Kind::Native => Box::new(native::Native::new(program, slots)),
-        Kind::Bwrap => Box::new(bwrap::Bwrap { program }),
+        Kind::Bwrap => Box::new(kept::KeptOrEach {
+            kept: kept::Kept::new(program.clone(), slots),
+            each: bwrap::Bwrap { program },
+        }),
         Kind::Landlock => Box::new(landlock::Landlock::default()),
     }
 }
@@ -103,6 +111,9 @@ pub(super) struct Case<'a> {
     /// where the case runs as the harness's user, only its own scratch
     /// folder is made writable).
     pub scratch: (&'a Path, &'a Path),
+    /// A folder closed to every case, removed with the run's, where what a
+    /// case left in its slot's folder beside its own goes.
+    pub trash: &'a Path,
     /// It runs as the harness's own user (no slot user of its own): the
     /// sandbox, not the folders' owners, keeps it from the slot's folder.
     pub harness_user: bool,
@@ -126,6 +137,8 @@ pub(super) struct Case<'a> {
 pub(super) struct Entered {
     /// A mount namespace to enter.
     pub namespace: Option<RawFd>,
+    /// Else a job slot's holder's namespaces to enter (see `kept`).
+    pub hop: Option<crate::executor::run::hop::Hop>,
     /// A program to exec around the candidate: its words before the
     /// candidate's.
     pub wrap: Vec<OsString>,
@@ -169,6 +182,10 @@ pub(super) trait Sandbox: Send + Sync {
     /// `result` in the candidate's terms, not the sandbox's (a failure to
     /// start is ours), and the slot ready for its next case.
     fn leave(&self, case: &Case, entered: Entered, result: &mut RunResult, quiet: bool);
+
+    /// The case's candidate is gone: what it left running in the sandbox
+    /// dies now (its pipes close with it).
+    fn sweep(&self, _case: &Case) {}
 
     /// The run is over: whatever the sandbox keeps running stops.
     fn stop(&self) {}

@@ -181,6 +181,20 @@ impl View {
     /// through `/proc` each time; a descriptor, none): the first only, as
     /// they are all folders of one tmpfs.
     pub fn places(&self, root: &Path) -> Result<Vec<std::os::fd::OwnedFd>, ExecError> {
+        self.open_places(root, 1)
+    }
+
+    /// Every private place, seen through `root`, opened for [`inodes`]:
+    /// under bubblewrap, each is a tmpfs of its own.
+    pub fn private_places(&self, root: &Path) -> Result<Vec<std::os::fd::OwnedFd>, ExecError> {
+        self.open_places(root, usize::MAX)
+    }
+
+    fn open_places(
+        &self,
+        root: &Path,
+        most: usize,
+    ) -> Result<Vec<std::os::fd::OwnedFd>, ExecError> {
         use rustix::fs::{Mode, OFlags};
         self.steps
             .iter()
@@ -188,7 +202,7 @@ impl View {
                 Step::Private(p) => Some(p),
                 Step::Keep(..) => None,
             })
-            .take(1)
+            .take(most)
             .map(|p| {
                 let at = inside(root, p);
                 rustix::fs::open(
