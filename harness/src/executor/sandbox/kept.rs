@@ -103,10 +103,10 @@ impl Kept {
     }
 
     /// Whether `case` may run in its slot's kept sandbox: it runs as the
-    /// harness's user, with no cgroup to show, and every output in its
-    /// view is hidden by a copy of its folder (see `bwrap::held_fits`).
+    /// harness's user, with no cgroup to show (and its view must fit: see
+    /// [`Kept::enter`]).
     pub(super) fn fits(case: &Case) -> bool {
-        case.harness_user && case.cgroups.is_empty() && super::bwrap::held_fits(case.view)
+        case.harness_user && case.cgroups.is_empty()
     }
 
     fn slot(&self, slot: usize) -> std::sync::MutexGuard<'_, Option<Holder>> {
@@ -118,18 +118,21 @@ impl Kept {
     /// Readies `case`: the slot's folder cleared of all but its scratch
     /// folder, the slot's sandbox (made where it has none for this view),
     /// and its namespaces for the case's process to enter. `None` where
-    /// no sandbox can be kept here (bubblewrap made none this process may
-    /// enter: said once, and every later case gets a sandbox of its own).
+    /// its view cannot be kept (an output in it is masked alone: see
+    /// `bwrap::held_fits`, asked once a view) or no sandbox can be kept
+    /// here (bubblewrap made none this process may enter: said once, and
+    /// every later case gets a sandbox of its own).
     pub(super) fn enter(&self, case: &Case) -> Result<Option<Entered>, ExecError> {
         if self.refused.load(Ordering::Relaxed) {
             return Ok(None);
         }
-        clear_beside(case.scratch.0, case.scratch.1, case.trash)?;
         let mut slot = self.slot(case.slot);
-        if !slot
-            .as_ref()
-            .is_some_and(|h| Arc::ptr_eq(&h.view, case.view) && h.network == case.network)
-        {
+        let held = |h: &Holder| Arc::ptr_eq(&h.view, case.view) && h.network == case.network;
+        if !slot.as_ref().is_some_and(held) && !super::bwrap::held_fits(case.view) {
+            return Ok(None);
+        }
+        clear_beside(case.scratch.0, case.scratch.1, case.trash)?;
+        if !slot.as_ref().is_some_and(held) {
             if let Some(old) = slot.take() {
                 old.keeper.stop();
             }
@@ -161,7 +164,9 @@ impl Kept {
     /// The case's candidate is gone: what it left running (a process in
     /// a session of its own holding its pipes, say) is killed now.
     pub(super) fn sweep(&self, case: &Case) {
-        if let Some(h) = self.slot(case.slot).as_mut() {
+        if let Some(h) = self.slot(case.slot).as_mut()
+            && Arc::ptr_eq(&h.view, case.view)
+        {
             h.swept = Some(h.keeper.kill_all().is_ok());
         }
     }
