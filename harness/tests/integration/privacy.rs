@@ -416,6 +416,75 @@ fn reading_a_file_leaves_no_access_time() {
     assert_all_accepted(&f, cases, "");
 }
 
+/// As an ordinary user, a job slot's bubblewrap holder that dies (an
+/// administrator's `kill -9` from outside: a case can neither signal it,
+/// its pid 1, nor reach its memory) takes the case running in its
+/// namespaces with it: that case is tried again in a new sandbox, and
+/// every case is accepted.
+#[test]
+fn as_an_ordinary_user_a_holder_that_dies_costs_no_case() {
+    if !require_ordinary_bwrap() {
+        return;
+    }
+    let cases = 6;
+    let f = boards(cases);
+    let solver = script(
+        &f,
+        "slow",
+        format!(
+            "#!/bin/sh\nsleep 0.4\nexec {} solve --family lightsout \"$@\"\n",
+            env!("CARGO_BIN_EXE_harness")
+        ),
+    );
+    let mut run = harness_as_an_ordinary_user(f.dir.path())
+        .arg("grade")
+        .arg("--suite")
+        .arg(f.suite())
+        .args(["--candidate", solver.to_str().unwrap(), "--jobs", "1"])
+        .arg("--scorecard")
+        .arg(f.scorecard())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // setpriv execs the harness: its pid is the run's. The holder is the
+    // child of the harness's child (bubblewrap), named `hold`.
+    let harness = run.id().to_string();
+    let parent_of = |pid: &str| -> Option<String> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        Some(stat.rsplit(')').next()?.split_whitespace().nth(1)?.to_string())
+    };
+    let holder = || {
+        std::fs::read_dir("/proc").unwrap().flatten().find_map(|e| {
+            let pid = e.file_name().to_string_lossy().into_owned();
+            let cmd = std::fs::read(e.path().join("cmdline")).ok()?;
+            let cmd = String::from_utf8_lossy(&cmd);
+            let held = cmd.contains("hold\0") || cmd.contains("__hold\0");
+            (held && parent_of(&parent_of(&pid)?)? == harness).then_some(pid)
+        })
+    };
+    let start = std::time::Instant::now();
+    let pid = loop {
+        if let Some(p) = holder() {
+            break p;
+        }
+        assert!(start.elapsed().as_secs() < 20, "no holder came");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    // Mid-case: its first case sleeps 0.4 s.
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    std::process::Command::new("kill")
+        .args(["-9", &pid])
+        .status()
+        .unwrap();
+    assert!(run.wait().unwrap().success());
+    let verdicts: Vec<String> = read_scorecard(&f.scorecard())
+        .into_iter()
+        .map(|r| format!("{} {}", r["verdict"], r["detail"]))
+        .collect();
+    assert_eq!(verdicts, vec!["accepted ".to_string(); cases]);
+}
+
 /// A job slot's keeper that dies (an administrator's `kill`: no candidate
 /// can signal root's process) costs no case: the next case's view is made
 /// by a keeper started again.

@@ -89,7 +89,7 @@ struct Holder {
     inodes: Vec<u64>,
     /// Whether what the last case left running is dead already (see
     /// [`Kept::sweep`]), and how that went.
-    swept: Option<bool>,
+    swept: Option<Killed>,
 }
 
 impl Kept {
@@ -167,7 +167,7 @@ impl Kept {
         if let Some(h) = self.slot(case.slot).as_mut()
             && Arc::ptr_eq(&h.view, case.view)
         {
-            h.swept = Some(h.keeper.kill_all().is_ok());
+            h.swept = Some(Killed::by(&mut h.keeper));
         }
     }
 
@@ -181,12 +181,19 @@ impl Kept {
         };
         let killed = match h.swept.take() {
             Some(done) => done,
-            None => h.keeper.kill_all().is_ok(),
+            None => Killed::by(&mut h.keeper),
         };
-        if killed && h.empty() {
+        if killed == Killed::Yes && h.empty() {
             return;
         }
-        if !killed && matches!(result.ending, crate::executor::Ending::Failed(_)) {
+        if killed == Killed::HolderGone {
+            // Its namespaces died with it, and what ran there: the case
+            // too, or it could not enter them. Never the case's doing (the
+            // holder takes no signal from inside, and no case reaches its
+            // memory): tried once more, in a new sandbox.
+            result.ending = crate::executor::Ending::Failed(
+                "the job slot's sandbox ended during the case".into(),
+            );
             result.unstarted = true;
         }
         if let Some(old) = slot.take() {
@@ -200,6 +207,28 @@ impl Kept {
             if let Some(h) = slot.lock().unwrap_or_else(|p| p.into_inner()).take() {
                 h.keeper.stop();
             }
+        }
+    }
+}
+
+/// How the holder's killing of what a case left went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Killed {
+    /// Nothing is left.
+    Yes,
+    /// The holder said it could not (it is there still).
+    No,
+    /// The holder is gone (its socket closed).
+    HolderGone,
+}
+
+impl Killed {
+    /// Asks `keeper` (a holder) to kill what the last case left.
+    fn by(keeper: &mut Keeper) -> Self {
+        match keeper.kill_all() {
+            Ok(()) => Killed::Yes,
+            Err(e) if e.kind() == std::io::ErrorKind::Other => Killed::No,
+            Err(_) => Killed::HolderGone,
         }
     }
 }
