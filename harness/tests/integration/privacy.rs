@@ -416,6 +416,48 @@ fn reading_a_file_leaves_no_access_time() {
     assert_all_accepted(&f, cases, "");
 }
 
+/// As an ordinary user no case reaches its job slot's holder (the pid 1
+/// of the slot's sandbox, its user's own process): SIGKILL to it or to
+/// every process it may signal kills nothing (were the holder killed, the
+/// case would die with it), and its descriptors, environment, memory and
+/// root are closed to the case.
+#[test]
+fn as_an_ordinary_user_no_case_reaches_its_slots_holder() {
+    if !require_ordinary_bwrap() {
+        return;
+    }
+    let cases = 4;
+    let f = boards(cases);
+    let solver = script(
+        &f,
+        "poker",
+        format!(
+            "#!/bin/sh\n\
+             kill -9 1 2>/dev/null; kill -9 -1 2>/dev/null; sleep 0.2\n\
+             got=''\n\
+             for p in fd/0 environ mem root/proc/1/environ; do\n\
+               if head -c 1 /proc/1/$p >/dev/null 2>&1; then got=\"$got $p\"; fi\n\
+             done\n\
+             if ls /proc/1/fd/ >/dev/null 2>&1; then got=\"$got fd\"; fi\n\
+             if [ -n \"$got\" ]; then echo \"reached:$got\" >&2; exit 3; fi\n\
+             exec {} solve --family lightsout \"$@\"\n",
+            env!("CARGO_BIN_EXE_harness")
+        ),
+    );
+    let out = harness_as_an_ordinary_user(f.dir.path())
+        .arg("grade")
+        .arg("--suite")
+        .arg(f.suite())
+        .args(["--candidate", solver.to_str().unwrap(), "--jobs", "1"])
+        .arg("--scorecard")
+        .arg(f.scorecard())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("+bwrap"), "bubblewrap's tier: {stderr}");
+    assert_all_accepted(&f, cases, &stderr);
+}
+
 /// As an ordinary user, a job slot's bubblewrap holder that dies (an
 /// administrator's `kill -9` from outside: a case can neither signal it,
 /// its pid 1, nor reach its memory) takes the case running in its
@@ -452,7 +494,13 @@ fn as_an_ordinary_user_a_holder_that_dies_costs_no_case() {
     let harness = run.id().to_string();
     let parent_of = |pid: &str| -> Option<String> {
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        Some(stat.rsplit(')').next()?.split_whitespace().nth(1)?.to_string())
+        Some(
+            stat.rsplit(')')
+                .next()?
+                .split_whitespace()
+                .nth(1)?
+                .to_string(),
+        )
     };
     let holder = || {
         std::fs::read_dir("/proc").unwrap().flatten().find_map(|e| {
