@@ -9,6 +9,7 @@ pub mod file;
 pub mod gf2;
 pub mod gogen;
 pub mod lightsout;
+pub mod package;
 pub mod questions;
 pub mod replay;
 pub mod slidingblock;
