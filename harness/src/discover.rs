@@ -65,6 +65,17 @@ impl Suites {
         let (mut count, mut cost) = (0, 0.0);
         let mut checked = Vec::new();
         for (path, family, columns) in listings {
+            if columns == PACKAGE {
+                let cases = package_cases(&path, family)?;
+                let kept: Vec<&Case> = cases
+                    .iter()
+                    .filter(|c| filter.is_none_or(|f| keeps(f, c)))
+                    .collect();
+                count += kept.len();
+                cost += kept.iter().map(|c| c.expected_cost()).sum::<f64>();
+                checked.push(((path, family, columns), Default::default()));
+                continue;
+            }
             // Read through once: its cases counted, and the hashes of their
             // files (8 bytes a row, for as long as this listing is read)
             // sorted to find those named twice.
@@ -166,12 +177,18 @@ impl Suites {
         self.listings
             .iter()
             .flat_map(|((path, family, columns), twice)| {
-                let opened = ListingCases::open(path, *family, *columns, &self.hasher, Some(twice));
-                let (cases, failed) = match opened {
-                    Ok(c) => (Some(c), None),
-                    Err(e) => (None, Some(unreadable(path, *family, &e))),
+                let cases: Box<dyn Iterator<Item = Case> + Send> = if *columns == PACKAGE {
+                    match package_cases(path, *family) {
+                        Ok(c) => Box::new(c.into_iter()),
+                        Err(e) => Box::new(std::iter::once(unreadable(path, *family, &e))),
+                    }
+                } else {
+                    match ListingCases::open(path, *family, *columns, &self.hasher, Some(twice)) {
+                        Ok(c) => Box::new(c),
+                        Err(e) => Box::new(std::iter::once(unreadable(path, *family, &e))),
+                    }
                 };
-                cases.into_iter().flatten().chain(failed)
+                cases
             })
             .filter(|c| self.filter.as_deref().is_none_or(|f| keeps(f, c)))
     }
@@ -198,8 +215,13 @@ fn unreadable(path: &Path, family: &'static dyn Grader, e: &anyhow::Error) -> Ca
     }
 }
 
-/// A listing found: its path, family and number of file columns.
+/// A listing found: its path, family and number of file columns; or a
+/// problem package: its folder, its grader and [`PACKAGE`].
 type Listing = (PathBuf, &'static dyn Grader, usize);
+
+/// The file columns of a problem package's "listing" (none: its cases are
+/// its `data/` folder's).
+const PACKAGE: usize = 0;
 
 /// The listings under `root` (or `root` itself when it is a listing), in
 /// the order of a walk that takes each folder's entries by name. The walk
@@ -208,16 +230,28 @@ type Listing = (PathBuf, &'static dyn Grader, usize);
 /// name after another: the same order.
 fn find_listings(root: &Path, only: Option<&'static dyn Grader>) -> anyhow::Result<Vec<Listing>> {
     let mut paths = Vec::new();
-    for entry in walkdir::WalkDir::new(root) {
+    let mut walk = walkdir::WalkDir::new(root).into_iter();
+    while let Some(entry) = walk.next() {
         let entry = entry.with_context(|| format!("cannot walk {}", root.display()))?;
         let path = entry.path();
-        if entry.file_type().is_file() && path.extension().is_some_and(|e| e == "csv") {
+        if entry.file_type().is_dir() && path.join("problem.yaml").is_file() {
+            // A problem package: a suite of its own, nothing below it a
+            // listing.
+            paths.push(path.to_owned());
+            walk.skip_current_dir();
+        } else if entry.file_type().is_file() && path.extension().is_some_and(|e| e == "csv") {
             paths.push(path.to_owned());
         }
     }
     paths.sort();
     let mut out = Vec::new();
     for path in paths {
+        if path.is_dir() {
+            if only.is_none_or(|o| o.name() == reference::package::grader::NAME) {
+                out.push((path.clone(), package_grader(&path)?, PACKAGE));
+            }
+            continue;
+        }
         let Some((family, columns)) = listing_family(&path)? else {
             continue;
         };
@@ -226,6 +260,44 @@ fn find_listings(root: &Path, only: Option<&'static dyn Grader>) -> anyhow::Resu
         }
     }
     Ok(out)
+}
+
+/// The grader of the problem package in folder `dir`, from its
+/// `problem.yaml` (an error naming the file where it is wrong, or where it
+/// asks for what is not graded yet: a custom output validator).
+fn package_grader(dir: &Path) -> anyhow::Result<&'static dyn Grader> {
+    use reference::package::{Problem, Validation};
+    let problem = Problem::open(dir)?;
+    match problem.validation {
+        Validation::Default(validator) => Ok(reference::package::grader::grader(validator)),
+        Validation::Custom { .. } => bail!(
+            "{}: a custom output validator is not graded yet (docs/packages.md)",
+            dir.join("problem.yaml").display()
+        ),
+    }
+}
+
+/// The cases of the problem package in folder `dir`, in the format's
+/// order: each named by its group and name (`secret/group1/03`), its
+/// files its `.in` and `.ans` (the candidate gets none of them as an
+/// argument: the `.in` on stdin, see `Grader::input_file`).
+fn package_cases(dir: &Path, family: &'static dyn Grader) -> anyhow::Result<Vec<Case>> {
+    let root = dir.canonicalize().unwrap_or_else(|_| dir.to_owned());
+    let suite = dir
+        .file_name()
+        .map_or_else(|| "package".into(), |n| n.to_string_lossy().into_owned());
+    Ok(reference::package::test_cases(dir)?
+        .into_iter()
+        .map(|t| Case {
+            family,
+            suite: suite.clone(),
+            name: format!("{}/{}", t.group, t.name),
+            files: Ok(vec![t.input, t.answer]),
+            root: root.clone(),
+            given: Some(Vec::new()),
+            loaded: Loaded::default(),
+        })
+        .collect())
 }
 
 /// The family of a listing and its number of file columns, from its header

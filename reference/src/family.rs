@@ -313,6 +313,12 @@ pub trait Grader: Send + Sync {
     fn convert(&self, format: &str, _index: usize, _bytes: &[u8]) -> Result<Vec<u8>, String> {
         Err(format!("{} has no format {format:?}", self.name()))
     }
+    /// The case file a candidate reads on stdin, given no file as an
+    /// argument (a problem package's `.in`, file 0; the rest are the
+    /// judge's alone); `None`: every file as an argument.
+    fn input_file(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// One loaded puzzle, ready to judge any number of runs.

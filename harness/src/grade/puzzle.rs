@@ -45,7 +45,9 @@ pub fn grade(ctx: &Context, row: &mut Row, candidate: &Candidate, case: &Case, s
         contents: Some(prepared.given),
         workdir: candidate.workdir().to_owned(),
         slot,
-        stdin: None,
+        // (A problem package's `.in`: opened by the harness, never a path
+        // the candidate is given.)
+        stdin: case.family.input_file().and_then(|i| files.get(i)).cloned(),
         relative: candidate.relative(),
         write_workdir: false,
         network: candidate.network(),

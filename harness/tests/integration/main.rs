@@ -16,6 +16,7 @@ mod landlock;
 mod lifecycle;
 mod misbehaving;
 mod neighbours;
+mod packages;
 mod parts;
 mod platforms;
 mod privacy;

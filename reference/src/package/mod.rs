@@ -2,10 +2,12 @@
 //! format problemtools reads, and the 2023-07 draft's fields where they
 //! differ): `problem.yaml` read into a [`Problem`], the test cases of
 //! `data/sample` and `data/secret` listed in the format's order
-//! ([`test_cases`]), and the default output validator ([`validate`]).
+//! ([`test_cases`]), the default output validator ([`validate`]), and a
+//! package as a family the harness grades with ([`grader`]).
 //! Pure: files are read, nothing is run (a package's own validator and
 //! submissions are the harness's to run).
 
+pub mod grader;
 pub mod validate;
 
 use std::path::{Path, PathBuf};
