@@ -212,6 +212,7 @@ fn unreadable(path: &Path, family: &'static dyn Grader, e: &anyhow::Error) -> Ca
         root: path.parent().map(Path::to_owned).unwrap_or_default(),
         given: None,
         loaded: Loaded::default(),
+        time_limit: None,
     }
 }
 
@@ -283,6 +284,11 @@ fn package_grader(dir: &Path) -> anyhow::Result<&'static dyn Grader> {
 /// argument: the `.in` on stdin, see `Grader::input_file`).
 fn package_cases(dir: &Path, family: &'static dyn Grader) -> anyhow::Result<Vec<Case>> {
     let root = dir.canonicalize().unwrap_or_else(|_| dir.to_owned());
+    // (Its own limit, where it gives one: `limits.time_limit` or
+    // `.timelimit`.)
+    let time_limit = reference::package::Problem::open(dir)?
+        .time_limit
+        .map(std::time::Duration::from_secs_f64);
     let suite = dir
         .file_name()
         .map_or_else(|| "package".into(), |n| n.to_string_lossy().into_owned());
@@ -296,6 +302,7 @@ fn package_cases(dir: &Path, family: &'static dyn Grader) -> anyhow::Result<Vec<
             root: root.clone(),
             given: Some(Vec::new()),
             loaded: Loaded::default(),
+            time_limit,
         })
         .collect())
 }
@@ -415,6 +422,7 @@ impl ListingCases {
             root: self.root.clone(),
             given: None,
             loaded: Loaded::default(),
+            time_limit: None,
         }
     }
 

@@ -277,6 +277,9 @@ pub struct Case {
     /// The puzzle once checked and loaded (or why it cannot be): shared by
     /// every candidate graded on the case.
     pub loaded: Loaded,
+    /// Its own time limit (a problem package's), in place of the run's:
+    /// CPU time where the run judges CPU time, else the wall clock.
+    pub time_limit: Option<std::time::Duration>,
 }
 
 /// A case's puzzle, loaded at most once (or why it cannot be).

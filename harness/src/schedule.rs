@@ -307,6 +307,7 @@ pub(crate) mod tests {
                     root: dir.to_owned(),
                     given: None,
                     loaded: Default::default(),
+                    time_limit: None,
                 };
                 Job::puzzle("alice", &who, &Arc::new(case))
             })
@@ -494,6 +495,7 @@ pub(crate) mod tests {
                 root: root.clone(),
                 given: None,
                 loaded: Default::default(),
+                time_limit: None,
             });
             record.lock().unwrap().push(Arc::downgrade(&case));
             Job::puzzle("alice", &who, &case)

@@ -17,7 +17,17 @@ use crate::settings::{Context, RunOptions};
 
 /// Grades `candidate` on `case` into `row`.
 pub fn grade(ctx: &Context, row: &mut Row, candidate: &Candidate, case: &Case, slot: usize) {
-    let limits = &ctx.options.limits;
+    // The case's own time limit (a package's), judged as the run's is.
+    let own = case.time_limit.map(|t| {
+        let mut own = ctx.options.limits;
+        if own.cpu.is_some() {
+            (own.cpu, own.time) = (Some(t), crate::settings::safety_net(t));
+        } else {
+            own.time = t;
+        }
+        own
+    });
+    let limits = own.as_ref().unwrap_or(&ctx.options.limits);
     let files = match &case.files {
         Ok(f) => f,
         Err(problem) => {
@@ -438,6 +448,7 @@ mod tests {
             root: dir.path().canonicalize().unwrap(),
             given: None,
             loaded: Default::default(),
+            time_limit: None,
         };
         let solver = Arc::new(Candidate::Command {
             argv: vec!["solver".into(), "-v".into()],
@@ -484,6 +495,7 @@ mod tests {
         let fresh = |case: &Case| Case {
             root: dir.path().join("elsewhere"),
             loaded: Default::default(),
+            time_limit: None,
             ..case.clone()
         };
         let row = grade(&fresh(&case), &options, 0);

@@ -183,6 +183,10 @@ fn case_bytes(case: &Case, put: &mut dyn FnMut(&[u8])) -> Option<()> {
             put(&std::fs::read(file).ok()?);
         }
     }
+    // (A package's own limit: a verdict depends on it.)
+    if let Some(t) = case.time_limit {
+        put(format!("time limit {t:?}").as_bytes());
+    }
     Some(())
 }
 

@@ -168,3 +168,30 @@ fn a_package_asking_for_what_is_not_graded_yet_is_one_line() {
         )
     );
 }
+
+/// A package's own time limit (`.timelimit`, as problemtools and Kattis
+/// write it) is its cases', judged in CPU time as the run's would be.
+#[test]
+fn a_packages_own_time_limit_is_its_cases() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let sum = package(dir.path(), "validation: default\n");
+    std::fs::write(sum.join(".timelimit"), "1\n").unwrap();
+    let spin = script(dir.path(), "spin", "while :; do :; done");
+    let card = dir.path().join("spin.csv");
+    harness()
+        .args(["grade", "--no-cache", "--filter", "zero", "--suite"])
+        .arg(&sum)
+        .arg("--candidate")
+        .arg(&spin)
+        .arg("--scorecard")
+        .arg(&card)
+        .assert()
+        .code(1);
+    let got = rows(&card);
+    assert_eq!(got.len(), 1);
+    // (CPU time where the run measures it, as root here; else the wall
+    // clock's.)
+    assert_eq!(got[0].1, "time-limit", "{got:?}");
+    assert!(got[0].2.ends_with("over 1s"), "{got:?}");
+}

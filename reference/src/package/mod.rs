@@ -112,7 +112,7 @@ impl Problem {
         if problem.time_limit.is_none() {
             let file = dir.join(".timelimit");
             if let Ok(t) = std::fs::read_to_string(&file) {
-                let limit = t.trim().parse::<f64>().ok().filter(|v| *v > 0.0);
+                let limit = t.trim().parse::<f64>().ok().and_then(seconds);
                 problem.time_limit = Some(limit.ok_or_else(|| PackageError::Invalid {
                     path: file,
                     why: format!("{:?} is not a time limit in seconds", t.trim()),
@@ -229,6 +229,12 @@ impl Problem {
             validation,
             time_limit: if draft {
                 number(&limits["time_limit"], "limits.time_limit")?
+                    .map(|t| {
+                        seconds(t).ok_or_else(|| {
+                            format!("limits.time_limit: {t} is not a time limit in seconds")
+                        })
+                    })
+                    .transpose()?
             } else {
                 None
             },
@@ -246,6 +252,11 @@ impl Problem {
             )?,
         })
     }
+}
+
+/// `t` as a time limit: more than nothing, at most a day.
+fn seconds(t: f64) -> Option<f64> {
+    (t > 0.0 && t <= 86_400.0).then_some(t)
 }
 
 /// One test case: its input and answer, where it sits, and what it says
