@@ -16,7 +16,7 @@ use reference::file::listing_dir;
 
 use std::sync::Arc;
 
-use crate::job::{Candidate, Case, Job, Jobs, Loaded};
+use crate::job::{Candidate, Case, Job, Jobs};
 use crate::settings::Selection;
 
 /// Finds every listing under `roots` and returns their cases, in listing
@@ -204,16 +204,13 @@ fn keeps(f: &str, case: &Case) -> bool {
 
 /// The case of a listing that could not be read again.
 fn unreadable(path: &Path, family: &'static dyn Grader, e: &anyhow::Error) -> Case {
-    Case {
+    let root = path.parent().map(Path::to_owned).unwrap_or_default();
+    Case::new(
         family,
-        suite: suite_name(path),
-        name: "listing".into(),
-        files: Err(format!("{e:#}")),
-        root: path.parent().map(Path::to_owned).unwrap_or_default(),
-        given: None,
-        loaded: Loaded::default(),
-        time_limit: None,
-    }
+        (suite_name(path), "listing".into()),
+        Err(format!("{e:#}")),
+        root,
+    )
 }
 
 /// A listing found: its path, family and number of file columns; or a
@@ -295,14 +292,14 @@ fn package_cases(dir: &Path, family: &'static dyn Grader) -> anyhow::Result<Vec<
     Ok(reference::package::test_cases(dir)?
         .into_iter()
         .map(|t| Case {
-            family,
-            suite: suite.clone(),
-            name: format!("{}/{}", t.group, t.name),
-            files: Ok(vec![t.input, t.answer]),
-            root: root.clone(),
             given: Some(Vec::new()),
-            loaded: Loaded::default(),
             time_limit,
+            ..Case::new(
+                family,
+                (suite.clone(), format!("{}/{}", t.group, t.name)),
+                Ok(vec![t.input, t.answer]),
+                root.clone(),
+            )
         })
         .collect())
 }
@@ -414,16 +411,8 @@ impl ListingCases {
     }
 
     fn case(&self, name: String, files: Result<Vec<PathBuf>, String>) -> Case {
-        Case {
-            family: self.family,
-            suite: self.suite.clone(),
-            name,
-            files,
-            root: self.root.clone(),
-            given: None,
-            loaded: Loaded::default(),
-            time_limit: None,
-        }
+        let names = (self.suite.clone(), name);
+        Case::new(self.family, names, files, self.root.clone())
     }
 
     /// The line of the first row before `line` naming `names`, if any.

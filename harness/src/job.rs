@@ -286,6 +286,27 @@ pub struct Case {
 pub type Loaded = Arc<OnceLock<Result<Prepared, String>>>;
 
 impl Case {
+    /// A case of `family` named `name` in `suite`: `files` (or what is
+    /// wrong with them) under `root`, given to the candidate as they are,
+    /// under the run's time limit.
+    pub fn new(
+        family: &'static dyn Grader,
+        (suite, name): (String, String),
+        files: Result<Vec<PathBuf>, String>,
+        root: PathBuf,
+    ) -> Self {
+        Self {
+            family,
+            suite,
+            name,
+            files,
+            root,
+            given: None,
+            loaded: Loaded::default(),
+            time_limit: None,
+        }
+    }
+
     /// Its expected cost, in process starts: [`size_cost`] of its files.
     pub fn expected_cost(&self) -> f64 {
         size_cost(self.files.as_deref().unwrap_or_default())

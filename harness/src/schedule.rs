@@ -299,16 +299,9 @@ pub(crate) mod tests {
         let who = solver();
         (0..n)
             .map(|i| {
-                let case = Case {
-                    family: reference::families::family("toy").unwrap(),
-                    suite: "s".into(),
-                    name: format!("c{i:02}"),
-                    files: Ok(vec![path.clone()]),
-                    root: dir.to_owned(),
-                    given: None,
-                    loaded: Default::default(),
-                    time_limit: None,
-                };
+                let toy = reference::families::family("toy").unwrap();
+                let name = ("s".into(), format!("c{i:02}"));
+                let case = Case::new(toy, name, Ok(vec![path.clone()]), dir.to_owned());
                 Job::puzzle("alice", &who, &Arc::new(case))
             })
             .collect()
@@ -487,16 +480,14 @@ pub(crate) mod tests {
         let root = dir.path().to_owned();
         let record = Arc::clone(&made);
         let stream = (0..n).map(move |i| {
-            let case = Arc::new(Case {
-                family: reference::families::family("toy").unwrap(),
-                suite: "s".into(),
-                name: format!("b{i}.txt"),
-                files: Ok(vec![root.join(format!("b{i}.txt"))]),
-                root: root.clone(),
-                given: None,
-                loaded: Default::default(),
-                time_limit: None,
-            });
+            let toy = reference::families::family("toy").unwrap();
+            let files = Ok(vec![root.join(format!("b{i}.txt"))]);
+            let case = Arc::new(Case::new(
+                toy,
+                ("s".into(), format!("b{i}.txt")),
+                files,
+                root.clone(),
+            ));
             record.lock().unwrap().push(Arc::downgrade(&case));
             Job::puzzle("alice", &who, &case)
         });

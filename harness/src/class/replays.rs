@@ -6,14 +6,11 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use reference::replay::Replay;
-
 use super::plan::{PartPlan, Plan};
 use crate::course::Course;
 use crate::outcome::{Row, Verdict};
 
-/// Replays by (submission, suite, case).
-pub type Replays = BTreeMap<(String, String, String), Replay>;
+pub use crate::platform::Replays;
 
 /// The most replays kept for one submission.
 pub const PER_SUBMISSION: usize = 3;

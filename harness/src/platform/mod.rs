@@ -21,6 +21,10 @@ pub mod trial;
 
 use std::path::{Path, PathBuf};
 
+/// Replays of a class's wrong answers by (submission, suite, case), for
+/// a platform to draw beside a failed test (made by `class::replays`).
+pub type Replays = std::collections::BTreeMap<(String, String, String), reference::replay::Replay>;
+
 use anyhow::Context as _;
 
 pub use kit::{File, Form, Kit, Package, Tree};
@@ -97,7 +101,7 @@ pub struct Graded<'a> {
     /// The class's rows (the submission's among them).
     pub rows: &'a [Row],
     /// Replays of wrong answers, where the run kept them.
-    pub replays: &'a crate::class::Replays,
+    pub replays: &'a Replays,
     /// How long the run took, where it graded this submission alone.
     pub elapsed: Option<std::time::Duration>,
 }
@@ -225,7 +229,7 @@ pub fn write_class(
     course: &Course,
     points: &[Points],
     rows: &[Row],
-    replays: &crate::class::Replays,
+    replays: &Replays,
 ) -> anyhow::Result<()> {
     for p in points {
         let folder: PathBuf = dir.join(crate::export::safe_name(&p.submission));

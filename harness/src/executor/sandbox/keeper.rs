@@ -448,7 +448,8 @@ pub fn hold() -> ExitCode {
         }
         let reply = match kill_everyone() {
             Ok(()) => vec![DONE, 0, 0, 0, 0],
-            Err(why) => {
+            Err(e) => {
+                let why = format!("cannot kill what a case left: {e}");
                 let mut r = vec![REFUSED];
                 r.extend_from_slice(&(why.len() as u32).to_le_bytes());
                 r.extend_from_slice(why.as_bytes());
@@ -464,7 +465,7 @@ pub fn hold() -> ExitCode {
 /// Kills every process of the holder's PID namespace but itself, again
 /// until none is left (a process forked meanwhile is killed the next
 /// round; the kernel reaps each): at most ten seconds.
-fn kill_everyone() -> Result<(), String> {
+fn kill_everyone() -> std::io::Result<()> {
     let start = std::time::Instant::now();
     loop {
         // SAFETY: a bare system call; from pid 1 of a namespace, -1 is
@@ -476,11 +477,14 @@ fn kill_everyone() -> Result<(), String> {
             return if e.raw_os_error() == Some(libc::ESRCH) {
                 Ok(())
             } else {
-                Err(format!("cannot kill what a case left: {e}"))
+                Err(e)
             };
         }
         if start.elapsed() > std::time::Duration::from_secs(10) {
-            return Err("what a case left is still there after 10 s".into());
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "what a case left is still there after 10 s",
+            ));
         }
         std::thread::sleep(std::time::Duration::from_micros(100));
     }

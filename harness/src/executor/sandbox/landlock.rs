@@ -107,9 +107,9 @@ impl Landlock {
 
 /// Whether the kernel enforces Landlock's file-system rules, or why not.
 pub(super) fn usable() -> Result<(), ExecError> {
-    supports(|r| r.handle_access(AccessFs::from_all(ABI::V1))).map_err(|why| ExecError::Unusable {
+    supports(|r| r.handle_access(AccessFs::from_all(ABI::V1))).map_err(|e| ExecError::Unusable {
         sandbox: "landlock",
-        why,
+        why: format!("is not enforced by this kernel ({e})"),
     })
 }
 
@@ -127,15 +127,13 @@ pub(super) fn extras() -> Vec<&'static str> {
     out
 }
 
-/// Whether a ruleset `handle` makes can be made, all of it.
+/// Whether a ruleset `handle` makes can be made, all of it (else the
+/// kernel's refusal).
 fn supports(
     handle: impl FnOnce(Ruleset) -> Result<Ruleset, landlock::RulesetError>,
-) -> Result<(), String> {
+) -> Result<(), landlock::RulesetError> {
     let ruleset = Ruleset::default().set_compatibility(CompatLevel::HardRequirement);
-    handle(ruleset)
-        .and_then(|r| r.create())
-        .map(drop)
-        .map_err(|e| format!("is not enforced by this kernel ({e})"))
+    handle(ruleset).and_then(|r| r.create()).map(drop)
 }
 
 /// The ruleset of `view`, made ready to apply: its descriptor.
