@@ -158,22 +158,10 @@ pub fn kill_all((uid, gid): (u32, u32)) -> Result<(), ExecError> {
             error: std::io::Error::last_os_error(),
         });
     }
-    let mut status = 0;
-    loop {
-        // SAFETY: waits for exactly the child made above.
-        #[allow(unsafe_code)]
-        let r = unsafe { libc::waitpid(pid, &mut status, libc::__WALL) };
-        if r == pid {
-            break;
-        }
-        let error = std::io::Error::last_os_error();
-        if error.kind() != std::io::ErrorKind::Interrupted {
-            return Err(ExecError::System {
-                what: what(),
-                error,
-            });
-        }
-    }
+    let status = crate::executor::run::stack::wait_for(pid).map_err(|error| ExecError::System {
+        what: what(),
+        error,
+    })?;
     match libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)) {
         Some(0) => Ok(()),
         Some(errno) => Err(ExecError::System {

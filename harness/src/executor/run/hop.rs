@@ -77,19 +77,7 @@ pub(super) fn enter(
 /// reaped, and the case's process it started is returned (an error where
 /// it started none: it said why on the failure pipe).
 pub(super) fn reap(pid: c_int, started: &AtomicI32) -> std::io::Result<u32> {
-    let mut status = 0;
-    loop {
-        // SAFETY: waits for exactly the child the caller made.
-        #[allow(unsafe_code)]
-        let r = unsafe { libc::waitpid(pid, &mut status, libc::__WALL) };
-        if r == pid {
-            break;
-        }
-        let e = std::io::Error::last_os_error();
-        if e.kind() != std::io::ErrorKind::Interrupted {
-            return Err(e);
-        }
-    }
+    let status = super::stack::wait_for(pid)?;
     let leader = started.load(Ordering::SeqCst);
     if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0 && leader > 0 {
         Ok(leader.unsigned_abs())

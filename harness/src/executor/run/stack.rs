@@ -74,6 +74,24 @@ pub(in crate::executor) fn with_top<R>(f: impl FnOnce(*mut c_void) -> R) -> std:
     })
 }
 
+/// Waits for `pid`, a child this thread started on its stack (whose exit
+/// signal may be none: `__WALL`), and returns its wait status.
+pub(in crate::executor) fn wait_for(pid: libc::c_int) -> std::io::Result<libc::c_int> {
+    let mut status = 0;
+    loop {
+        // SAFETY: waits for exactly that child.
+        #[allow(unsafe_code)]
+        let r = unsafe { libc::waitpid(pid, &mut status, libc::__WALL) };
+        if r == pid {
+            return Ok(status);
+        }
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+}
+
 /// `n` in decimal, in `buf`.
 pub(super) fn decimal(mut n: u32, buf: &mut [u8; 12]) -> &[u8] {
     let mut at = buf.len();
