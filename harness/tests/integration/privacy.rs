@@ -173,6 +173,25 @@ fn leaver(f: &Fixture, tag: &str) -> std::path::PathBuf {
     )
 }
 
+/// `f`'s boards graded by `solver` as the ordinary user, with `extra`
+/// arguments: the run's output, its stderr in words.
+fn grade_as_ordinary(f: &Fixture, solver: &Path, extra: &[&str]) -> (std::process::Output, String) {
+    let out = harness_as_an_ordinary_user(f.dir.path())
+        .arg("grade")
+        .arg("--suite")
+        .arg(f.suite())
+        .arg("--candidate")
+        .arg(solver)
+        .arg("--scorecard")
+        .arg(f.scorecard())
+        .args(extra)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(stderr.contains("+bwrap"), "bubblewrap's tier: {stderr}");
+    (out, stderr)
+}
+
 /// The processes left on the machine that write the leaver's late marks
 /// of `tag`.
 fn late_writers(tag: &str) -> Vec<String> {
@@ -199,19 +218,8 @@ fn as_an_ordinary_user_a_slots_next_case_finds_nothing_of_the_last() {
     let f = boards(cases);
     let solver = leaver(&f, "user");
     for jobs in ["1", "2"] {
-        let out = harness_as_an_ordinary_user(f.dir.path())
-            .arg("grade")
-            .arg("--suite")
-            .arg(f.suite())
-            .arg("--candidate")
-            .arg(&solver)
-            .arg("--scorecard")
-            .arg(f.scorecard())
-            .args(["--jobs", jobs, "--force", "--no-cache"])
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.contains("+bwrap"), "bubblewrap's tier: {stderr}");
+        let (out, stderr) =
+            grade_as_ordinary(&f, &solver, &["--jobs", jobs, "--force", "--no-cache"]);
         assert_all_accepted(&f, cases, &format!("--jobs {jobs}"));
         assert_eq!(out.status.code(), Some(0), "--jobs {jobs}: {stderr}");
         assert_eq!(late_writers("user"), Vec::<String>::new(), "--jobs {jobs}");
@@ -366,20 +374,8 @@ fn as_an_ordinary_user_a_case_finds_no_key_of_the_last() {
         return;
     };
     for jobs in ["1", "2"] {
-        let out = harness_as_an_ordinary_user(f.dir.path())
-            .arg("grade")
-            .arg("--suite")
-            .arg(f.suite())
-            .arg("--candidate")
-            .arg(&solver)
-            .arg("--scorecard")
-            .arg(f.scorecard())
-            .args(["--jobs", jobs, "--force"])
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
+        let (out, stderr) = grade_as_ordinary(&f, &solver, &["--jobs", jobs, "--force"]);
         assert_eq!(out.status.code(), Some(0), "--jobs {jobs}: {stderr}");
-        assert!(stderr.contains("+bwrap"), "bubblewrap's tier: {stderr}");
         assert_all_accepted(&f, cases, &format!("--jobs {jobs}"));
     }
 }
@@ -444,18 +440,43 @@ fn as_an_ordinary_user_no_case_reaches_its_slots_holder() {
             env!("CARGO_BIN_EXE_harness")
         ),
     );
-    let out = harness_as_an_ordinary_user(f.dir.path())
+    let (_, stderr) = grade_as_ordinary(&f, &solver, &["--jobs", "1"]);
+    assert_all_accepted(&f, cases, &stderr);
+}
+
+/// `harness` (a command, its program set) grading `f`'s boards at one job
+/// with a candidate that sleeps 0.4 s before it solves, started and not
+/// waited for: a run whose slot's keeper or holder a test kills midway.
+fn slow_run(f: &Fixture, mut harness: std::process::Command) -> std::process::Child {
+    let solver = script(
+        f,
+        "slow",
+        format!(
+            "#!/bin/sh\nsleep 0.4\nexec {} solve --family lightsout \"$@\"\n",
+            env!("CARGO_BIN_EXE_harness")
+        ),
+    );
+    harness
         .arg("grade")
         .arg("--suite")
         .arg(f.suite())
         .args(["--candidate", solver.to_str().unwrap(), "--jobs", "1"])
         .arg("--scorecard")
         .arg(f.scorecard())
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("+bwrap"), "bubblewrap's tier: {stderr}");
-    assert_all_accepted(&f, cases, &stderr);
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+/// The run ended well and every one of `f`'s `cases` was accepted.
+fn ended_well(f: &Fixture, mut run: std::process::Child, cases: usize) {
+    assert!(run.wait().unwrap().success());
+    let verdicts: Vec<String> = read_scorecard(&f.scorecard())
+        .into_iter()
+        .map(|r| format!("{} {}", r["verdict"], r["detail"]))
+        .collect();
+    assert_eq!(verdicts, vec!["accepted ".to_string(); cases]);
 }
 
 /// As an ordinary user, a job slot's bubblewrap holder that dies (an
@@ -470,25 +491,7 @@ fn as_an_ordinary_user_a_holder_that_dies_costs_no_case() {
     }
     let cases = 6;
     let f = boards(cases);
-    let solver = script(
-        &f,
-        "slow",
-        format!(
-            "#!/bin/sh\nsleep 0.4\nexec {} solve --family lightsout \"$@\"\n",
-            env!("CARGO_BIN_EXE_harness")
-        ),
-    );
-    let mut run = harness_as_an_ordinary_user(f.dir.path())
-        .arg("grade")
-        .arg("--suite")
-        .arg(f.suite())
-        .args(["--candidate", solver.to_str().unwrap(), "--jobs", "1"])
-        .arg("--scorecard")
-        .arg(f.scorecard())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let run = slow_run(&f, harness_as_an_ordinary_user(f.dir.path()));
     // setpriv execs the harness: its pid is the run's. The holder is the
     // child of the harness's child (bubblewrap), named `hold`.
     let harness = run.id().to_string();
@@ -525,12 +528,7 @@ fn as_an_ordinary_user_a_holder_that_dies_costs_no_case() {
         .args(["-9", &pid])
         .status()
         .unwrap();
-    assert!(run.wait().unwrap().success());
-    let verdicts: Vec<String> = read_scorecard(&f.scorecard())
-        .into_iter()
-        .map(|r| format!("{} {}", r["verdict"], r["detail"]))
-        .collect();
-    assert_eq!(verdicts, vec!["accepted ".to_string(); cases]);
+    ended_well(&f, run, cases);
 }
 
 /// A job slot's keeper that dies (an administrator's `kill`: no candidate
@@ -544,25 +542,10 @@ fn a_keeper_that_dies_is_started_again() {
     }
     let cases = 6;
     let f = boards(cases);
-    let solver = script(
+    let run = slow_run(
         &f,
-        "slow",
-        format!(
-            "#!/bin/sh\nsleep 0.4\nexec {} solve --family lightsout \"$@\"\n",
-            env!("CARGO_BIN_EXE_harness")
-        ),
+        std::process::Command::new(env!("CARGO_BIN_EXE_harness")),
     );
-    let mut run = std::process::Command::new(env!("CARGO_BIN_EXE_harness"))
-        .arg("grade")
-        .arg("--suite")
-        .arg(f.suite())
-        .args(["--candidate", solver.to_str().unwrap(), "--jobs", "1"])
-        .arg("--scorecard")
-        .arg(f.scorecard())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
     let harness = run.id().to_string();
     // The keeper: the harness's child named harness-exec (or `harness
     // __keeper`).
@@ -588,12 +571,7 @@ fn a_keeper_that_dies_is_started_again() {
         .args(["-9", &pid])
         .status()
         .unwrap();
-    assert!(run.wait().unwrap().success());
-    let verdicts: Vec<String> = read_scorecard(&f.scorecard())
-        .into_iter()
-        .map(|r| format!("{} {}", r["verdict"], r["detail"]))
-        .collect();
-    assert_eq!(verdicts, vec!["accepted ".to_string(); cases]);
+    ended_well(&f, run, cases);
 }
 
 /// A case inherits no descriptor but its stdin, stdout and stderr: not

@@ -275,12 +275,8 @@ impl Keeper {
 /// The keeper's whole life: requests from stdin (a Unix socket) until it
 /// closes.
 pub fn serve() -> ExitCode {
-    let socket = match std::io::stdin().as_fd().try_clone_to_owned() {
-        Ok(fd) => UnixStream::from(fd),
-        Err(e) => {
-            eprintln!("harness keeper: no socket on stdin: {e}");
-            return ExitCode::from(FAILED as u8);
-        }
+    let Some(socket) = stdin_socket("keeper") else {
+        return ExitCode::from(FAILED as u8);
     };
     // It holds no terminal. (It ends when the harness does: its socket
     // closes. No parent-death signal: that follows the thread that started
@@ -335,19 +331,33 @@ pub fn serve() -> ExitCode {
         };
         let reply = match done {
             Ok(()) => vec![DONE, 0, 0, 0, 0],
-            Err(why) => {
-                let why = why.to_string();
-                let mut r = vec![REFUSED];
-                r.extend_from_slice(&(why.len() as u32).to_le_bytes());
-                r.extend_from_slice(why.as_bytes());
-                r
-            }
+            Err(why) => refused(&why.to_string()),
         };
         if (&socket).write_all(&reply).is_err() {
             return ExitCode::SUCCESS;
         }
         drop(left);
     }
+}
+
+/// The Unix socket a keeper or holder (`who`) gets on stdin, or `None`
+/// (said on stderr).
+fn stdin_socket(who: &str) -> Option<UnixStream> {
+    match std::io::stdin().as_fd().try_clone_to_owned() {
+        Ok(fd) => Some(UnixStream::from(fd)),
+        Err(e) => {
+            eprintln!("harness {who}: no socket on stdin: {e}");
+            None
+        }
+    }
+}
+
+/// A reply that refuses, saying `why`.
+fn refused(why: &str) -> Vec<u8> {
+    let mut r = vec![REFUSED];
+    r.extend_from_slice(&(why.len() as u32).to_le_bytes());
+    r.extend_from_slice(why.as_bytes());
+    r
 }
 
 /// Moves the keeper into a network namespace of its own, its loopback up
@@ -412,12 +422,8 @@ fn build(host: &std::fs::File, view: &View) -> Result<(), ExecError> {
 /// requests come on stdin (a Unix socket) until it closes; then it exits,
 /// and the kernel kills whatever is left in its PID namespace.
 pub fn hold() -> ExitCode {
-    let socket = match std::io::stdin().as_fd().try_clone_to_owned() {
-        Ok(fd) => UnixStream::from(fd),
-        Err(e) => {
-            eprintln!("harness holder: no socket on stdin: {e}");
-            return ExitCode::from(FAILED as u8);
-        }
+    let Some(socket) = stdin_socket("holder") else {
+        return ExitCode::from(FAILED as u8);
     };
     if let Ok(null) = std::fs::File::open("/dev/null") {
         let _ = rustix::stdio::dup2_stdin(&null);
@@ -448,13 +454,7 @@ pub fn hold() -> ExitCode {
         }
         let reply = match kill_everyone() {
             Ok(()) => vec![DONE, 0, 0, 0, 0],
-            Err(e) => {
-                let why = format!("cannot kill what a case left: {e}");
-                let mut r = vec![REFUSED];
-                r.extend_from_slice(&(why.len() as u32).to_le_bytes());
-                r.extend_from_slice(why.as_bytes());
-                r
-            }
+            Err(e) => refused(&format!("cannot kill what a case left: {e}")),
         };
         if (&socket).write_all(&reply).is_err() {
             return ExitCode::SUCCESS;
