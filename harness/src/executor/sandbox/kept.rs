@@ -302,15 +302,7 @@ impl Holder {
     /// Whether its private places hold nothing of the last case: as they
     /// were, or emptied.
     fn empty(&self) -> bool {
-        let inodes = || super::mounts::inodes(&self.places);
-        match inodes() {
-            Ok(now) if now == self.inodes => true,
-            Ok(_) => {
-                self.view.clear(&self.keeper.root()).is_ok()
-                    && inodes().is_ok_and(|now| now == self.inodes)
-            }
-            Err(_) => false,
-        }
+        super::mounts::emptied(&self.view, &self.keeper.root(), &self.places, &self.inodes)
     }
 }
 

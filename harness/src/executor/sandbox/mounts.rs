@@ -265,6 +265,17 @@ impl View {
     }
 }
 
+/// Whether a kept view's private places (`places`, opened through its
+/// `root`) hold nothing of the last case: their inodes as they `were`,
+/// or the places emptied ([`View::clear`]) and their inodes so again.
+pub fn emptied(view: &View, root: &Path, places: &[std::os::fd::OwnedFd], were: &[u64]) -> bool {
+    match inodes(places) {
+        Ok(now) if now == were => true,
+        Ok(_) => view.clear(root).is_ok() && inodes(places).is_ok_and(|now| now == were),
+        Err(_) => false,
+    }
+}
+
 /// The inodes each of `places` (see [`View::places`]) holds now: its
 /// whole file system's. A case that left nothing there leaves these as
 /// they were when the view was made.

@@ -267,17 +267,6 @@ impl Slot {
         let (Some(kept), Some(keeper)) = (&self.view, &self.keeper) else {
             return false;
         };
-        if !quiet {
-            return false;
-        }
-        let inodes = || super::mounts::inodes(&kept.places);
-        match inodes() {
-            Ok(now) if now == kept.inodes => true,
-            Ok(_) => {
-                kept.view.clear(&keeper.root()).is_ok()
-                    && inodes().is_ok_and(|now| now == kept.inodes)
-            }
-            Err(_) => false,
-        }
+        quiet && super::mounts::emptied(&kept.view, &keeper.root(), &kept.places, &kept.inodes)
     }
 }
