@@ -280,6 +280,41 @@ pub struct Case {
     /// Its own time limit (a problem package's), in place of the run's:
     /// CPU time where the run judges CPU time, else the wall clock.
     pub time_limit: Option<std::time::Duration>,
+    /// The program that judges an output that ended well, where the
+    /// family does not (a problem package's own output validator): shared
+    /// by every case of its package.
+    pub validator: Option<Arc<Validator>>,
+}
+
+/// A problem package's own output validator: built once for the run (see
+/// `grade::validator`), then run on each output its family's judge let
+/// through.
+pub struct Validator {
+    /// Its program in the package.
+    pub program: reference::package::Program,
+    /// Its flags (`validator_flags`).
+    pub flags: Vec<String>,
+    /// The memory it may use, MiB (its run command names it: Java's heap).
+    pub memory_mib: u64,
+    /// Its build, once made: its run command and the folder it was built
+    /// in (kept while the run lasts), or why it did not build.
+    pub built: OnceLock<Result<Built, String>>,
+}
+
+/// A validator built: its run command, and the folder it was built in
+/// (kept while the run lasts).
+pub type Built = (Vec<String>, Arc<tempfile::TempDir>);
+
+impl Validator {
+    /// The validator `program` with `flags`, not built yet.
+    pub fn new(program: reference::package::Program, flags: &str, memory_mib: u64) -> Self {
+        Self {
+            program,
+            flags: flags.split_whitespace().map(str::to_owned).collect(),
+            memory_mib,
+            built: OnceLock::new(),
+        }
+    }
 }
 
 /// A case's puzzle, loaded at most once (or why it cannot be).
@@ -304,6 +339,7 @@ impl Case {
             given: None,
             loaded: Loaded::default(),
             time_limit: None,
+            validator: None,
         }
     }
 

@@ -102,6 +102,15 @@ pub struct Spec {
     /// part's `ipc = true`) even where it has no IPC namespace of its own
     /// (Landlock's tier: then shared with every case there).
     pub ipc: bool,
+    /// Arguments after the files (a package's output validator: its
+    /// feedback folder and flags).
+    pub tail: Vec<OsString>,
+    /// Files the process may write in its working folder that the run
+    /// hands back ([`RunResult::returned`]; a package's validator's
+    /// `judgemessage.txt`). With `relative`: that folder is then its own,
+    /// the case's scratch folder (without isolation a fresh temporary
+    /// folder, the files then given by their whole paths).
+    pub returns: Vec<String>,
 }
 
 /// Limits for one run.
@@ -217,7 +226,15 @@ pub struct RunResult {
     /// (not a limit): a start that raced the machine (a mount appearing
     /// while bubblewrap binds the system) passes when tried again.
     pub unstarted: bool,
+    /// The files of [`Spec::returns`] the process left in its working
+    /// folder (regular files only, never a link), each with its first
+    /// [`RETURNED_BYTES`] bytes.
+    pub returned: Vec<(String, Vec<u8>)>,
 }
+
+/// The most bytes of each file a run hands back (problemtools keeps 128
+/// KiB of a validator's feedback).
+pub const RETURNED_BYTES: u64 = 128 << 10;
 
 impl RunResult {
     /// A run that ended as `ending` after `wall`, with nothing else known.
@@ -233,6 +250,7 @@ impl RunResult {
             max_rss_kb: None,
             cancelled: false,
             unstarted: false,
+            returned: Vec::new(),
         }
     }
 }

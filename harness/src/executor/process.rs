@@ -61,10 +61,32 @@ impl Executor for ProcessExecutor {
         let Some((program, args)) = spec.argv.split_first() else {
             return RunResult::ended(Ending::Failed("empty command".into()), Duration::ZERO);
         };
+        // A run that hands files back writes them in a folder of its own.
+        let own = match spec.returns.is_empty() {
+            true => None,
+            false => match tempfile::Builder::new()
+                .prefix("puzzlegrade-own-")
+                .tempdir()
+            {
+                Ok(d) => Some(d),
+                Err(e) => {
+                    let why = format!("cannot make a working folder: {e}");
+                    return RunResult::ended(Ending::Failed(why), Duration::ZERO);
+                }
+            },
+        };
         let mut start = |ends: Ends| {
             let mut cmd = Command::new(program);
             cmd.args(args);
             match spec.files.first().and_then(|f| f.parent()) {
+                _ if own.is_some() => {
+                    let dir = own.as_ref().map(tempfile::TempDir::path);
+                    let whole = spec
+                        .files
+                        .iter()
+                        .map(|f| std::path::absolute(f).unwrap_or_default());
+                    cmd.args(whole).current_dir(dir.unwrap_or(&spec.workdir));
+                }
                 Some(dir) if spec.relative => {
                     cmd.args(spec.files.iter().map(|f| relative_to(f, dir)))
                         .current_dir(dir);
@@ -73,6 +95,7 @@ impl Executor for ProcessExecutor {
                     cmd.args(&spec.files).current_dir(&spec.workdir);
                 }
             }
+            cmd.args(&spec.tail);
             cmd.stdin(Stdio::from(ends.stdin))
                 .stdout(Stdio::from(ends.stdout))
                 .stderr(Stdio::from(ends.stderr))
@@ -81,7 +104,7 @@ impl Executor for ProcessExecutor {
             // command, and our copies of its pipes' write ends, go now.
             cmd.spawn().map(|c| c.id())
         };
-        run(
+        let mut result = run(
             program,
             &mut start,
             spec,
@@ -89,7 +112,11 @@ impl Executor for ProcessExecutor {
             cancel,
             self.guard.as_ref(),
             Default::default(),
-        )
+        );
+        if let Some(dir) = &own {
+            result.returned = super::run::returned::read(dir.path(), &spec.returns);
+        }
+        result
     }
 
     fn finish(&self) {

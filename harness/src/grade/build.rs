@@ -116,6 +116,8 @@ pub fn grade(ctx: &Context, row: &mut Row, build: &Build, slot: usize) {
         write_workdir: true,
         network: false,
         ipc: false,
+        tail: Vec::new(),
+        returns: Vec::new(),
     };
     let limits = Limits {
         time: b.time_limit,

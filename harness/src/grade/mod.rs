@@ -1,13 +1,16 @@
 //! One job, start to finish, into one scorecard row. Never fails: whatever
 //! happens is a verdict, and our own failures are `harness-error`. One
 //! file per kind of task: a candidate on a puzzle ([`puzzle`]), on a probe
-//! of its exit statuses ([`probe`]), a submission's build ([`build`]).
+//! of its exit statuses ([`probe`]), a submission's build ([`build`]);
+//! a problem package's own output validator judging an output
+//! ([`validator`]).
 
 pub mod build;
 mod kept;
 pub mod probe;
 pub mod puzzle;
 mod stderr;
+pub mod validator;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -53,6 +53,8 @@ pub fn grade(
         write_workdir: false,
         network: candidate.network(),
         ipc: candidate.ipc(),
+        tail: Vec::new(),
+        returns: Vec::new(),
     };
     let limits = &ctx.options.limits;
     let run = ctx.executor.execute(&spec, limits, ctx.cancel);

@@ -62,9 +62,14 @@ pub fn grade(ctx: &Context, row: &mut Row, candidate: &Candidate, case: &Case, s
         write_workdir: false,
         network: candidate.network(),
         ipc: candidate.ipc(),
+        tail: Vec::new(),
+        returns: Vec::new(),
     };
     let run = ctx.executor.execute(&spec, limits, ctx.cancel);
     fill(row, prepared.puzzle.as_ref(), &run, limits);
+    if row.verdict == Verdict::Accepted {
+        super::validator::judge(ctx, row, case, &run, slot);
+    }
     super::stderr::crashed(row, &run, &ctx.options.crashes);
     if let Some(dir) = &ctx.options.keep_output
         && let Err(e) = super::kept::keep(dir, row, &run)
@@ -440,16 +445,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("b.txt");
         std::fs::write(&path, "0110\n").unwrap();
-        let case = Case {
-            family: reference::families::family("toy").unwrap(),
-            suite: "s".into(),
-            name: "b.txt".into(),
-            files: Ok(vec![path.clone()]),
-            root: dir.path().canonicalize().unwrap(),
-            given: None,
-            loaded: Default::default(),
-            time_limit: None,
-        };
+        let case = Case::new(
+            reference::families::family("toy").unwrap(),
+            ("s".into(), "b.txt".into()),
+            Ok(vec![path.clone()]),
+            dir.path().canonicalize().unwrap(),
+        );
         let solver = Arc::new(Candidate::Command {
             argv: vec!["solver".into(), "-v".into()],
             workdir: PathBuf::from("/w"),

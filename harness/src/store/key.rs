@@ -187,6 +187,11 @@ fn case_bytes(case: &Case, put: &mut dyn FnMut(&[u8])) -> Option<()> {
     if let Some(t) = case.time_limit {
         put(format!("time limit {t:?}").as_bytes());
     }
+    // (A package's own validator judges: its files and flags.)
+    if let Some(v) = &case.validator {
+        put(&tree_digest(&v.program.path, &[])?);
+        put(v.flags.join(" ").as_bytes());
+    }
     Some(())
 }
 

@@ -135,7 +135,7 @@ fn a_package_is_a_suite_judged_by_its_default_validator() {
 #[test]
 fn a_package_asking_for_what_is_not_graded_yet_is_one_line() {
     let dir = tempfile::tempdir().unwrap();
-    let sum = package(dir.path(), "validation: custom\n");
+    let sum = package(dir.path(), "validation: custom interactive\n");
     std::fs::create_dir_all(sum.join("output_validators/v")).unwrap();
     harness()
         .args(["grade", "--suite"])
@@ -144,9 +144,27 @@ fn a_package_asking_for_what_is_not_graded_yet_is_one_line() {
         .assert()
         .code(2)
         .stderr(format!(
-            "harness: {}: a custom output validator is not graded yet (docs/packages.md)\n",
+            "harness: {}: an interactive output validator is not graded yet (docs/packages.md)\n",
             sum.join("problem.yaml").display()
         ));
+    // Its own validator asked for, in a language not built here.
+    std::fs::write(sum.join("problem.yaml"), "validation: custom\n").unwrap();
+    std::fs::write(sum.join("output_validators/v/check.hs"), "main = pure ()\n").unwrap();
+    let out = harness()
+        .args(["grade", "--suite"])
+        .arg(&sum)
+        .args(["--candidate", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.starts_with(&format!(
+            "harness: {}: in no language this harness builds (C, C++, Java",
+            sum.join("output_validators/v").display()
+        )) && said.lines().count() == 1,
+        "{said}"
+    );
     std::fs::write(
         sum.join("problem.yaml"),
         "validator_flags: float_tolerance x\n",
@@ -194,4 +212,235 @@ fn a_packages_own_time_limit_is_its_cases() {
     // clock's.)
     assert_eq!(got[0].1, "time-limit", "{got:?}");
     assert!(got[0].2.ends_with("over 1s"), "{got:?}");
+}
+
+/// A validator in C: the sum checked as a number, the difference said in
+/// `judgemessage.txt`; with the flag `fussy` it fails (exit 3) on a sum
+/// of nothing, a judge's error.
+const CHECK_C: &str = r#"#include <stdio.h>
+#include <string.h>
+int main(int argc, char **argv) {
+    double a, b, want, got;
+    char path[4096];
+    FILE *in = fopen(argv[1], "r"), *ans = fopen(argv[2], "r"), *msg;
+    if (argc < 4 || !in || !ans || fscanf(in, "%lf %lf", &a, &b) != 2
+        || fscanf(ans, "%lf", &want) != 1)
+        return 1;
+    snprintf(path, sizeof path, "%sjudgemessage.txt", argv[3]);
+    if (!(msg = fopen(path, "w")))
+        return 2;
+    if (argc > 4 && strcmp(argv[4], "fussy") == 0 && a == 0 && b == 0)
+        return 3;
+    if (scanf("%lf", &got) != 1) {
+        fprintf(msg, "no number\n");
+        return 43;
+    }
+    if (got != want) {
+        fprintf(msg, "%g + %g is %g, not %g\n", a, b, want, got);
+        return 43;
+    }
+    return 42;
+}
+"#;
+
+/// A package's own output validator (problemtools' protocol) judges its
+/// outputs: built once (C here, Python in the draft's folder, run by the
+/// machine's CPython where PyPy is not), run under the candidates'
+/// isolation with the case's input and answer, its flags, the output on
+/// stdin: 42 accepted, 43 wrong answer with its `judgemessage.txt`, any
+/// other exit a judge error (never the candidate's); one that does not
+/// build stops the run before the scorecard is touched.
+#[test]
+fn a_packages_own_output_validator_judges_its_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let sum = package(dir.path(), "validation: custom\nvalidator_flags: fussy\n");
+    let check = sum.join("output_validators/check");
+    std::fs::create_dir_all(&check).unwrap();
+    std::fs::write(check.join("check.c"), CHECK_C).unwrap();
+    for d in walkdir::WalkDir::new(&sum).into_iter().flatten() {
+        let mode = if d.file_type().is_dir() { 0o755 } else { 0o644 };
+        std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    let grade = |candidate: &Path, name: &str| {
+        let card = dir.path().join(format!("{name}.csv"));
+        let out = harness()
+            .args(["grade", "--no-cache", "--suite"])
+            .arg(&sum)
+            .arg("--candidate")
+            .arg(candidate)
+            .arg("--scorecard")
+            .arg(&card)
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stderr).into_owned();
+        let got = if card.exists() {
+            rows(&card)
+        } else {
+            Vec::new()
+        };
+        (out.status.code(), got, said)
+    };
+    let honest = script(
+        dir.path(),
+        "honest",
+        "awk '{ printf \"%.10g\\n\", $1 + $2 }'",
+    );
+    let (code, got, said) = grade(&honest, "honest");
+    let accepted = |case: &str| (case.to_string(), "accepted".to_string(), String::new());
+    assert_eq!(
+        got,
+        [
+            accepted("sample/1"),
+            accepted("secret/big/10"),
+            accepted("secret/big/2"),
+            (
+                "secret/zero".into(),
+                "harness-error".into(),
+                "the package's output validator failed: exit 3 (42 or 43 expected)".into()
+            ),
+        ],
+        "{said}"
+    );
+    assert_eq!(code, Some(1), "{said}");
+    // Its judgement and its message; a crash never reaches it.
+    let off = script(dir.path(), "off", "awk '{ print $1 + $2 + 1 }'");
+    let (_, got, _) = grade(&off, "off");
+    assert_eq!(
+        got[0],
+        (
+            "sample/1".into(),
+            "wrong-answer".into(),
+            "1 + 2 is 3, not 4".into()
+        )
+    );
+    let crash = script(dir.path(), "crash", "exit 4");
+    let (_, got, _) = grade(&crash, "crash");
+    assert!(got.iter().all(|r| r.1 == "runtime-error"), "{got:?}");
+    // Without isolation, from the package's folder by a relative path:
+    // the validator has a folder of its own, and its files their paths.
+    let card = dir.path().join("none.csv");
+    harness()
+        .current_dir(dir.path())
+        .args([
+            "grade",
+            "--no-cache",
+            "--isolation",
+            "none",
+            "--suite",
+            "sum",
+        ])
+        .arg("--candidate")
+        .arg(&off)
+        .arg("--scorecard")
+        .arg(&card)
+        .assert()
+        .code(1);
+    assert_eq!(rows(&card)[0].2, "1 + 2 is 3, not 4");
+    let left: Vec<_> = walkdir::WalkDir::new(&sum)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_name() == "judgemessage.txt")
+        .collect();
+    assert!(left.is_empty(), "nothing written in the package: {left:?}");
+
+    // The draft's folder, a Python validator: its flags as given.
+    let py = dir.path().join("py");
+    std::fs::create_dir_all(&py).unwrap();
+    std::fs::write(
+        py.join("problem.yaml"),
+        "problem_format_version: 2023-07-draft\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(py.join("data/secret")).unwrap();
+    std::fs::write(py.join("data/secret/a.in"), "2 2\n").unwrap();
+    std::fs::write(py.join("data/secret/a.ans"), "4\n").unwrap();
+    std::fs::create_dir_all(py.join("output_validator/v")).unwrap();
+    std::fs::write(
+        py.join("output_validator/v/validate.py"),
+        "import sys\n\
+         want = open(sys.argv[2]).read().split()\n\
+         got = sys.stdin.read().split()\n\
+         open(sys.argv[3] + 'judgemessage.txt', 'w').write('got %s, flags %s' % (got, sys.argv[4:]))\n\
+         sys.exit(42 if got == want else 43)\n",
+    )
+    .unwrap();
+    for d in walkdir::WalkDir::new(&py).into_iter().flatten() {
+        let mode = if d.file_type().is_dir() { 0o755 } else { 0o644 };
+        std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    let card = dir.path().join("py.csv");
+    harness()
+        .args(["grade", "--no-cache", "--suite"])
+        .arg(&py)
+        .arg("--candidate")
+        .arg(&off)
+        .arg("--scorecard")
+        .arg(&card)
+        .assert()
+        .code(1);
+    assert_eq!(
+        rows(&card),
+        [(
+            "secret/a".into(),
+            "wrong-answer".into(),
+            "got ['5'], flags []".into()
+        )]
+    );
+
+    // Kept in the result store with the validator it was judged by: a
+    // changed validator judges again.
+    // (One scorecard, written over: the candidate's folder holds it, and
+    // another file there would be another candidate.)
+    let stored = || {
+        let name = "stored.csv";
+        let out = harness()
+            .env_remove("PUZZLEGRADE_NO_CACHE")
+            .env_remove("PUZZLEGRADE_STORE")
+            .env("XDG_CACHE_HOME", dir.path().join("cache"))
+            .args(["grade", "--force", "--suite"])
+            .arg(&sum)
+            .arg("--candidate")
+            .arg(&off)
+            .arg("--scorecard")
+            .arg(dir.path().join(name))
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stderr).into_owned();
+        let line = said
+            .lines()
+            .find(|l| l.starts_with("result store"))
+            .map(str::to_owned);
+        (
+            line.unwrap_or(said).split(": ").nth(1).map(str::to_owned),
+            rows(&dir.path().join(name)),
+        )
+    };
+    assert_eq!(stored().0.as_deref(), Some("0 cases reused, 4 run"));
+    assert_eq!(
+        stored().0.as_deref(),
+        Some("3 cases reused, 1 run"),
+        "not the judge's error"
+    );
+    std::fs::write(
+        check.join("check.c"),
+        CHECK_C.replace(" is %g, not", " makes %g, not"),
+    )
+    .unwrap();
+    let (line, got) = stored();
+    assert_eq!(line.as_deref(), Some("0 cases reused, 4 run"));
+    assert_eq!(got[0].2, "1 + 2 makes 3, not 4");
+
+    // One that does not build: one line naming it, exit 2, no scorecard.
+    std::fs::write(check.join("check.c"), "int main( {\n").unwrap();
+    let (code, got, said) = grade(&honest, "broken");
+    assert_eq!(code, Some(2), "{said}");
+    assert!(got.is_empty() && !dir.path().join("broken.csv").exists());
+    assert!(
+        said.starts_with(&format!(
+            "harness: {}: the package's output validator did not build: build exit 1: ",
+            check.display()
+        )) && said.lines().count() == 1,
+        "{said}"
+    );
 }

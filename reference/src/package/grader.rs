@@ -2,7 +2,10 @@
 //! `.in` on the candidate's stdin (no file as an argument, its `.ans`
 //! never given), its output judged by the default output validator with
 //! the package's flags. One grader a package (its flags are its own),
-//! made for the run ([`grader`]).
+//! made for the run ([`grader`]); or, for a package with an output
+//! validator of its own, one grader for all ([`by_its_validator`]): its
+//! cases judge how the run ended, and the harness hands an output that
+//! ended well to the package's validator (a process: not run here).
 
 use std::path::PathBuf;
 
@@ -19,11 +22,24 @@ const MAX_ANSWER: u64 = 1 << 30;
 /// A package's grader, judging with `validator`: made once a package and
 /// kept for the run (leaked: a run grades a handful of packages).
 pub fn grader(validator: DefaultValidator) -> &'static dyn Grader {
-    Box::leak(Box::new(PackageGrader { validator }))
+    Box::leak(Box::new(PackageGrader {
+        validator: Some(validator),
+    }))
+}
+
+/// The grader of every package whose own output validator judges its
+/// answers: a case judges only the run's exit (0 is `Accepted`, which
+/// means "ended well: the validator judges the output"; any other is a
+/// runtime error).
+pub fn by_its_validator() -> &'static dyn Grader {
+    static GRADER: PackageGrader = PackageGrader { validator: None };
+    &GRADER
 }
 
 struct PackageGrader {
-    validator: DefaultValidator,
+    /// The default validator with the package's flags; `None`: the
+    /// package's own validator judges.
+    validator: Option<DefaultValidator>,
 }
 
 impl Grader for PackageGrader {
@@ -59,15 +75,15 @@ impl Grader for PackageGrader {
 
 struct PackageCase {
     answer: Vec<u8>,
-    validator: DefaultValidator,
+    validator: Option<DefaultValidator>,
 }
 
 impl Case for PackageCase {
     fn judge(&self, stdout: &[u8], exit_code: i32) -> Judgement {
         let (check, detail) = match exit_code {
-            0 => match self.validator.judge(&self.answer, stdout) {
-                Ok(()) => (Check::Accepted, String::new()),
-                Err(why) => (Check::WrongAnswer, why),
+            0 => match self.validator.map(|v| v.judge(&self.answer, stdout)) {
+                Some(Ok(())) | None => (Check::Accepted, String::new()),
+                Some(Err(why)) => (Check::WrongAnswer, why),
             },
             code => (
                 Check::RuntimeError,
@@ -124,6 +140,12 @@ mod tests {
             )
         );
         assert_eq!(case.answer().stdout, "7\n");
-        assert!(g.load(&[input]).is_err(), "no answer");
+        assert!(g.load(std::slice::from_ref(&input)).is_err(), "no answer");
+        // Judged by its own validator: here only how the run ended.
+        let own = by_its_validator()
+            .load(&[input, t.path().join("1.ans")])
+            .unwrap();
+        assert_eq!(own.judge(b"anything", 0).check, Check::Accepted);
+        assert_eq!(own.judge(b"", 1).check, Check::RuntimeError);
     }
 }

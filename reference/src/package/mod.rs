@@ -8,12 +8,14 @@
 //! submissions are the harness's to run).
 
 pub mod grader;
+pub mod language;
 pub mod validate;
 
 use std::path::{Path, PathBuf};
 
 use yaml_rust2::Yaml;
 
+pub use language::{LANGUAGES, Language, Program};
 pub use validate::DefaultValidator;
 
 /// What is wrong with a package: the file, and why.
@@ -252,6 +254,34 @@ impl Problem {
             )?,
         })
     }
+}
+
+/// The package's own output validator in folder `dir`, where it has
+/// one: the first program (a file or a folder, by name) in
+/// `output_validators/` (the legacy format) or `output_validator/` (the
+/// 2023-07 draft), as problemtools takes it (it uses one). A program in
+/// no language this harness builds is an error naming it.
+pub fn output_validator(dir: &Path) -> Result<Option<Program>, PackageError> {
+    for folder in ["output_validators", "output_validator"] {
+        let at = dir.join(folder);
+        if !at.is_dir() {
+            continue;
+        }
+        let unreadable = |source| PackageError::Unreadable {
+            path: at.clone(),
+            source,
+        };
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(&at)
+            .map_err(unreadable)?
+            .map(|e| e.map(|e| e.path()))
+            .collect::<Result<_, _>>()
+            .map_err(unreadable)?;
+        entries.sort();
+        if let Some(first) = entries.into_iter().next() {
+            return Program::detect(&first).map(Some);
+        }
+    }
+    Ok(None)
 }
 
 /// `t` as a time limit: more than nothing, at most a day.

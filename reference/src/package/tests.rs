@@ -241,3 +241,34 @@ fn problemtools_examples_read_as_the_format_says() {
     groups.dedup();
     assert_eq!(groups, ["sample", "secret/subtask1", "secret/subtask2"]);
 }
+
+#[test]
+fn the_output_validator_is_the_first_program_of_its_folder() {
+    let t = tempfile::tempdir().unwrap();
+    let put = |p: &str| {
+        let at = t.path().join(p);
+        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+        std::fs::write(at, "x").unwrap();
+    };
+    assert_eq!(output_validator(t.path()).unwrap(), None);
+    put("legacy/output_validators/b_second.py");
+    put("legacy/output_validators/a_first/validate.cc");
+    put("legacy/output_validators/a_first/validate.h");
+    let v = output_validator(&t.path().join("legacy")).unwrap().unwrap();
+    assert_eq!(v.language.id, "cpp");
+    assert!(v.path.ends_with("output_validators/a_first"));
+    put("draft/output_validator/guess_validator/validate.py");
+    let v = output_validator(&t.path().join("draft")).unwrap().unwrap();
+    assert_eq!(
+        (v.language.id, v.main.to_str()),
+        ("python3", Some("validate.py"))
+    );
+    put("odd/output_validators/check.hs");
+    let e = output_validator(&t.path().join("odd"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("output_validators/check.hs: in no language"),
+        "{e}"
+    );
+}

@@ -230,6 +230,8 @@ impl Isolated {
         };
         match self.run_case(spec, limits, cancel, guard, &case) {
             Ok(mut result) => {
+                let dir = case.scratch.path();
+                result.returned = crate::executor::run::returned::read(dir, &spec.returns);
                 self.finish(case, limits, Some(&mut result));
                 result
             }
@@ -423,6 +425,7 @@ impl Isolated {
         } else {
             argv.extend(case.copies.iter().map(|c| c.clone().into_os_string()));
         }
+        argv.extend(spec.tail.iter().cloned());
         Launch {
             argv,
             cwd: workdir.to_owned(),

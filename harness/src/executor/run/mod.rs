@@ -14,6 +14,7 @@ pub(super) mod guard;
 pub(super) mod held;
 pub(super) mod hop;
 pub(super) mod launch;
+pub(super) mod returned;
 pub(super) mod shim;
 pub(super) mod spawn;
 pub(super) mod stack;

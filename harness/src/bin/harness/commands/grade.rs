@@ -33,6 +33,11 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<ExitCode> {
     // setup error, not a column of failed cases.
     let runner = Runner::new(&mut grade.options)?;
     runner.check(&candidate, &label)?;
+    let (ctx, cancel) = (runner.context(&grade.options), &runner.cancel);
+    // A package's validator that does not build stops the run here, once.
+    for v in suites.validators() {
+        harness::grade::validator::build(&ctx, v, 0).map_err(anyhow::Error::msg)?;
+    }
     let candidate = Arc::new(candidate);
     let (scorecard, kept) = Scorecard::open_kept(
         &outputs.scorecard,
@@ -49,7 +54,6 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<ExitCode> {
         sinks.push(Box::new(Exports::new(&outputs.exports, &label, rows)?));
     }
     let mut reporter = Reporter::new(sinks);
-    let (ctx, cancel) = (runner.context(&grade.options), &runner.cancel);
     let summary = harness::schedule::run(
         &ctx,
         &label,

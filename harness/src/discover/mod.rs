@@ -16,8 +16,11 @@ use reference::file::listing_dir;
 
 use std::sync::Arc;
 
-use crate::job::{Candidate, Case, Job, Jobs};
+mod package;
+
+use crate::job::{Candidate, Case, Job, Jobs, Validator};
 use crate::settings::Selection;
+use package::{package_cases, package_grader};
 
 /// Finds every listing under `roots` and returns their cases, in listing
 /// order. `only` keeps one family; `filter` keeps cases whose `suite/case`
@@ -39,6 +42,9 @@ pub struct Suites {
     /// Each listing, with the hashes of the file names that more than one
     /// of its rows name (rarely any).
     listings: Vec<(Listing, std::sync::Arc<HashSet<u64>>)>,
+    /// Each problem package's own output validator, by its folder: one
+    /// for all its cases, built once.
+    validators: Vec<(PathBuf, Arc<Validator>)>,
     filter: Option<String>,
     count: usize,
     cost: f64,
@@ -64,9 +70,13 @@ impl Suites {
         let hasher = std::collections::hash_map::RandomState::new();
         let (mut count, mut cost) = (0, 0.0);
         let mut checked = Vec::new();
+        let mut validators = Vec::new();
         for (path, family, columns) in listings {
             if columns == PACKAGE {
-                let cases = package_cases(&path, family)?;
+                if let Some(v) = package::validator(&path)? {
+                    validators.push((path.clone(), Arc::new(v)));
+                }
+                let cases = package_cases(&path, family, package::of(&validators, &path))?;
                 let kept: Vec<&Case> = cases
                     .iter()
                     .filter(|c| filter.is_none_or(|f| keeps(f, c)))
@@ -122,11 +132,18 @@ impl Suites {
         }
         Ok(Self {
             listings: checked,
+            validators,
             filter: filter.map(str::to_owned),
             count,
             cost,
             hasher,
         })
+    }
+
+    /// The problem packages' own output validators (to build before any
+    /// case runs: see `grade::validator::build`).
+    pub fn validators(&self) -> impl Iterator<Item = &Validator> {
+        self.validators.iter().map(|(_, v)| &**v)
     }
 
     /// How many cases [`Suites::cases`] gives.
@@ -178,7 +195,7 @@ impl Suites {
             .iter()
             .flat_map(|((path, family, columns), twice)| {
                 let cases: Box<dyn Iterator<Item = Case> + Send> = if *columns == PACKAGE {
-                    match package_cases(path, *family) {
+                    match package_cases(path, *family, package::of(&self.validators, path)) {
                         Ok(c) => Box::new(c.into_iter()),
                         Err(e) => Box::new(std::iter::once(unreadable(path, *family, &e))),
                     }
@@ -258,50 +275,6 @@ fn find_listings(root: &Path, only: Option<&'static dyn Grader>) -> anyhow::Resu
         }
     }
     Ok(out)
-}
-
-/// The grader of the problem package in folder `dir`, from its
-/// `problem.yaml` (an error naming the file where it is wrong, or where it
-/// asks for what is not graded yet: a custom output validator).
-fn package_grader(dir: &Path) -> anyhow::Result<&'static dyn Grader> {
-    use reference::package::{Problem, Validation};
-    let problem = Problem::open(dir)?;
-    match problem.validation {
-        Validation::Default(validator) => Ok(reference::package::grader::grader(validator)),
-        Validation::Custom { .. } => bail!(
-            "{}: a custom output validator is not graded yet (docs/packages.md)",
-            dir.join("problem.yaml").display()
-        ),
-    }
-}
-
-/// The cases of the problem package in folder `dir`, in the format's
-/// order: each named by its group and name (`secret/group1/03`), its
-/// files its `.in` and `.ans` (the candidate gets none of them as an
-/// argument: the `.in` on stdin, see `Grader::input_file`).
-fn package_cases(dir: &Path, family: &'static dyn Grader) -> anyhow::Result<Vec<Case>> {
-    let root = dir.canonicalize().unwrap_or_else(|_| dir.to_owned());
-    // (Its own limit, where it gives one: `limits.time_limit` or
-    // `.timelimit`.)
-    let time_limit = reference::package::Problem::open(dir)?
-        .time_limit
-        .map(std::time::Duration::from_secs_f64);
-    let suite = dir
-        .file_name()
-        .map_or_else(|| "package".into(), |n| n.to_string_lossy().into_owned());
-    Ok(reference::package::test_cases(dir)?
-        .into_iter()
-        .map(|t| Case {
-            given: Some(Vec::new()),
-            time_limit,
-            ..Case::new(
-                family,
-                (suite.clone(), format!("{}/{}", t.group, t.name)),
-                Ok(vec![t.input, t.answer]),
-                root.clone(),
-            )
-        })
-        .collect())
 }
 
 /// The family of a listing and its number of file columns, from its header

@@ -1,0 +1,99 @@
+//! A problem package as a suite: its grader (the default output
+//! validator with its flags, or the package's own validator, which the
+//! harness runs), its own validator's program, and its cases in the
+//! format's order.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::bail;
+use reference::family::Grader;
+use reference::package::{Problem, Validation};
+
+use crate::job::{Case, Validator};
+
+/// The grader of the problem package in folder `dir`, from its
+/// `problem.yaml` (an error naming the file where it is wrong, or where it
+/// asks for what is not graded yet: an interactive or scoring validator).
+pub(super) fn package_grader(dir: &Path) -> anyhow::Result<&'static dyn Grader> {
+    let problem = Problem::open(dir)?;
+    match problem.validation {
+        Validation::Default(validator) => Ok(reference::package::grader::grader(validator)),
+        Validation::Custom {
+            interactive: false,
+            score: false,
+            ..
+        } => Ok(reference::package::grader::by_its_validator()),
+        Validation::Custom { interactive, .. } => bail!(
+            "{}: {} output validator is not graded yet (docs/packages.md)",
+            dir.join("problem.yaml").display(),
+            if interactive {
+                "an interactive"
+            } else {
+                "a scoring"
+            }
+        ),
+    }
+}
+
+/// The output validator of the package in folder `dir`, where its
+/// `problem.yaml` asks for its own: a package that asks for one and has
+/// none, or whose validator is in no language this harness builds, is an
+/// error naming the file.
+pub(super) fn validator(dir: &Path) -> anyhow::Result<Option<Validator>> {
+    let problem = Problem::open(dir)?;
+    let Validation::Custom { flags, .. } = &problem.validation else {
+        return Ok(None);
+    };
+    let Some(program) = reference::package::output_validator(dir)? else {
+        bail!(
+            "{}: a custom output validator is asked for, and {} holds none",
+            dir.join("problem.yaml").display(),
+            dir.join("output_validators").display()
+        );
+    };
+    Ok(Some(Validator::new(program, flags, problem.memory_mib)))
+}
+
+/// The validator of the package in folder `dir` among `validators`.
+pub(super) fn of(validators: &[(PathBuf, Arc<Validator>)], dir: &Path) -> Option<Arc<Validator>> {
+    validators
+        .iter()
+        .find(|(p, _)| p == dir)
+        .map(|(_, v)| Arc::clone(v))
+}
+
+/// The cases of the problem package in folder `dir`, in the format's
+/// order: each named by its group and name (`secret/group1/03`), its
+/// files its `.in` and `.ans` (the candidate gets none of them as an
+/// argument: the `.in` on stdin, see `Grader::input_file`), judged by
+/// `validator` where the package has its own.
+pub(super) fn package_cases(
+    dir: &Path,
+    family: &'static dyn Grader,
+    validator: Option<Arc<Validator>>,
+) -> anyhow::Result<Vec<Case>> {
+    let root = dir.canonicalize().unwrap_or_else(|_| dir.to_owned());
+    // (Its own limit, where it gives one: `limits.time_limit` or
+    // `.timelimit`.)
+    let time_limit = Problem::open(dir)?
+        .time_limit
+        .map(std::time::Duration::from_secs_f64);
+    let suite = dir
+        .file_name()
+        .map_or_else(|| "package".into(), |n| n.to_string_lossy().into_owned());
+    Ok(reference::package::test_cases(dir)?
+        .into_iter()
+        .map(|t| Case {
+            given: Some(Vec::new()),
+            time_limit,
+            validator: validator.clone(),
+            ..Case::new(
+                family,
+                (suite.clone(), format!("{}/{}", t.group, t.name)),
+                Ok(vec![t.input, t.answer]),
+                root.clone(),
+            )
+        })
+        .collect())
+}

@@ -1,0 +1,246 @@
+//! A problem package's own output validator, run as the format says: built
+//! once for the run (its language's compile command, problemtools'
+//! flags, under the candidates' isolation: it is the package's code, not
+//! ours), then on each output its family's judge let through (an exit 0):
+//! `validator input answer feedback_dir/ flags < output`; exit 42 is
+//! accepted, 43 a wrong answer (its `judgemessage.txt` the row's detail),
+//! anything else a judge error, never the candidate's fault
+//! (`harness-error`).
+
+use std::ffi::OsString;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::executor::{Ending, LimitHit, Limits, RunResult, Spec, signal_name};
+use crate::job::{Build, Built, Case, Recipe, Validator};
+use crate::outcome::{Row, Verdict};
+use crate::settings::Context;
+
+/// A validator's build's wall-clock limit.
+const BUILD_TIME: Duration = Duration::from_secs(300);
+
+/// A validator's run's limit (problemtools' `validation_time` default).
+const RUN_TIME: Duration = Duration::from_secs(60);
+
+/// The exit status of an accepted output.
+const ACCEPTED: i32 = 42;
+
+/// The exit status of a wrong answer.
+const WRONG_ANSWER: i32 = 43;
+
+/// Builds `validator` on job slot `slot` unless it is built already (or
+/// failed to build): its run command, or why it did not build, naming
+/// its program.
+pub fn build(ctx: &Context, validator: &Validator, slot: usize) -> Result<Vec<String>, String> {
+    let built = validator
+        .built
+        .get_or_init(|| build_now(ctx, validator, slot));
+    let named = |why: &str| {
+        format!(
+            "{}: the package's output validator did not build: {why}",
+            validator.program.path.display()
+        )
+    };
+    built
+        .as_ref()
+        .map(|(argv, _)| argv.clone())
+        .map_err(|why| named(why))
+}
+
+fn build_now(ctx: &Context, v: &Validator, slot: usize) -> Result<Built, String> {
+    use std::os::unix::fs::PermissionsExt;
+    let made = |what: &str, e: std::io::Error| format!("cannot make {what}: {e}");
+    let tempdir = || {
+        tempfile::Builder::new()
+            .prefix("puzzlegrade-validator-")
+            .tempdir_in(ctx.executor.scratch_place().base())
+    };
+    let work = tempdir().map_err(|e| made("its folder", e))?;
+    std::fs::set_permissions(work.path(), std::fs::Permissions::from_mode(0o755))
+        .map_err(|e| made("its folder", e))?;
+    let program = &v.program;
+    // One file is a folder of its own, alone.
+    let staged = if program.path.is_dir() {
+        None
+    } else {
+        let s = tempdir().map_err(|e| made("a copy", e))?;
+        std::fs::copy(&program.path, s.path().join(&program.main))
+            .map_err(|e| made("a copy", e))?;
+        Some(s)
+    };
+    let source = staged
+        .as_ref()
+        .map_or(program.path.clone(), |s| s.path().to_owned());
+    let dir = work.path().join("validator");
+    let (compile, run) = program.commands(&dir, v.memory_mib);
+    let (compile, run) = (
+        compile.map(|c| on_this_machine(program, c)),
+        on_this_machine(program, run),
+    );
+    let recipe = compile.map(|c| {
+        Arc::new(Recipe {
+            command: shell_words::join(&c),
+            course_dir: program.path.clone(),
+            require: Vec::new(),
+            time_limit: BUILD_TIME,
+            overlay: Vec::new(),
+            handin: globset::GlobSet::empty(),
+            written: String::new(),
+        })
+    });
+    let job = Build {
+        source: Ok(source),
+        dir,
+        recipe,
+    };
+    let mut row = Row::new("validator", "package", "build", "build");
+    super::build::grade(ctx, &mut row, &job, slot);
+    match row.verdict {
+        Verdict::Accepted => Ok((run, Arc::new(work))),
+        _ => Err(row.detail),
+    }
+}
+
+/// `argv` with the program problemtools names replaced by the one this
+/// machine has where it lacks it (PyPy by CPython).
+fn on_this_machine(program: &reference::package::Program, mut argv: Vec<String>) -> Vec<String> {
+    if let Some(first) = argv.first_mut()
+        && let Some((_, stand_in)) = program
+            .language
+            .stand_ins
+            .iter()
+            .find(|(named, _)| named == first)
+        && crate::executor::find_program(first.as_ref(), std::env::var_os("PATH").as_deref())
+            .is_empty()
+    {
+        *first = stand_in.to_string();
+    }
+    argv
+}
+
+/// Judges the output of `run` (a candidate on `case`, which its family's
+/// judge accepted as a run that ended well) by the package's `validator`,
+/// on job slot `slot`, into `row`: its verdict and detail (the
+/// candidate's own measures stay).
+pub(super) fn judge(ctx: &Context, row: &mut Row, case: &Case, run: &RunResult, slot: usize) {
+    let Some(validator) = &case.validator else {
+        return;
+    };
+    let Ok(files) = &case.files else { return };
+    let mut judged = |verdict, detail: String| {
+        row.verdict = verdict;
+        row.detail = detail;
+    };
+    let argv = match build(ctx, validator, slot) {
+        Ok(argv) => argv,
+        Err(why) => return judged(Verdict::HarnessError, why),
+    };
+    let error = |why: String| format!("the package's output validator failed: {why}");
+    // The output on its stdin: a file of the harness's, opened by it.
+    let output = tempfile::NamedTempFile::new()
+        .and_then(|mut f| std::io::Write::write_all(&mut f, &run.stdout.bytes).map(|()| f));
+    let output = match output {
+        Ok(f) => f,
+        Err(e) => {
+            return judged(
+                Verdict::HarnessError,
+                error(format!("cannot keep the output: {e}")),
+            );
+        }
+    };
+    let dir = validator.built.get().and_then(|b| b.as_ref().ok());
+    let workdir = dir.map_or_else(
+        || Path::new("/").to_owned(),
+        |(_, d)| d.path().join("validator"),
+    );
+    let spec = Spec {
+        argv: argv.into_iter().map(OsString::from).collect(),
+        files: files.clone(),
+        contents: None,
+        workdir,
+        slot,
+        stdin: Some(output.path().to_owned()),
+        relative: true,
+        write_workdir: false,
+        network: false,
+        ipc: false,
+        // Its feedback folder: its working folder (its own).
+        tail: std::iter::once(OsString::from("./"))
+            .chain(validator.flags.iter().map(OsString::from))
+            .collect(),
+        returns: vec!["judgemessage.txt".into(), "score.txt".into()],
+    };
+    let limits = Limits {
+        time: RUN_TIME,
+        cpu: None,
+        stdout: 1 << 20,
+        ..ctx.options.limits
+    };
+    let ran = ctx.executor.execute(&spec, &limits, ctx.cancel);
+    let message = feedback(&ran, "judgemessage.txt");
+    match (&ran.ending, ran.limit) {
+        _ if ran.cancelled => judged(
+            Verdict::Cancelled,
+            "stopped: the grading run was cancelled".into(),
+        ),
+        (Ending::Failed(why), _) => judged(Verdict::HarnessError, error(why.clone())),
+        (_, Some(hit)) => judged(
+            Verdict::HarnessError,
+            error(format!("it ran out of its limits ({})", limit_name(hit))),
+        ),
+        (Ending::Exited(ACCEPTED), None) => {}
+        (Ending::Exited(WRONG_ANSWER), None) if feedback(&ran, "score.txt").is_some() => judged(
+            Verdict::HarnessError,
+            error("it wrote score.txt on a wrong answer".into()),
+        ),
+        (Ending::Exited(WRONG_ANSWER), None) => judged(
+            Verdict::WrongAnswer,
+            message.unwrap_or_else(|| "the package's output validator: wrong answer".into()),
+        ),
+        (Ending::Exited(code), None) => judged(
+            Verdict::HarnessError,
+            error(format!("exit {code} (42 or 43 expected){}", said(message))),
+        ),
+        (Ending::Signaled(sig), None) => judged(
+            Verdict::HarnessError,
+            error(format!("killed by {}{}", signal_name(*sig), said(message))),
+        ),
+    }
+}
+
+/// The file `name` the validator handed back, on one line (its first
+/// lines, ` | ` between them, at most 500 characters); `None` where it
+/// wrote none or an empty one.
+fn feedback(run: &RunResult, name: &str) -> Option<String> {
+    let (_, bytes) = run.returned.iter().find(|(n, _)| n == name)?;
+    let text = String::from_utf8_lossy(bytes);
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let mut line = lines
+        .iter()
+        .take(5)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(" | ");
+    if line.chars().count() > 500 {
+        line = line.chars().take(500).collect::<String>() + "...";
+    }
+    (!line.is_empty()).then_some(line)
+}
+
+/// `: message`, where there is one.
+fn said(message: Option<String>) -> String {
+    message.map(|m| format!(": {m}")).unwrap_or_default()
+}
+
+fn limit_name(hit: LimitHit) -> &'static str {
+    match hit {
+        LimitHit::Time | LimitHit::Cpu => "time",
+        LimitHit::Memory | LimitHit::Scratch => "memory",
+        LimitHit::Stdout => "output",
+    }
+}
