@@ -277,9 +277,8 @@ pub struct Case {
     /// The puzzle once checked and loaded (or why it cannot be): shared by
     /// every candidate graded on the case.
     pub loaded: Loaded,
-    /// Its own time limit (a problem package's), in place of the run's:
-    /// CPU time where the run judges CPU time, else the wall clock.
-    pub time_limit: Option<std::time::Duration>,
+    /// Its own limits (a problem package's), in place of the run's.
+    pub own: OwnLimits,
     /// The program that judges an output that ended well, where the
     /// family does not (a problem package's own output validator): shared
     /// by every case of its package.
@@ -317,6 +316,19 @@ impl Validator {
     }
 }
 
+/// A case's own limits (a problem package's `problem.yaml`), each in place
+/// of the run's where given.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OwnLimits {
+    /// Time: CPU time where the run judges CPU time, else the wall clock.
+    pub time: Option<Duration>,
+    /// Memory, bytes: a peak over it is `memory-limit` (the run's
+    /// `--memory-limit` stays the cap its cgroup enforces).
+    pub memory: Option<u64>,
+    /// Standard output, bytes: more is `output-limit`.
+    pub output: Option<u64>,
+}
+
 /// A case's puzzle, loaded at most once (or why it cannot be).
 pub type Loaded = Arc<OnceLock<Result<Prepared, String>>>;
 
@@ -338,7 +350,7 @@ impl Case {
             root,
             given: None,
             loaded: Loaded::default(),
-            time_limit: None,
+            own: OwnLimits::default(),
             validator: None,
         }
     }

@@ -10,7 +10,7 @@ use anyhow::bail;
 use reference::family::Grader;
 use reference::package::{Problem, Validation};
 
-use crate::job::{Case, Validator};
+use crate::job::{Case, OwnLimits, Validator};
 
 /// The grader of the problem package in folder `dir`, from its
 /// `problem.yaml` (an error naming the file where it is wrong, or where it
@@ -74,11 +74,14 @@ pub(super) fn package_cases(
     validator: Option<Arc<Validator>>,
 ) -> anyhow::Result<Vec<Case>> {
     let root = dir.canonicalize().unwrap_or_else(|_| dir.to_owned());
-    // (Its own limit, where it gives one: `limits.time_limit` or
-    // `.timelimit`.)
-    let time_limit = Problem::open(dir)?
-        .time_limit
-        .map(std::time::Duration::from_secs_f64);
+    // (Its own limits: time where it gives one, `limits.time_limit` or
+    // `.timelimit`; memory and output, given or the format's defaults.)
+    let problem = Problem::open(dir)?;
+    let own = OwnLimits {
+        time: problem.time_limit.map(std::time::Duration::from_secs_f64),
+        memory: Some(problem.memory_mib << 20),
+        output: Some(problem.output_mib << 20),
+    };
     let suite = dir
         .file_name()
         .map_or_else(|| "package".into(), |n| n.to_string_lossy().into_owned());
@@ -86,7 +89,7 @@ pub(super) fn package_cases(
         .into_iter()
         .map(|t| Case {
             given: Some(Vec::new()),
-            time_limit,
+            own,
             validator: validator.clone(),
             ..Case::new(
                 family,

@@ -17,17 +17,7 @@ use crate::settings::{Context, RunOptions};
 
 /// Grades `candidate` on `case` into `row`.
 pub fn grade(ctx: &Context, row: &mut Row, candidate: &Candidate, case: &Case, slot: usize) {
-    // The case's own time limit (a package's), judged as the run's is.
-    let own = case.time_limit.map(|t| {
-        let mut own = ctx.options.limits;
-        if own.cpu.is_some() {
-            (own.cpu, own.time) = (Some(t), crate::settings::safety_net(t));
-        } else {
-            own.time = t;
-        }
-        own
-    });
-    let limits = own.as_ref().unwrap_or(&ctx.options.limits);
+    let limits = &own_limits(&ctx.options.limits, &case.own);
     let files = match &case.files {
         Ok(f) => f,
         Err(problem) => {
@@ -67,6 +57,22 @@ pub fn grade(ctx: &Context, row: &mut Row, candidate: &Candidate, case: &Case, s
     };
     let run = ctx.executor.execute(&spec, limits, ctx.cancel);
     fill(row, prepared.puzzle.as_ref(), &run, limits);
+    // A peak over the case's own memory limit (the run's cgroup holds the
+    // run's): memory-limit, before its output is judged.
+    if let (Some(most), Some(kb)) = (case.own.memory, run.max_rss_kb)
+        && kb.saturating_mul(1024) > most
+        && matches!(
+            row.verdict,
+            Verdict::Accepted | Verdict::WrongAnswer | Verdict::RuntimeError
+        )
+    {
+        row.verdict = Verdict::MemoryLimit;
+        row.detail = format!(
+            "its peak memory, {} MiB, is over the problem's limit of {} MiB",
+            kb / 1024,
+            most >> 20
+        );
+    }
     if row.verdict == Verdict::Accepted {
         super::validator::judge(ctx, row, case, &run, slot);
     }
@@ -76,6 +82,24 @@ pub fn grade(ctx: &Context, row: &mut Row, candidate: &Candidate, case: &Case, s
     {
         append(&mut row.detail, &format!("output not kept: {e}"));
     }
+}
+
+/// The run's `limits` with a case's `own` in their place: its time judged
+/// as the run's is (CPU time where the run measures it, with the wall
+/// clock's net beside it), its output cap.
+fn own_limits(limits: &Limits, own: &crate::job::OwnLimits) -> Limits {
+    let mut l = *limits;
+    if let Some(t) = own.time {
+        if l.cpu.is_some() {
+            (l.cpu, l.time) = (Some(t), crate::settings::safety_net(t));
+        } else {
+            l.time = t;
+        }
+    }
+    if let Some(o) = own.output {
+        l.stdout = o;
+    }
+    l
 }
 
 /// The case's puzzle, checked and loaded, and the bytes of the files its
@@ -496,7 +520,6 @@ mod tests {
         let fresh = |case: &Case| Case {
             root: dir.path().join("elsewhere"),
             loaded: Default::default(),
-            time_limit: None,
             ..case.clone()
         };
         let row = grade(&fresh(&case), &options, 0);

@@ -183,9 +183,12 @@ fn case_bytes(case: &Case, put: &mut dyn FnMut(&[u8])) -> Option<()> {
             put(&std::fs::read(file).ok()?);
         }
     }
-    // (A package's own limit: a verdict depends on it.)
-    if let Some(t) = case.time_limit {
+    // (A package's own limits: a verdict depends on them.)
+    if let Some(t) = case.own.time {
         put(format!("time limit {t:?}").as_bytes());
+    }
+    if let (Some(m), Some(o)) = (case.own.memory, case.own.output) {
+        put(format!("memory {m}, output {o}").as_bytes());
     }
     // (A package's own validator judges: its files and flags.)
     if let Some(v) = &case.validator {

@@ -444,3 +444,52 @@ fn a_packages_own_output_validator_judges_its_outputs() {
         "{said}"
     );
 }
+
+/// A package's memory and output limits (`limits.memory`, `limits.output`
+/// in MiB) are its cases': a peak over the memory is `memory-limit`, more
+/// output than its limit `output-limit`; within them, accepted.
+#[test]
+fn a_packages_own_memory_and_output_limits_are_its_cases() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let sum = package(
+        dir.path(),
+        "validation: default\nlimits:\n  memory: 64\n  output: 1\n",
+    );
+    let grade = |candidate: &Path, name: &str| {
+        let card = dir.path().join(format!("{name}.csv"));
+        harness()
+            .args(["grade", "--no-cache", "--filter", "sample", "--suite"])
+            .arg(&sum)
+            .arg("--candidate")
+            .arg(candidate)
+            .arg("--scorecard")
+            .arg(&card)
+            .output()
+            .unwrap();
+        rows(&card)
+    };
+    // 128 MiB touched, then the right answer.
+    let big = script(
+        dir.path(),
+        "big",
+        "python3 -c \"b = bytearray(128 << 20); b[::4096] = b'x' * (32 << 10); print(3)\"",
+    );
+    let got = grade(&big, "big");
+    assert_eq!(got[0].1, "memory-limit", "{got:?}");
+    assert!(
+        got[0].2.ends_with("over the problem's limit of 64 MiB"),
+        "{got:?}"
+    );
+    // 2 MiB of output, then within both.
+    let loud = script(dir.path(), "loud", "head -c 2097152 /dev/zero | tr '\\0' x");
+    let got = grade(&loud, "loud");
+    assert_eq!(got[0].1, "output-limit", "{got:?}");
+    assert!(got[0].2.starts_with("stdout over 1048576 bytes"), "{got:?}");
+    let small = script(
+        dir.path(),
+        "small",
+        "python3 -c \"b = bytearray(8 << 20); print(3)\"",
+    );
+    assert_eq!(grade(&small, "small")[0].1, "accepted");
+}
