@@ -33,3 +33,4 @@ pub mod html;
 pub mod merge;
 pub mod platform;
 pub mod slurm;
+pub mod verify;

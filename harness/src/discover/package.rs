@@ -38,7 +38,7 @@ pub(super) fn package_grader(dir: &Path) -> anyhow::Result<&'static dyn Grader> 
 
 /// The output validator of the package in folder `dir`, where its
 /// `problem.yaml` asks for its own: a package that asks for one and has
-/// none, or whose validator is in no language this harness builds, is an
+/// none, or whose validator is in no language problemtools knows, is an
 /// error naming the file.
 pub(super) fn validator(dir: &Path) -> anyhow::Result<Option<Validator>> {
     let problem = Problem::open(dir)?;

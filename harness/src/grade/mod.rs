@@ -8,6 +8,7 @@
 pub mod build;
 mod kept;
 pub mod probe;
+pub mod program;
 pub mod puzzle;
 mod stderr;
 pub mod validator;

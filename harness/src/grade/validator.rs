@@ -13,12 +13,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::executor::{Ending, LimitHit, Limits, RunResult, Spec, signal_name};
-use crate::job::{Build, Built, Case, Recipe, Validator};
+use crate::job::{Built, Case, Validator};
 use crate::outcome::{Row, Verdict};
 use crate::settings::Context;
-
-/// A validator's build's wall-clock limit.
-const BUILD_TIME: Duration = Duration::from_secs(300);
 
 /// A validator's run's limit (problemtools' `validation_time` default).
 const RUN_TIME: Duration = Duration::from_secs(60);
@@ -50,73 +47,20 @@ pub fn build(ctx: &Context, validator: &Validator, slot: usize) -> Result<Vec<St
 
 fn build_now(ctx: &Context, v: &Validator, slot: usize) -> Result<Built, String> {
     use std::os::unix::fs::PermissionsExt;
-    let made = |what: &str, e: std::io::Error| format!("cannot make {what}: {e}");
-    let tempdir = || {
-        tempfile::Builder::new()
-            .prefix("puzzlegrade-validator-")
-            .tempdir_in(ctx.executor.scratch_place().base())
-    };
-    let work = tempdir().map_err(|e| made("its folder", e))?;
-    std::fs::set_permissions(work.path(), std::fs::Permissions::from_mode(0o755))
-        .map_err(|e| made("its folder", e))?;
-    let program = &v.program;
-    // One file is a folder of its own, alone.
-    let staged = if program.path.is_dir() {
-        None
-    } else {
-        let s = tempdir().map_err(|e| made("a copy", e))?;
-        std::fs::copy(&program.path, s.path().join(&program.main))
-            .map_err(|e| made("a copy", e))?;
-        Some(s)
-    };
-    let source = staged
-        .as_ref()
-        .map_or(program.path.clone(), |s| s.path().to_owned());
+    let made = |e: std::io::Error| format!("cannot make its folder: {e}");
+    let work = tempfile::Builder::new()
+        .prefix("puzzlegrade-validator-")
+        .tempdir_in(ctx.executor.scratch_place().base())
+        .map_err(made)?;
+    std::fs::set_permissions(work.path(), std::fs::Permissions::from_mode(0o755)).map_err(made)?;
     let dir = work.path().join("validator");
-    let (compile, run) = program.commands(&dir, v.memory_mib);
-    let (compile, run) = (
-        compile.map(|c| on_this_machine(program, c)),
-        on_this_machine(program, run),
-    );
-    let recipe = compile.map(|c| {
-        Arc::new(Recipe {
-            command: shell_words::join(&c),
-            course_dir: program.path.clone(),
-            require: Vec::new(),
-            time_limit: BUILD_TIME,
-            overlay: Vec::new(),
-            handin: globset::GlobSet::empty(),
-            written: String::new(),
-        })
-    });
-    let job = Build {
-        source: Ok(source),
-        dir,
-        recipe,
-    };
+    let planned = super::program::plan(&v.program, dir, v.memory_mib, ctx.executor.owner(slot))?;
     let mut row = Row::new("validator", "package", "build", "build");
-    super::build::grade(ctx, &mut row, &job, slot);
+    super::build::grade(ctx, &mut row, &planned.build, slot);
     match row.verdict {
-        Verdict::Accepted => Ok((run, Arc::new(work))),
+        Verdict::Accepted => Ok((planned.run, Arc::new(work))),
         _ => Err(row.detail),
     }
-}
-
-/// `argv` with the program problemtools names replaced by the one this
-/// machine has where it lacks it (PyPy by CPython).
-fn on_this_machine(program: &reference::package::Program, mut argv: Vec<String>) -> Vec<String> {
-    if let Some(first) = argv.first_mut()
-        && let Some((_, stand_in)) = program
-            .language
-            .stand_ins
-            .iter()
-            .find(|(named, _)| named == first)
-        && crate::executor::find_program(first.as_ref(), std::env::var_os("PATH").as_deref())
-            .is_empty()
-    {
-        *first = stand_in.to_string();
-    }
-    argv
 }
 
 /// Judges the output of `run` (a candidate on `case`, which its family's

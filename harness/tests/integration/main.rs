@@ -29,3 +29,4 @@ mod tamper;
 mod terminal;
 mod toy;
 mod trusted;
+mod verify;

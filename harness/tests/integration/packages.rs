@@ -149,7 +149,11 @@ fn a_package_asking_for_what_is_not_graded_yet_is_one_line() {
         ));
     // Its own validator asked for, in a language not built here.
     std::fs::write(sum.join("problem.yaml"), "validation: custom\n").unwrap();
-    std::fs::write(sum.join("output_validators/v/check.hs"), "main = pure ()\n").unwrap();
+    std::fs::write(
+        sum.join("output_validators/v/check.xyz"),
+        "main = pure ()\n",
+    )
+    .unwrap();
     let out = harness()
         .args(["grade", "--suite"])
         .arg(&sum)
@@ -160,7 +164,7 @@ fn a_package_asking_for_what_is_not_graded_yet_is_one_line() {
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(
         said.starts_with(&format!(
-            "harness: {}: in no language this harness builds (C, C++, Java",
+            "harness: {}: in no language problemtools knows (by the names of its files)",
             sum.join("output_validators/v").display()
         )) && said.lines().count() == 1,
         "{said}"

@@ -32,12 +32,163 @@ pub struct Language {
     /// lacks it (problemtools runs Python with PyPy; a machine without
     /// PyPy runs CPython).
     pub stand_ins: &'static [(&'static str, &'static str)],
+    /// Files of these endings are its only where their first line holds
+    /// this (Python 2's `#!...python2`); `None`: no such gate.
+    pub shebang: Option<(&'static [&'static str], &'static str)>,
 }
 
-/// The languages this harness builds and runs, problemtools' flags as
-/// they are (2026-11: its `languages.yaml`), but Java's `-source 21`,
-/// which a JDK 17 refuses (the release a JDK compiles for is its own).
+/// A language problemtools knows that this harness builds when the
+/// machine has its compiler: no stand-in, no gate.
+const fn known(
+    id: &'static str,
+    name: &'static str,
+    priority: u32,
+    endings: &'static [&'static str],
+    compile: Option<&'static str>,
+    run: &'static str,
+) -> Language {
+    Language {
+        id,
+        name,
+        priority,
+        endings,
+        compile,
+        run,
+        stand_ins: &[],
+        shebang: None,
+    }
+}
+
+/// The languages this harness builds and runs, problemtools' as they are
+/// (2026-11: its `languages.yaml`: names, priorities, files, flags), but
+/// Java's `-source 21`, which a JDK 17 refuses (the release a JDK compiles
+/// for is its own), Rust's `-C target-cpu=native` (a build for one
+/// machine) and Objective-C's GNUstep line. A language whose compiler a
+/// machine lacks is still told apart (its programs are said not built
+/// there).
 pub const LANGUAGES: &[Language] = &[
+    known(
+        "csharp",
+        "C#",
+        700,
+        &[".cs"],
+        Some("mcs -out:{binary}.exe -optimize+ -r:System.Numerics {files}"),
+        "mono {binary}.exe",
+    ),
+    known(
+        "cobol",
+        "Cobol",
+        50,
+        &[".cob"],
+        Some("cobc -o {binary} -g -O2 -std=default -free -x -static {files}"),
+        "{binary}",
+    ),
+    known(
+        "fsharp",
+        "F#",
+        675,
+        &[".fs"],
+        Some("fsharpc --out:{binary}.exe --optimize+ -r:System.Numerics {files}"),
+        "mono {binary}.exe",
+    ),
+    known(
+        "go",
+        "Go",
+        400,
+        &[".go"],
+        Some("gccgo -g -o {binary} -static-libgcc {files}"),
+        "{binary}",
+    ),
+    known(
+        "haskell",
+        "Haskell",
+        600,
+        &[".hs", ".c"],
+        Some("ghc -O2 -ferror-spans -threaded -rtsopts -tmpdir {path} -o {binary} {files}"),
+        "{binary} +RTS -M{memlim}m -K8m -RTS",
+    ),
+    known(
+        "javascript",
+        "JavaScript",
+        500,
+        &[".js"],
+        Some("nodejs -c {files}"),
+        "nodejs {mainfile}",
+    ),
+    known(
+        "kotlin",
+        "Kotlin",
+        250,
+        &[".kt"],
+        Some("kotlinc -language-version 1.3 -d {path}/ -- {files}"),
+        "kotlin -Dfile.encoding=UTF-8 -J-XX:+UseSerialGC -J-Xss64m -J-Xms{memlim}m -J-Xmx{memlim}m -cp {path}/ {Mainclass}Kt",
+    ),
+    known(
+        "lisp",
+        "Common Lisp",
+        200,
+        &[".lisp", ".cl"],
+        None,
+        "sbcl --noinform --non-interactive --load {mainfile}",
+    ),
+    known(
+        "ocaml",
+        "OCaml",
+        375,
+        &[".ml"],
+        Some("ocamlopt -o {binary} unix.cmxa str.cmxa bigarray.cmxa {files}"),
+        "{binary}",
+    ),
+    known(
+        "objectivec",
+        "Objective C",
+        300,
+        &[".m", ".c"],
+        Some("gcc -O2 -std=gnu99 {files} -lm -lobjc -o {binary}"),
+        "{binary}",
+    ),
+    known(
+        "pascal",
+        "Pascal",
+        350,
+        &[".pas"],
+        Some("fpc -o{mainfile}.out -O2 -XS -Xt {mainfile}"),
+        "{mainfile}.out",
+    ),
+    known(
+        "php",
+        "PHP",
+        450,
+        &[".php"],
+        Some("php -n -d display_errors=stderr -d html_errors=0 -l {files}"),
+        "php -n -d display_errors=stderr -d html_errors=0 -d memory_limit={memlim}m -f {mainfile}",
+    ),
+    known(
+        "prolog",
+        "Prolog",
+        100,
+        &[".pl"],
+        Some("swipl -O -q -g main -t halt -o {binary} -c {files}"),
+        "{binary}",
+    ),
+    Language {
+        id: "python2",
+        name: "Python 2",
+        priority: 860,
+        endings: &[".py", ".py2"],
+        compile: Some("pypy -m py_compile {files}"),
+        run: "pypy {mainfile}",
+        stand_ins: &[("pypy", "python2")],
+        shebang: Some((&[".py"], "python2")),
+    },
+    known(
+        "scala",
+        "Scala",
+        550,
+        &[".sc", ".scala"],
+        Some("scalac -encoding UTF-8 -sourcepath {path} -d {path} {files}"),
+        "scala -J-Xmx{memlim}m -classpath {path} {mainclass}",
+    ),
     Language {
         id: "c",
         name: "C",
@@ -46,6 +197,7 @@ pub const LANGUAGES: &[Language] = &[
         compile: Some("gcc -g -O2 -std=gnu17 -static -o {binary} {files} -lm"),
         run: "{binary}",
         stand_ins: &[],
+        shebang: None,
     },
     Language {
         id: "cpp",
@@ -57,6 +209,7 @@ pub const LANGUAGES: &[Language] = &[
         ),
         run: "{binary}",
         stand_ins: &[],
+        shebang: None,
     },
     Language {
         id: "java",
@@ -66,6 +219,7 @@ pub const LANGUAGES: &[Language] = &[
         compile: Some("javac -encoding UTF-8 -sourcepath {path} -d {path} {files}"),
         run: "java -Dfile.encoding=UTF-8 -XX:+UseSerialGC -Xss64m -Xms{memlim}m -Xmx{memlim}m -cp {path} {mainclass}",
         stand_ins: &[],
+        shebang: None,
     },
     Language {
         id: "python3",
@@ -75,6 +229,7 @@ pub const LANGUAGES: &[Language] = &[
         compile: Some("pypy3 -m py_compile {files}"),
         run: "pypy3 {mainfile}",
         stand_ins: &[("pypy3", "python3")],
+        shebang: None,
     },
     Language {
         id: "ruby",
@@ -84,6 +239,7 @@ pub const LANGUAGES: &[Language] = &[
         compile: Some("ruby -c {mainfile}"),
         run: "ruby {mainfile}",
         stand_ins: &[],
+        shebang: None,
     },
     Language {
         id: "rust",
@@ -95,6 +251,7 @@ pub const LANGUAGES: &[Language] = &[
         ),
         run: "{mainfile}.out",
         stand_ins: &[],
+        shebang: None,
     },
 ];
 
@@ -135,6 +292,16 @@ impl Program {
         } else {
             vec![PathBuf::from(path.file_name().unwrap_or_default())]
         };
+        let base = if path.is_dir() {
+            path
+        } else {
+            path.parent().unwrap_or(Path::new(""))
+        };
+        let ends = |name: &str, endings: &[&str]| {
+            endings
+                .iter()
+                .any(|e| name.ends_with(e) && name.len() > e.len())
+        };
         let claims = |l: &Language| -> Vec<PathBuf> {
             files
                 .iter()
@@ -143,9 +310,10 @@ impl Program {
                         .file_name()
                         .map(|n| n.to_string_lossy())
                         .unwrap_or_default();
-                    l.endings
-                        .iter()
-                        .any(|e| name.ends_with(e) && name.len() > e.len())
+                    ends(&name, l.endings)
+                        && l.shebang.is_none_or(|(gated, needle)| {
+                            !ends(&name, gated) || first_line(&base.join(f)).contains(needle)
+                        })
                 })
                 .cloned()
                 .collect()
@@ -156,14 +324,7 @@ impl Program {
             .filter(|l| !claims(l).is_empty())
             .ok_or_else(|| PackageError::Invalid {
                 path: path.to_owned(),
-                why: format!(
-                    "in no language this harness builds ({})",
-                    LANGUAGES
-                        .iter()
-                        .map(|l| l.name)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
+                why: "in no language problemtools knows (by the names of its files)".into(),
             })?;
         let sources = claims(language);
         let main = sources
@@ -180,6 +341,24 @@ impl Program {
             sources,
             main,
         })
+    }
+
+    /// The programs its commands name that must be on the machine (the
+    /// compiler, the interpreter), before any stand-in: not those the
+    /// build makes.
+    pub fn needs(&self) -> Vec<&'static str> {
+        let first = |t: &'static str| t.split_whitespace().next().filter(|w| !w.contains('{'));
+        self.language
+            .compile
+            .and_then(first)
+            .into_iter()
+            .chain(first(self.language.run))
+            .fold(Vec::new(), |mut v, p| {
+                if !v.contains(&p) {
+                    v.push(p);
+                }
+                v
+            })
     }
 
     /// Its compile command (where its language has one) and its run
@@ -222,6 +401,20 @@ impl Program {
     }
 }
 
+/// The first line of `file` when it is a `#!` line (else empty).
+fn first_line(file: &Path) -> String {
+    use std::io::BufRead;
+    let mut line = String::new();
+    if let Ok(f) = std::fs::File::open(file) {
+        let _ = std::io::BufReader::new(f).read_line(&mut line);
+    }
+    if line.starts_with("#!") {
+        line
+    } else {
+        String::new()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -257,6 +450,7 @@ mod tests {
             ]
         );
         assert_eq!(run, ["/b/run"]);
+        assert_eq!(p.needs(), ["g++"]);
         // One C file among two C++: C++; as many of each: C++'s priority.
         files(t.path(), &["m/a.c", "m/b.cc", "m/c.cpp", "e/a.c", "e/b.cc"]);
         assert_eq!(
@@ -284,6 +478,19 @@ mod tests {
         let py = Program::detect(&t.path().join("hello.py")).unwrap();
         assert_eq!(py.commands(Path::new("/b"), 64).1, ["pypy3", "/b/hello.py"]);
         assert_eq!(py.language.stand_ins, [("pypy3", "python3")]);
+        assert_eq!(
+            (py.needs(), java.needs()),
+            (vec!["pypy3"], vec!["javac", "java"])
+        );
+        // Python 2 by its `#!` line, else Python 3.
+        std::fs::write(t.path().join("old.py"), "#!/usr/bin/env python2\nprint 1\n").unwrap();
+        assert_eq!(
+            Program::detect(&t.path().join("old.py"))
+                .unwrap()
+                .language
+                .id,
+            "python2"
+        );
         // A folder's main is the source named main.*.
         let j = Program::detect(&t.path().join("j")).unwrap();
         assert_eq!(j.main, PathBuf::from("Main.java"));
@@ -292,12 +499,15 @@ mod tests {
     #[test]
     fn a_program_in_no_known_language_is_named() {
         let t = tempfile::tempdir().unwrap();
-        files(t.path(), &["p/different.hs"]);
+        files(t.path(), &["p/different.xyz"]);
         let e = Program::detect(&t.path().join("p"))
             .unwrap_err()
             .to_string();
         assert!(
-            e.starts_with(&format!("{}: in no language", t.path().join("p").display())),
+            e.starts_with(&format!(
+                "{}: in no language problemtools knows",
+                t.path().join("p").display()
+            )),
             "{e}"
         );
     }

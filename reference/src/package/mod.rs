@@ -9,6 +9,7 @@
 
 pub mod grader;
 pub mod language;
+pub mod submissions;
 pub mod validate;
 
 use std::path::{Path, PathBuf};
@@ -260,7 +261,7 @@ impl Problem {
 /// one: the first program (a file or a folder, by name) in
 /// `output_validators/` (the legacy format) or `output_validator/` (the
 /// 2023-07 draft), as problemtools takes it (it uses one). A program in
-/// no language this harness builds is an error naming it.
+/// no language problemtools knows is an error naming it.
 pub fn output_validator(dir: &Path) -> Result<Option<Program>, PackageError> {
     for folder in ["output_validators", "output_validator"] {
         let at = dir.join(folder);

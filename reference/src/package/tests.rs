@@ -263,12 +263,12 @@ fn the_output_validator_is_the_first_program_of_its_folder() {
         (v.language.id, v.main.to_str()),
         ("python3", Some("validate.py"))
     );
-    put("odd/output_validators/check.hs");
+    put("odd/output_validators/check.xyz");
     let e = output_validator(&t.path().join("odd"))
         .unwrap_err()
         .to_string();
     assert!(
-        e.contains("output_validators/check.hs: in no language"),
+        e.contains("output_validators/check.xyz: in no language problemtools knows"),
         "{e}"
     );
 }

@@ -54,6 +54,7 @@ fn main() -> ExitCode {
         Command::Grade(args) => commands::grade::run(&args),
         Command::Regrade(args) => commands::regrade::run(&args),
         Command::Conform(args) => commands::conform::run(&args),
+        Command::Verify(args) => commands::verify::run(&args),
         Command::Compare(args) => commands::compare::run(&args),
         Command::Merge(args) => commands::merge::run(&args),
         Command::Slurm(args) => commands::slurm::run(&args),

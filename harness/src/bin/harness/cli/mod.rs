@@ -61,6 +61,11 @@ pub enum Command {
     /// leaderboards), case by case; exit 1 when anything regressed.
     #[command(after_long_help = include_str!("../../../../help/compare.txt"))]
     Compare(CompareArgs),
+    /// Verify a problem package (the Kattis/ICPC format): build each of its
+    /// judge solutions as problemtools does, run it on every case, and
+    /// check it gets the verdict its folder under submissions/ names.
+    #[command(after_long_help = include_str!("../../../../help/verify.txt"))]
+    Verify(Box<VerifyArgs>),
     /// List the course configs built into this binary (`--course NAME`
     /// grades with one from any folder).
     Courses,

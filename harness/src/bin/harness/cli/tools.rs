@@ -118,6 +118,35 @@ pub struct IsolationArgs {
     pub network: bool,
 }
 
+/// Options of `harness verify`.
+#[derive(Args, Debug, Clone)]
+pub struct VerifyArgs {
+    /// The problem package (a folder with problem.yaml).
+    pub package: PathBuf,
+    /// Cases run at once (default: one per core).
+    #[arg(long)]
+    pub jobs: Option<NonZeroUsize>,
+    /// Also a scorecard: every build and case row, the candidate each
+    /// submission's path in the package.
+    #[arg(long)]
+    pub scorecard: Option<PathBuf>,
+    /// Replace an existing scorecard.
+    #[arg(long)]
+    pub force: bool,
+    /// Where the package gives no time limit and every submission is as
+    /// its folder says: write the limit its accepted submissions set into
+    /// the package's `.timelimit` (as Kattis keeps it), for `grade`.
+    #[arg(long)]
+    pub write_timelimit: bool,
+    /// What the terminal shows: the table, or every event as a JSON line
+    /// then the table.
+    #[arg(long, value_enum, default_value = "human")]
+    pub format: Format,
+    /// How submissions are kept from harming the run.
+    #[command(flatten)]
+    pub sandbox: IsolationArgs,
+}
+
 /// Options of `harness contest`.
 #[derive(Args, Debug, Clone)]
 pub struct ContestArgs {

@@ -15,6 +15,7 @@ pub mod regrade;
 pub mod report;
 pub mod slurm;
 pub mod solve;
+pub mod verify;
 
 use std::process::ExitCode;
 

@@ -1,0 +1,342 @@
+//! `harness verify`: a problem package's judge solutions
+//! (`submissions/<verdict>/`) each built as problemtools builds it and run
+//! on every case, each given the verdict problemtools gives (the first
+//! rejected case's), and checked against its folder. As `verifyproblem`
+//! does: the accepted ones first, whose slowest time sets the time limit
+//! where the package gives none (`time_multiplier` times it, rounded up
+//! to a second); every run watched to the limit times
+//! `time_safety_margin`, a submission matching its folder at the limit or
+//! at that margin ("with extra time"). The package's cases, validator and
+//! limits are its suite's, as `grade --suite` reads them.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use reference::package::submissions::{self, Expected, Outcome};
+use reference::package::{PackageError, Problem};
+
+use crate::event::{Event, Summary};
+use crate::job::{BUILD, Candidate, Case, Job, Task};
+use crate::outcome::{Row, Verdict};
+use crate::settings::Context;
+
+/// The limit the accepted submissions run under where the package gives
+/// none (problemtools' five minutes).
+const UNKNOWN_LIMIT: f64 = 300.0;
+
+/// A package to verify: its problem, cases and submissions, each made
+/// ready to build.
+pub struct Plan {
+    problem: Problem,
+    cases: Vec<Case>,
+    validators: Vec<Arc<crate::job::Validator>>,
+    subs: Vec<Sub>,
+    _work: tempfile::TempDir,
+}
+
+struct Sub {
+    name: String,
+    expected: Expected,
+    /// Its build and run command, or why it is not built here.
+    planned: Result<(Job, Vec<String>, PathBuf), String>,
+    _staged: Option<tempfile::TempDir>,
+}
+
+/// What verifying found.
+pub struct Verified {
+    /// Every row: builds, then each submission's cases.
+    pub rows: Vec<Row>,
+    /// The time limit (seconds) and the one runs were watched to.
+    pub time_limit: (f64, f64),
+    /// Where the limit came from, in words.
+    pub limit_from: String,
+    /// The package gives its limit (else its accepted submissions set it).
+    pub given: bool,
+    /// Each submission, in the package's order.
+    pub submissions: Vec<Checked>,
+    /// Tallies over every row.
+    pub summary: Summary,
+}
+
+/// One submission's verdicts.
+pub struct Checked {
+    /// Its path in the package.
+    pub name: String,
+    /// Its folder's verdict.
+    pub expected: Expected,
+    /// What it got at the time limit, and at the margin; or why it was not
+    /// run (not built here, or its build failed).
+    pub got: Result<(Option<Expected>, Option<Expected>), String>,
+    /// This machine has what builds it (else it is not verified here).
+    pub buildable: bool,
+    /// Its slowest accepted case's time, seconds.
+    pub time: f64,
+}
+
+impl Checked {
+    /// Whether it matches its folder: at the limit, or with extra time (a
+    /// build that failed does not). `None`: not verified here (this
+    /// machine lacks its compiler).
+    pub fn matches(&self) -> Option<bool> {
+        match &self.got {
+            Ok((at, high)) => Some(*at == Some(self.expected) || *high == Some(self.expected)),
+            Err(_) => self.buildable.then_some(false),
+        }
+    }
+
+    /// What it got, in problemtools' words (`AC`, `WA`; `JE` for a row
+    /// no folder names: the judge's own error, output over the limit).
+    pub fn said(&self) -> String {
+        let short = |v: &Option<Expected>| v.map_or("JE", Expected::short);
+        match &self.got {
+            Err(why) => why.clone(),
+            Ok((at, high)) if at == high => short(at).into(),
+            Ok((at, high)) => format!("{} ({} with extra time)", short(at), short(high)),
+        }
+    }
+}
+
+impl Plan {
+    /// Reads the package in folder `dir` (its problem, cases, validator
+    /// and submissions) and readies each submission's build in a folder
+    /// of `executor`'s scratch place. A bad package is an
+    /// error naming its file; a scoring or interactive problem is not
+    /// verified yet.
+    pub fn new(dir: &Path, executor: &dyn crate::executor::Executor) -> anyhow::Result<Self> {
+        let scratch = &executor.scratch_place().base();
+        use std::os::unix::fs::PermissionsExt;
+        let problem = Problem::open(dir)?;
+        if problem.scoring {
+            anyhow::bail!(
+                "{}: a scoring problem is not verified yet (docs/packages.md)",
+                dir.join("problem.yaml").display()
+            );
+        }
+        let suites = crate::discover::Suites::find(&[dir.to_owned()], None, None)?;
+        let cases: Vec<Case> = suites.cases().collect();
+        let validators = cases.iter().find_map(|c| c.validator.clone());
+        let work = tempfile::Builder::new()
+            .prefix("puzzlegrade-verify-")
+            .tempdir_in(scratch)
+            .or_else(|_| {
+                tempfile::Builder::new()
+                    .prefix("puzzlegrade-verify-")
+                    .tempdir()
+            })
+            .context("cannot make the builds' folder")?;
+        std::fs::set_permissions(work.path(), std::fs::Permissions::from_mode(0o755))?;
+        let found = submissions::submissions(dir)?;
+        if !found.iter().any(|s| s.expected == Expected::Accepted) {
+            anyhow::bail!(
+                "{}: no accepted submission (the format asks for one)",
+                dir.join("submissions/accepted").display()
+            );
+        }
+        let subs = found
+            .into_iter()
+            .enumerate()
+            .map(|(n, s)| {
+                let name = s.name.to_string_lossy().into_owned();
+                let built_in = work.path().join(format!("sub-{n}"));
+                let planned = s
+                    .program
+                    .map_err(|e: PackageError| e.to_string())
+                    .and_then(|p| {
+                        let owner = executor.owner(0);
+                        crate::grade::program::plan(&p, built_in.clone(), problem.memory_mib, owner)
+                    });
+                let (planned, staged) = match planned {
+                    Ok(p) => {
+                        let job = Job {
+                            label: name.clone(),
+                            family: reference::package::grader::by_its_validator(),
+                            suite: BUILD.into(),
+                            case: BUILD.into(),
+                            task: Task::Build(Arc::new(p.build)),
+                        };
+                        (Ok((job, p.run, built_in)), p.staged)
+                    }
+                    Err(why) => (Err(format!("not built here: {why}")), None),
+                };
+                Sub {
+                    name,
+                    expected: s.expected,
+                    planned,
+                    _staged: staged,
+                }
+            })
+            .collect();
+        Ok(Self {
+            problem,
+            cases,
+            validators: validators.into_iter().collect(),
+            subs,
+            _work: work,
+        })
+    }
+
+    /// The package's own validator, built (see
+    /// `grade::validator::build`): an error where it does not build.
+    pub fn build_validator(&self, ctx: &Context) -> anyhow::Result<()> {
+        for v in &self.validators {
+            crate::grade::validator::build(ctx, v, 0).map_err(anyhow::Error::msg)?;
+        }
+        Ok(())
+    }
+
+    /// Builds every submission, runs the accepted ones (their slowest time
+    /// the time limit where the package gives none), then the others, and
+    /// judges each; every event to `on_event`.
+    pub fn run(self, ctx: &Context, on_event: &mut dyn FnMut(Event)) -> Verified {
+        let start = std::time::Instant::now();
+        let builds: Vec<Job> = self
+            .subs
+            .iter()
+            .filter_map(|s| s.planned.as_ref().ok().map(|(job, _, _)| job.clone()))
+            .collect();
+        on_event(Event::RunStarted {
+            candidate: "verify".into(),
+            cases: builds.len() * (1 + self.cases.len()),
+            kept: 0,
+            cost: (builds.len() * (1 + self.cases.len())) as f64,
+            builds: builds.len(),
+            isolation: ctx.executor.describe(),
+        });
+        let mut rows = Vec::new();
+        let mut summary = Summary::default();
+        // One pool a phase, the executor kept between them.
+        let mut phase = |jobs: Vec<Job>, rows: &mut Vec<Row>| {
+            if ctx.cancel.is_requested() {
+                return;
+            }
+            crate::schedule::pool(ctx, jobs, &mut |e| {
+                if let Event::CaseFinished { row } | Event::CaseCancelled { row } = &e {
+                    rows.push((**row).clone());
+                    summary.add(row);
+                }
+                on_event(e);
+            });
+        };
+        phase(builds, &mut rows);
+        let built = |s: &Sub, rows: &[Row]| -> Result<Arc<Candidate>, String> {
+            let (_, run, dir) = s.planned.as_ref().map_err(Clone::clone)?;
+            let row = rows
+                .iter()
+                .find(|r| r.candidate == s.name && r.suite == BUILD);
+            match row {
+                Some(r) if r.verdict == Verdict::Accepted => Ok(Arc::new(Candidate::Command {
+                    argv: run.clone(),
+                    workdir: dir.clone(),
+                    relative: false,
+                    copy: true,
+                    network: false,
+                    ipc: false,
+                })),
+                Some(r) => Err(format!("{}: {}", r.verdict.as_str(), r.detail)),
+                None => Err("not built".into()),
+            }
+        };
+        let fixed = self.problem.time_limit;
+        let margin = self.problem.time_safety_margin;
+        let jobs_of = |accepted: bool, limit: f64, rows: &[Row]| -> Vec<Job> {
+            let cases: Vec<Arc<Case>> = self
+                .cases
+                .iter()
+                .map(|c| {
+                    let mut c = c.clone();
+                    c.own.time = Some(Duration::from_secs_f64(limit));
+                    Arc::new(c)
+                })
+                .collect();
+            self.subs
+                .iter()
+                .filter(|s| (s.expected == Expected::Accepted) == accepted)
+                .filter_map(|s| built(s, rows).ok().map(|c| (s, c)))
+                .flat_map(|(s, c)| {
+                    cases
+                        .iter()
+                        .map(move |case| Job::puzzle(&s.name, &c, case))
+                        .collect::<Vec<_>>()
+                })
+                .collect()
+        };
+        // The accepted ones: watched to the margin of a limit given, else
+        // to five minutes.
+        let first = fixed.map_or(UNKNOWN_LIMIT, |t| t * margin);
+        let ac_jobs = jobs_of(true, first, &rows);
+        phase(ac_jobs, &mut rows);
+        let slowest = self
+            .subs
+            .iter()
+            .filter(|s| s.expected == Expected::Accepted)
+            .map(|s| submissions::verdict(&self.outcomes(&s.name, &rows), f64::MAX).1)
+            .fold(0.0, f64::max);
+        let multiplier = self.problem.time_multiplier;
+        let (limit, high, limit_from) = match fixed {
+            Some(t) => (t, t * margin, "the package's own".to_string()),
+            None => {
+                let (l, h) = submissions::time_limit(slowest, multiplier, margin);
+                let from = format!(
+                    "the slowest accepted submission's {slowest:.2} s x {multiplier}, rounded up to a second"
+                );
+                (l, h, from)
+            }
+        };
+        let other_jobs = jobs_of(false, high, &rows);
+        phase(other_jobs, &mut rows);
+        let submissions = self
+            .subs
+            .iter()
+            .map(|s| {
+                let outcomes = self.outcomes(&s.name, &rows);
+                let got = built(s, &rows).map(|_| {
+                    let at = submissions::verdict(&outcomes, limit).0;
+                    let at_high = submissions::verdict(&outcomes, high).0;
+                    (at, at_high)
+                });
+                Checked {
+                    name: s.name.clone(),
+                    expected: s.expected,
+                    got,
+                    buildable: s.planned.is_ok(),
+                    time: submissions::verdict(&outcomes, f64::MAX).1,
+                }
+            })
+            .collect();
+        let summary = crate::schedule::end_run(ctx, summary, start, on_event);
+        Verified {
+            rows,
+            time_limit: (limit, high),
+            limit_from,
+            given: fixed.is_some(),
+            submissions,
+            summary,
+        }
+    }
+
+    /// The outcomes of submission `name`'s cases, in the cases' order.
+    fn outcomes(&self, name: &str, rows: &[Row]) -> Vec<Outcome> {
+        self.cases
+            .iter()
+            .filter_map(|c| {
+                rows.iter()
+                    .find(|r| r.candidate == name && r.suite == c.suite && r.case == c.name)
+            })
+            .map(outcome)
+            .collect()
+    }
+}
+
+/// A row as a verdict problemtools names: a memory limit is a run-time
+/// error (as Kattis judges it); time in CPU seconds where measured.
+fn outcome(row: &Row) -> Outcome {
+    match row.verdict {
+        Verdict::Accepted => Outcome::Accepted(row.cpu_ms.or(row.wall_ms).unwrap_or(0.0) / 1000.0),
+        Verdict::WrongAnswer => Outcome::WrongAnswer,
+        Verdict::RuntimeError | Verdict::MemoryLimit => Outcome::RunTimeError,
+        Verdict::TimeLimit => Outcome::TimeLimitExceeded,
+        _ => Outcome::Other,
+    }
+}

@@ -1,0 +1,238 @@
+//! `harness verify` on a package written here (no Rust for it): its judge
+//! solutions in C and Python built as problemtools builds them, each run on
+//! every case and checked against its folder (`accepted`, `wrong_answer`,
+//! `run_time_error`, `time_limit_exceeded`), the time limit from the
+//! slowest accepted one where the package gives none; a misfiled or
+//! broken submission fails the run, a language the machine lacks is said
+//! and not counted.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use crate::support::{harness, read_scorecard};
+
+/// A package `sum` in `dir` (each case two numbers, the answer their sum)
+/// with `subs` (path under `submissions/`, source), readable by every
+/// job slot's user.
+fn package(dir: &Path, subs: &[(&str, &str)]) -> PathBuf {
+    let p = dir.join("sum");
+    let mut files = vec![
+        ("problem.yaml", "name: Sum\n"),
+        ("data/sample/1.in", "1 2\n"),
+        ("data/sample/1.ans", "3\n"),
+        ("data/secret/2.in", "20 22\n"),
+        ("data/secret/2.ans", "42\n"),
+    ];
+    let subs: Vec<(String, &str)> = subs
+        .iter()
+        .map(|(path, text)| (format!("submissions/{path}"), *text))
+        .collect();
+    files.extend(subs.iter().map(|(p, t)| (p.as_str(), *t)));
+    for (path, text) in files {
+        let at = p.join(path);
+        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+        std::fs::write(at, text).unwrap();
+    }
+    for d in walkdir::WalkDir::new(dir).into_iter().flatten() {
+        let mode = if d.file_type().is_dir() { 0o755 } else { 0o644 };
+        std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    p
+}
+
+const SUM_C: &str = "#include <stdio.h>\nint main(void) { long a, b; scanf(\"%ld %ld\", &a, &b); printf(\"%ld\\n\", a + b); return 0; }\n";
+const SUM_PY: &str = "a, b = map(int, input().split())\nprint(a + b)\n";
+const OFF_PY: &str = "a, b = map(int, input().split())\nprint(a + b + (a > 10))\n";
+const CRASH_PY: &str =
+    "a, b = map(int, input().split())\nraise SystemExit(3 if a > 10 else print(a + b))\n";
+const SPIN_C: &str = "#include <stdio.h>\nint main(void) { long a, b; scanf(\"%ld %ld\", &a, &b); if (a > 10) for (;;); printf(\"%ld\\n\", a + b); return 0; }\n";
+
+/// Runs `harness verify` on `package`: its exit status, stdout, and the
+/// scorecard's `(candidate, case, verdict)` rows.
+fn verify(package: &Path, card: &Path) -> (Option<i32>, String, Vec<(String, String, String)>) {
+    let out = harness()
+        .args(["verify", "--jobs", "2", "--scorecard"])
+        .arg(card)
+        .arg("--force")
+        .arg(package)
+        .output()
+        .unwrap();
+    let mut rows: Vec<_> = read_scorecard(card)
+        .into_iter()
+        .map(|r| {
+            (
+                r["candidate"].clone(),
+                r["case"].clone(),
+                r["verdict"].clone(),
+            )
+        })
+        .collect();
+    rows.sort();
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.lines().all(|l| l.starts_with("isolation")), "{err}");
+    (out.status.code(), said, rows)
+}
+
+#[test]
+fn every_submission_gets_the_verdict_its_folder_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let sum = package(
+        dir.path(),
+        &[
+            ("accepted/sum.c", SUM_C),
+            ("accepted/sum.py", SUM_PY),
+            ("accepted/two/main.py", SUM_PY),
+            ("accepted/two/README", "the folder is one program\n"),
+            ("accepted/sum.hs", "main = interact id\n"),
+            ("accepted/notes.txt", "not a program: left out\n"),
+            ("wrong_answer/off.py", OFF_PY),
+            ("run_time_error/crash.py", CRASH_PY),
+            ("time_limit_exceeded/spin.c", SPIN_C),
+        ],
+    );
+    let card = dir.path().join("v.csv");
+    let (code, said, rows) = verify(&sum, &card);
+    let lines: Vec<&str> = said.lines().collect();
+    assert!(
+        lines[0].starts_with("time limit 1 s (the slowest accepted submission's ")
+            && lines[0].ends_with("x 5, rounded up to a second); runs watched to 2 s"),
+        "{said}"
+    );
+    let marks: Vec<Vec<&str>> = lines[1..lines.len() - 1]
+        .iter()
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            // (Not run: its time is `-`.)
+            let said = if w[2] == "-" { w[3] } else { w.last().unwrap() };
+            vec![w[0], w[1], w[2], said]
+        })
+        .collect();
+    assert_eq!(
+        marks,
+        [
+            ["submissions/accepted/sum.c", "AC", "ok", "AC"],
+            ["submissions/accepted/sum.hs", "AC", "-", "-"],
+            ["submissions/accepted/sum.py", "AC", "ok", "AC"],
+            ["submissions/accepted/two", "AC", "ok", "AC"],
+            ["submissions/wrong_answer/off.py", "WA", "ok", "WA"],
+            ["submissions/run_time_error/crash.py", "RTE", "ok", "RTE"],
+            ["submissions/time_limit_exceeded/spin.c", "TLE", "ok", "TLE"],
+        ],
+        "{said}"
+    );
+    assert!(
+        said.contains("Haskell needs ghc, which this machine lacks"),
+        "{said}"
+    );
+    assert_eq!(
+        lines.last().unwrap(),
+        &"6 as their folders say, 0 not, 1 not verified here (no compiler)"
+    );
+    assert_eq!(code, Some(0), "{said}");
+    // Every build and case in the scorecard, by the submission's path.
+    let of = |name: &str| -> Vec<(String, String)> {
+        rows.iter()
+            .filter(|r| r.0 == format!("submissions/{name}"))
+            .map(|r| (r.1.clone(), r.2.clone()))
+            .collect()
+    };
+    let pairs = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+        v.iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    };
+    assert_eq!(
+        of("accepted/two"),
+        pairs(&[
+            ("build", "accepted"),
+            ("sample/1", "accepted"),
+            ("secret/2", "accepted")
+        ])
+    );
+    assert_eq!(
+        of("wrong_answer/off.py")[2],
+        ("secret/2".into(), "wrong-answer".into())
+    );
+    assert_eq!(
+        of("run_time_error/crash.py")[2],
+        ("secret/2".into(), "runtime-error".into())
+    );
+    assert_eq!(
+        of("time_limit_exceeded/spin.c")[2],
+        ("secret/2".into(), "time-limit".into())
+    );
+
+    // The limit its accepted submissions set, kept for `grade` as Kattis
+    // keeps it; then the package's own.
+    harness()
+        .args(["verify", "--write-timelimit"])
+        .arg(&sum)
+        .assert()
+        .code(0);
+    assert_eq!(
+        std::fs::read_to_string(sum.join(".timelimit")).unwrap(),
+        "1\n"
+    );
+    let (_, said, _) = verify(&sum, &card);
+    assert!(
+        said.starts_with("time limit 1 s (the package's own); runs watched to 2 s\n"),
+        "{said}"
+    );
+
+    // A misfiled submission and one that does not build: exit 1.
+    let bad = package(
+        dir.path().join("bad").as_path(),
+        &[
+            ("accepted/sum.c", SUM_C),
+            ("accepted/broken.c", "int main( {\n"),
+            ("wrong_answer/right.py", SUM_PY),
+        ],
+    );
+    let (code, said, _) = verify(&bad, &dir.path().join("bad.csv"));
+    assert_eq!(code, Some(1), "{said}");
+    assert!(
+        said.lines()
+            .any(|l| l.starts_with("submissions/accepted/broken.c")
+                && l.contains("WRONG")
+                && l.contains("compile-error: build exit 1")),
+        "{said}"
+    );
+    assert!(
+        said.lines()
+            .any(|l| l.starts_with("submissions/wrong_answer/right.py") && l.ends_with("  AC")),
+        "{said}"
+    );
+    assert!(said.ends_with("1 as their folders say, 2 not, 0 not verified here (no compiler)\n"));
+}
+
+/// A package with no accepted submission, or a scoring one, is refused
+/// in one line, exit 2.
+#[test]
+fn what_cannot_be_verified_is_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let sum = package(dir.path(), &[("wrong_answer/off.py", OFF_PY)]);
+    harness()
+        .arg("verify")
+        .arg(&sum)
+        .assert()
+        .code(2)
+        .stderr(format!(
+            "harness: {}: no accepted submission (the format asks for one)\n",
+            sum.join("submissions/accepted").display()
+        ));
+    std::fs::write(
+        sum.join("problem.yaml"),
+        "type: scoring\nproblem_format_version: 2023-07-draft\n",
+    )
+    .unwrap();
+    harness()
+        .arg("verify")
+        .arg(&sum)
+        .assert()
+        .code(2)
+        .stderr(format!(
+            "harness: {}: a scoring problem is not verified yet (docs/packages.md)\n",
+            sum.join("problem.yaml").display()
+        ));
+}
