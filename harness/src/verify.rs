@@ -14,7 +14,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use reference::package::submissions::{self, Expected, Outcome};
+use reference::package::grading::{Graded, Group, Judged};
+use reference::package::submissions::{self, Expected};
 use reference::package::{PackageError, Problem};
 
 use crate::event::{Event, Summary};
@@ -30,6 +31,7 @@ const UNKNOWN_LIMIT: f64 = 300.0;
 /// ready to build.
 pub struct Plan {
     problem: Problem,
+    groups: Group,
     cases: Vec<Case>,
     validators: Vec<Arc<crate::job::Validator>>,
     subs: Vec<Sub>,
@@ -66,9 +68,11 @@ pub struct Checked {
     pub name: String,
     /// Its folder's verdict.
     pub expected: Expected,
-    /// What it got at the time limit, and at the margin; or why it was not
-    /// run (not built here, or its build failed).
-    pub got: Result<(Option<Expected>, Option<Expected>), String>,
+    /// What it got at the time limit, and at the margin (`None`: no case
+    /// ran); or why it was not run (not built here, or its build failed).
+    pub got: Result<(Option<Graded>, Option<Graded>), String>,
+    /// A scoring problem's full score (else pass-fail).
+    pub best: Option<f64>,
     /// This machine has what builds it (else it is not verified here).
     pub buildable: bool,
     /// Its slowest accepted case's time, seconds.
@@ -81,18 +85,39 @@ impl Checked {
     /// machine lacks its compiler).
     pub fn matches(&self) -> Option<bool> {
         match &self.got {
-            Ok((at, high)) => Some(*at == Some(self.expected) || *high == Some(self.expected)),
+            Ok((at, high)) => Some(self.is_expected(at) || self.is_expected(high)),
             Err(_) => self.buildable.then_some(false),
         }
     }
 
-    /// What it got, in problemtools' words (`AC`, `WA`; `JE` for a row
-    /// no folder names: the judge's own error, output over the limit).
+    /// Whether `got` is what its folder names: accepted with the full
+    /// score (`accepted`), with less (`partially_accepted`), or rejected
+    /// as the folder says.
+    fn is_expected(&self, got: &Option<Graded>) -> bool {
+        let Some(g) = got else { return false };
+        let full = self.best.is_none_or(|b| g.score == Some(b));
+        match self.expected {
+            Expected::Accepted => g.verdict == Judged::Accepted && full,
+            Expected::PartiallyAccepted => g.verdict == Judged::Accepted && !full,
+            Expected::WrongAnswer => g.verdict == Judged::WrongAnswer,
+            Expected::RunTimeError => g.verdict == Judged::RunTimeError,
+            Expected::TimeLimitExceeded => g.verdict == Judged::TimeLimit,
+        }
+    }
+
+    /// What it got, in problemtools' words (`AC`, `WA`, `AC (52)` with a
+    /// scoring problem's score; `JE` for the judge's own error).
     pub fn said(&self) -> String {
-        let short = |v: &Option<Expected>| v.map_or("JE", Expected::short);
+        let short = |v: &Option<Graded>| match v {
+            None => "-".to_string(),
+            Some(g) => match (self.best, g.score) {
+                (Some(_), Some(s)) if g.verdict == Judged::Accepted => format!("AC ({s})"),
+                _ => g.verdict.short().to_string(),
+            },
+        };
         match &self.got {
             Err(why) => why.clone(),
-            Ok((at, high)) if at == high => short(at).into(),
+            Ok((at, high)) if short(at) == short(high) => short(at),
             Ok((at, high)) => format!("{} ({} with extra time)", short(at), short(high)),
         }
     }
@@ -108,10 +133,11 @@ impl Plan {
         let scratch = &executor.scratch_place().base();
         use std::os::unix::fs::PermissionsExt;
         let problem = Problem::open(dir)?;
-        if problem.scoring {
+        let groups = Group::open(dir)?;
+        if let Some(file) = custom_grading(dir, &groups) {
             anyhow::bail!(
-                "{}: a scoring problem is not verified yet (docs/packages.md)",
-                dir.join("problem.yaml").display()
+                "{}: a grader of the package's own (grading: custom) is not run yet (docs/packages.md)",
+                file.display()
             );
         }
         let suites = crate::discover::Suites::find(&[dir.to_owned()], None, None)?;
@@ -170,6 +196,7 @@ impl Plan {
             .collect();
         Ok(Self {
             problem,
+            groups,
             cases,
             validators: validators.into_iter().collect(),
             subs,
@@ -271,7 +298,8 @@ impl Plan {
             .subs
             .iter()
             .filter(|s| s.expected == Expected::Accepted)
-            .map(|s| submissions::verdict(&self.outcomes(&s.name, &rows), f64::MAX).1)
+            .filter_map(|s| self.result(&s.name, &rows, f64::INFINITY))
+            .map(|r| r.time)
             .fold(0.0, f64::max);
         let multiplier = self.problem.time_multiplier;
         let (limit, high, limit_from) = match fixed {
@@ -290,18 +318,14 @@ impl Plan {
             .subs
             .iter()
             .map(|s| {
-                let outcomes = self.outcomes(&s.name, &rows);
-                let got = built(s, &rows).map(|_| {
-                    let at = submissions::verdict(&outcomes, limit).0;
-                    let at_high = submissions::verdict(&outcomes, high).0;
-                    (at, at_high)
-                });
+                let at = |t| self.result(&s.name, &rows, t);
                 Checked {
                     name: s.name.clone(),
                     expected: s.expected,
-                    got,
+                    got: built(s, &rows).map(|_| (at(limit), at(high))),
                     buildable: s.planned.is_ok(),
-                    time: submissions::verdict(&outcomes, f64::MAX).1,
+                    time: at(f64::INFINITY).map_or(0.0, |r| r.time),
+                    best: self.problem.scoring.then(|| self.groups.best_score()),
                 }
             })
             .collect();
@@ -316,27 +340,49 @@ impl Plan {
         }
     }
 
-    /// The outcomes of submission `name`'s cases, in the cases' order.
-    fn outcomes(&self, name: &str, rows: &[Row]) -> Vec<Outcome> {
-        self.cases
+    /// Submission `name`'s result from its rows, graded as the package
+    /// grades (its groups, `testdata.yaml`), an accepted case slower than
+    /// `limit` seconds a time limit exceeded; `None` where no case ran.
+    fn result(&self, name: &str, rows: &[Row], limit: f64) -> Option<Graded> {
+        let mine: std::collections::HashMap<&str, Graded> = rows
             .iter()
-            .filter_map(|c| {
-                rows.iter()
-                    .find(|r| r.candidate == name && r.suite == c.suite && r.case == c.name)
-            })
-            .map(outcome)
-            .collect()
+            .filter(|r| r.candidate == name && r.suite != BUILD)
+            .map(|r| (r.case.as_str(), graded(r, limit)))
+            .collect();
+        self.groups.grade(&|case| mine.get(case).copied())
     }
 }
 
-/// A row as a verdict problemtools names: a memory limit is a run-time
-/// error (as Kattis judges it); time in CPU seconds where measured.
-fn outcome(row: &Row) -> Outcome {
-    match row.verdict {
-        Verdict::Accepted => Outcome::Accepted(row.cpu_ms.or(row.wall_ms).unwrap_or(0.0) / 1000.0),
-        Verdict::WrongAnswer => Outcome::WrongAnswer,
-        Verdict::RuntimeError | Verdict::MemoryLimit => Outcome::RunTimeError,
-        Verdict::TimeLimit => Outcome::TimeLimitExceeded,
-        _ => Outcome::Other,
+/// A row as problemtools judges it: a memory limit is a run-time error
+/// (as Kattis judges it), an accepted case slower than `limit` seconds a
+/// time limit exceeded; time in CPU seconds where measured.
+fn graded(row: &Row, limit: f64) -> Graded {
+    let time = row.cpu_ms.or(row.wall_ms).unwrap_or(0.0) / 1000.0;
+    let verdict = match row.verdict {
+        Verdict::Accepted if time > limit => Judged::TimeLimit,
+        Verdict::Accepted => Judged::Accepted,
+        Verdict::WrongAnswer => Judged::WrongAnswer,
+        Verdict::RuntimeError | Verdict::MemoryLimit => Judged::RunTimeError,
+        Verdict::TimeLimit => Judged::TimeLimit,
+        Verdict::OutputLimit => Judged::OutputLimit,
+        _ => Judged::JudgeError,
+    };
+    Graded {
+        verdict,
+        score: None,
+        time,
     }
+}
+
+/// The `testdata.yaml` of the first group of `groups` (in package `dir`)
+/// that asks for a grader of the package's own.
+fn custom_grading(dir: &Path, groups: &Group) -> Option<PathBuf> {
+    use reference::package::grading::Item;
+    if groups.config.custom_grading {
+        return Some(dir.join("data").join(&groups.path).join("testdata.yaml"));
+    }
+    groups.items.iter().find_map(|i| match i {
+        Item::Group(g) => custom_grading(dir, g),
+        Item::Case(_) => None,
+    })
 }

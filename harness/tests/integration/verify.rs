@@ -221,18 +221,92 @@ fn what_cannot_be_verified_is_one_line() {
             "harness: {}: no accepted submission (the format asks for one)\n",
             sum.join("submissions/accepted").display()
         ));
-    std::fs::write(
-        sum.join("problem.yaml"),
-        "type: scoring\nproblem_format_version: 2023-07-draft\n",
-    )
-    .unwrap();
+    std::fs::write(sum.join("data/testdata.yaml"), "grading: custom\n").unwrap();
+    std::fs::create_dir_all(sum.join("submissions/accepted")).unwrap();
+    std::fs::write(sum.join("submissions/accepted/sum.py"), SUM_PY).unwrap();
     harness()
         .arg("verify")
         .arg(&sum)
         .assert()
         .code(2)
         .stderr(format!(
-            "harness: {}: a scoring problem is not verified yet (docs/packages.md)\n",
-            sum.join("problem.yaml").display()
+            "harness: {}: a grader of the package's own (grading: custom) is not run yet (docs/packages.md)\n",
+            sum.join("data/testdata.yaml").display()
         ));
+}
+
+/// A scoring problem (the 2023-07 draft's `type: scoring`): points per
+/// group as problemtools' default grader gives them (`testdata.yaml`:
+/// each group's cases worth its `accept_score`, the sample ignored), the
+/// full score (`range`'s top) `accepted`, less `partially_accepted`.
+#[test]
+fn a_scoring_problem_s_submissions_by_their_points() {
+    let dir = tempfile::tempdir().unwrap();
+    let sum = package(
+        dir.path(),
+        &[
+            ("accepted/sum.py", SUM_PY),
+            ("partially_accepted/off.py", OFF_PY),
+            ("wrong_answer/crash_is_not_wrong.py", CRASH_PY),
+        ],
+    );
+    for (path, text) in [
+        (
+            "problem.yaml",
+            "problem_format_version: 2023-07-draft\ntype: scoring\n",
+        ),
+        (
+            "data/testdata.yaml",
+            "on_reject: continue\nrange: 0 100\ngrader_flags: ignore_sample\n",
+        ),
+        (
+            "data/secret/testdata.yaml",
+            // (Its own flags: a group takes those it lacks from above,
+            // `ignore_sample` too.)
+            "on_reject: continue\nrange: 0 100\ngrader_flags: first_error accept_if_any_accepted\n",
+        ),
+        (
+            "data/secret/small/testdata.yaml",
+            "accept_score: 40\non_reject: break\ngrader_flags: min\n",
+        ),
+        ("data/secret/small/1.in", "3 4\n"),
+        ("data/secret/small/1.ans", "7\n"),
+        (
+            "data/secret/large/testdata.yaml",
+            "accept_score: 60\non_reject: break\ngrader_flags: min\n",
+        ),
+        ("data/secret/large/1.in", "30 40\n"),
+        ("data/secret/large/1.ans", "70\n"),
+    ] {
+        std::fs::create_dir_all(sum.join(path).parent().unwrap()).unwrap();
+        std::fs::write(sum.join(path), text).unwrap();
+    }
+    std::fs::remove_file(sum.join("data/secret/2.in")).unwrap();
+    std::fs::remove_file(sum.join("data/secret/2.ans")).unwrap();
+    for d in walkdir::WalkDir::new(&sum).into_iter().flatten() {
+        let mode = if d.file_type().is_dir() { 0o755 } else { 0o644 };
+        std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    let (code, said, _) = verify(&sum, &dir.path().join("s.csv"));
+    let lines: Vec<&str> = said.lines().collect();
+    let row = |n: usize, name: &str, mark: &str, got: &str| {
+        let l = lines[n];
+        assert!(
+            l.starts_with(name)
+                && l.contains(&format!(" {mark} "))
+                && l.ends_with(&format!("  {got}")),
+            "{said}"
+        );
+    };
+    row(1, "submissions/accepted/sum.py", "ok", "AC (100)");
+    row(2, "submissions/partially_accepted/off.py", "ok", "AC (40)");
+    // Filed as a wrong answer, it crashes on the large group: a partial
+    // solution by the package's grading.
+    row(
+        3,
+        "submissions/wrong_answer/crash_is_not_wrong.py",
+        "WRONG",
+        "AC (40)",
+    );
+    assert_eq!(code, Some(1), "{said}");
 }

@@ -8,6 +8,7 @@
 //! submissions are the harness's to run).
 
 pub mod grader;
+pub mod grading;
 pub mod language;
 pub mod submissions;
 pub mod validate;

@@ -1,7 +1,7 @@
 //! A package's judge solutions (`submissions/<verdict>/`) and what
-//! problemtools' `verifyproblem` asks of them: each folder's verdict, the
-//! time limit from the slowest accepted one, and a submission's verdict
-//! from its cases' (the first rejected case's, in the cases' order).
+//! problemtools' `verifyproblem` asks of them: each folder's verdict and
+//! the time limit from the slowest accepted one (a submission's result
+//! from its cases' is [`super::grading`]'s).
 
 use std::path::{Path, PathBuf};
 
@@ -116,45 +116,6 @@ pub fn time_limit(slowest: f64, multiplier: f64, safety_margin: f64) -> (f64, f6
     (limit, limit * safety_margin)
 }
 
-/// A case's verdict, as far as verifying goes.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Outcome {
-    /// Accepted, in this many seconds.
-    Accepted(f64),
-    /// Wrong answer.
-    WrongAnswer,
-    /// A crash, or over the memory limit.
-    RunTimeError,
-    /// Over the time it was given.
-    TimeLimitExceeded,
-    /// Anything else (output over the limit, the judge's own error):
-    /// matches no folder.
-    Other,
-}
-
-/// A submission's verdict from its cases' outcomes in their order, judged
-/// at time limit `limit` (an accepted case slower than it is a time limit
-/// exceeded): the first rejected case's, or AC. Its time: the slowest
-/// accepted case's.
-pub fn verdict(outcomes: &[Outcome], limit: f64) -> (Option<Expected>, f64) {
-    let mut slowest: f64 = 0.0;
-    for o in outcomes {
-        let v = match *o {
-            Outcome::Accepted(t) if t > limit => Some(Expected::TimeLimitExceeded),
-            Outcome::Accepted(t) => {
-                slowest = slowest.max(t);
-                continue;
-            }
-            Outcome::WrongAnswer => Some(Expected::WrongAnswer),
-            Outcome::RunTimeError => Some(Expected::RunTimeError),
-            Outcome::TimeLimitExceeded => Some(Expected::TimeLimitExceeded),
-            Outcome::Other => None,
-        };
-        return (v, slowest);
-    }
-    (Some(Expected::Accepted), slowest)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,18 +125,6 @@ mod tests {
         assert_eq!(time_limit(0.01, 5.0, 2.0), (1.0, 2.0));
         assert_eq!(time_limit(0.31, 5.0, 2.0), (2.0, 4.0));
         assert_eq!(time_limit(1.2, 2.0, 1.5), (3.0, 4.5));
-    }
-
-    #[test]
-    fn a_submissions_verdict_is_its_first_rejected_cases() {
-        use Outcome::*;
-        let ac = verdict(&[Accepted(0.2), Accepted(0.5)], 1.0);
-        assert_eq!(ac, (Some(Expected::Accepted), 0.5));
-        let slow = verdict(&[Accepted(0.2), Accepted(1.5), WrongAnswer], 1.0);
-        assert_eq!(slow.0, Some(Expected::TimeLimitExceeded));
-        let wa = verdict(&[Accepted(0.2), WrongAnswer, RunTimeError], 1.0);
-        assert_eq!(wa.0, Some(Expected::WrongAnswer));
-        assert_eq!(verdict(&[Other, WrongAnswer], 1.0).0, None);
     }
 
     #[test]
