@@ -34,6 +34,7 @@ pub fn jobs(
                 candidate: Arc::clone(&candidate),
                 probe: Arc::new(probe),
             },
+            needed: None,
         })
         .collect())
 }

@@ -140,6 +140,19 @@ pub struct Job {
     pub case: String,
     /// What runs.
     pub task: Task,
+    /// Asked as a worker takes it: `false` where its row no longer
+    /// matters (a case after a rejected one where the rest is not run,
+    /// as a problem package's judge stops): then it is not run.
+    pub needed: Option<Arc<dyn Needed>>,
+}
+
+/// A job's say in whether it still runs (see [`Job::needed`]).
+pub trait Needed: Send + Sync {
+    /// Whether its row still matters, asked as a worker takes it.
+    fn needed(&self) -> bool;
+    /// Its row, told on the worker's thread as soon as it is graded
+    /// (before that worker takes another job).
+    fn graded(&self, _row: &crate::outcome::Row) {}
 }
 
 /// What a job runs.
@@ -175,6 +188,7 @@ impl Job {
                 candidate: Arc::clone(candidate),
                 case: Arc::clone(case),
             },
+            needed: None,
         }
     }
 

@@ -31,7 +31,7 @@ const UNKNOWN_LIMIT: f64 = 300.0;
 /// ready to build.
 pub struct Plan {
     problem: Problem,
-    groups: Group,
+    groups: Arc<Group>,
     cases: Vec<Case>,
     validators: Vec<Arc<crate::job::Validator>>,
     subs: Vec<Sub>,
@@ -181,6 +181,7 @@ impl Plan {
                             suite: BUILD.into(),
                             case: BUILD.into(),
                             task: Task::Build(Arc::new(p.build)),
+                            needed: None,
                         };
                         (Ok((job, p.run, built_in)), p.staged)
                     }
@@ -196,7 +197,7 @@ impl Plan {
             .collect();
         Ok(Self {
             problem,
-            groups,
+            groups: Arc::new(groups),
             cases,
             validators: validators.into_iter().collect(),
             subs,
@@ -233,6 +234,9 @@ impl Plan {
         });
         let mut rows = Vec::new();
         let mut summary = Summary::default();
+        // Each submission's rejected cases so far: a case a rejection cuts
+        // off (`on_reject: break`) is not run, as problemtools starts it not.
+        let progress: Progress = Arc::default();
         // One pool a phase, the executor kept between them.
         let mut phase = |jobs: Vec<Job>, rows: &mut Vec<Row>| {
             if ctx.cancel.is_requested() {
@@ -267,6 +271,7 @@ impl Plan {
         };
         let fixed = self.problem.time_limit;
         let margin = self.problem.time_safety_margin;
+        let (groups, progress, all) = (&self.groups, &progress, &self.cases);
         let jobs_of = |accepted: bool, limit: f64, rows: &[Row]| -> Vec<Job> {
             let cases: Vec<Arc<Case>> = self
                 .cases
@@ -277,15 +282,38 @@ impl Plan {
                     Arc::new(c)
                 })
                 .collect();
-            self.subs
+            let subs: Vec<(&Sub, Arc<Candidate>)> = self
+                .subs
                 .iter()
                 .filter(|s| (s.expected == Expected::Accepted) == accepted)
                 .filter_map(|s| built(s, rows).ok().map(|c| (s, c)))
-                .flat_map(|(s, c)| {
-                    cases
-                        .iter()
-                        .map(move |case| Job::puzzle(&s.name, &c, case))
-                        .collect::<Vec<_>>()
+                .collect();
+            // Case by case across the submissions: a rejection is known
+            // before the same submission's next case is taken.
+            cases
+                .iter()
+                .flat_map(|case| {
+                    subs.iter().map(move |(s, c)| {
+                        let earlier = match s.expected {
+                            Expected::Accepted => Vec::new(),
+                            _ => all
+                                .iter()
+                                .take_while(|k| k.name != case.name)
+                                .map(|k| k.name.clone())
+                                .collect(),
+                        };
+                        let needed = CaseNeeded {
+                            groups: Arc::clone(groups),
+                            progress: Arc::clone(progress),
+                            sub: s.name.clone(),
+                            case: case.name.clone(),
+                            earlier,
+                        };
+                        Job {
+                            needed: Some(Arc::new(needed)),
+                            ..Job::puzzle(&s.name, c, case)
+                        }
+                    })
                 })
                 .collect()
         };
@@ -346,7 +374,7 @@ impl Plan {
     fn result(&self, name: &str, rows: &[Row], limit: f64) -> Option<Graded> {
         let mine: std::collections::HashMap<&str, Graded> = rows
             .iter()
-            .filter(|r| r.candidate == name && r.suite != BUILD)
+            .filter(|r| r.candidate == name && r.suite != BUILD && r.verdict != Verdict::Cancelled)
             .map(|r| (r.case.as_str(), graded(r, limit)))
             .collect();
         self.groups.grade(&|case| mine.get(case).copied())
@@ -385,4 +413,65 @@ fn custom_grading(dir: &Path, groups: &Group) -> Option<PathBuf> {
         Item::Group(g) => custom_grading(dir, g),
         Item::Case(_) => None,
     })
+}
+
+/// Each submission's cases graded so far and those rejected, by
+/// `(submission, case)`; a waiter is woken when one is graded.
+type Progress = Arc<(std::sync::Mutex<Known>, std::sync::Condvar)>;
+
+/// What is known of each submission's cases.
+#[derive(Default)]
+struct Known {
+    done: std::collections::HashSet<(String, String)>,
+    rejected: std::collections::HashSet<(String, String)>,
+}
+
+/// A submission's case, needed unless a rejection cut it off. Where a
+/// rejection is expected (a submission not filed as accepted) it waits,
+/// as a worker takes it, for its submission's earlier cases to be graded
+/// (they were taken before it, so they end): a time limit exceeded then
+/// costs its one case, not one a job slot.
+struct CaseNeeded {
+    groups: Arc<Group>,
+    progress: Progress,
+    sub: String,
+    case: String,
+    /// The submission's cases before it, where it waits for them.
+    earlier: Vec<String>,
+}
+
+impl crate::job::Needed for CaseNeeded {
+    fn needed(&self) -> bool {
+        let (lock, woken) = &*self.progress;
+        let mut known = lock.lock().unwrap_or_else(|p| p.into_inner());
+        let key = |c: &String| (self.sub.clone(), c.clone());
+        while !self.earlier.iter().all(|c| known.done.contains(&key(c))) {
+            let wait = std::time::Duration::from_millis(200);
+            known = woken
+                .wait_timeout(known, wait)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+        let sub = &self.sub;
+        let cut = self.groups.cut_off(&self.case, &|n| {
+            known.rejected.contains(&(sub.clone(), n.to_owned()))
+        });
+        if cut {
+            known.done.insert(key(&self.case));
+            woken.notify_all();
+        }
+        !cut
+    }
+
+    fn graded(&self, row: &Row) {
+        let (lock, woken) = &*self.progress;
+        let mut known = lock.lock().unwrap_or_else(|p| p.into_inner());
+        known.done.insert((self.sub.clone(), self.case.clone()));
+        // (One the wall clock stopped beside others is run again alone
+        // before its row is final.)
+        if row.verdict != Verdict::Accepted && !crate::grade::stopped_by_the_wall_clock(row) {
+            known.rejected.insert((self.sub.clone(), self.case.clone()));
+        }
+        woken.notify_all();
+    }
 }

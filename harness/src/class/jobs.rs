@@ -95,6 +95,7 @@ pub(super) fn of_submission(
                             candidate: Arc::clone(&candidate),
                             probe: Arc::clone(probe),
                         },
+                        needed: None,
                     });
                 }
             }

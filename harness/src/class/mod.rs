@@ -96,6 +96,7 @@ pub fn build_job(course: &Course, sub: &Submission, work: &Path, n: usize) -> Jo
             dir: work.join(format!("sub-{n}")),
             recipe,
         })),
+        needed: None,
     }
 }
 

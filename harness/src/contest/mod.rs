@@ -196,6 +196,7 @@ fn job(label: &str, candidate: &Arc<Candidate>, timed: &Timed) -> Job {
                         output: Output::Any,
                     }),
                 },
+                needed: None,
             }
         }
     }

@@ -87,6 +87,7 @@ fn every_submission_gets_the_verdict_its_folder_names() {
             ("accepted/sum.hs", "main = interact id\n"),
             ("accepted/notes.txt", "not a program: left out\n"),
             ("wrong_answer/off.py", OFF_PY),
+            ("wrong_answer/zero.py", "print(0)\n"),
             ("run_time_error/crash.py", CRASH_PY),
             ("time_limit_exceeded/spin.c", SPIN_C),
         ],
@@ -116,6 +117,7 @@ fn every_submission_gets_the_verdict_its_folder_names() {
             ["submissions/accepted/sum.py", "AC", "ok", "AC"],
             ["submissions/accepted/two", "AC", "ok", "AC"],
             ["submissions/wrong_answer/off.py", "WA", "ok", "WA"],
+            ["submissions/wrong_answer/zero.py", "WA", "ok", "WA"],
             ["submissions/run_time_error/crash.py", "RTE", "ok", "RTE"],
             ["submissions/time_limit_exceeded/spin.c", "TLE", "ok", "TLE"],
         ],
@@ -127,7 +129,7 @@ fn every_submission_gets_the_verdict_its_folder_names() {
     );
     assert_eq!(
         lines.last().unwrap(),
-        &"6 as their folders say, 0 not, 1 not verified here (no compiler)"
+        &"7 as their folders say, 0 not, 1 not verified here (no compiler)"
     );
     assert_eq!(code, Some(0), "{said}");
     // Every build and case in the scorecard, by the submission's path.
@@ -148,6 +150,16 @@ fn every_submission_gets_the_verdict_its_folder_names() {
             ("build", "accepted"),
             ("sample/1", "accepted"),
             ("secret/2", "accepted")
+        ])
+    );
+    // Rejected on the sample, as problemtools it is not run on the rest
+    // (`on_reject: break`, the format's default).
+    assert_eq!(
+        of("wrong_answer/zero.py"),
+        pairs(&[
+            ("build", "accepted"),
+            ("sample/1", "wrong-answer"),
+            ("secret/2", "cancelled")
         ])
     );
     assert_eq!(

@@ -132,6 +132,32 @@ impl Group {
         self.config.range.1
     }
 
+    /// Whether case `name` no longer counts, given the cases already
+    /// known `rejected` (by their names): an item before it in a group
+    /// that breaks on a rejection (`on_reject: break`) is surely rejected,
+    /// as problemtools then starts no more of that group. A group is surely
+    /// rejected where a case of it is, unless its flags can still accept
+    /// it (`always_accept`, `accept_if_any_accepted`, `ignore_sample`).
+    pub fn cut_off(&self, name: &str, rejected: &dyn Fn(&str) -> bool) -> bool {
+        for item in &self.items {
+            match item {
+                Item::Case(n) if n == name => return false,
+                Item::Group(g) if g.holds(name) => return g.cut_off(name, rejected),
+                _ if self.config.on_reject_break && surely_rejected(item, rejected) => return true,
+                _ => {}
+            }
+        }
+        false
+    }
+
+    /// Whether case `name` is in this group or below it.
+    fn holds(&self, name: &str) -> bool {
+        self.items.iter().any(|i| match i {
+            Item::Case(n) => n == name,
+            Item::Group(g) => g.holds(name),
+        })
+    }
+
     /// This group's result from its cases' (`case`: a case's result by
     /// its name, `None` where it was not run), as problemtools' default
     /// grader gives it; a case's missing score is its group's accept or
@@ -211,6 +237,21 @@ impl Group {
             score: Some(score),
             time,
         })
+    }
+}
+
+/// Whether `item` is rejected whatever its cases not known yet do.
+fn surely_rejected(item: &Item, rejected: &dyn Fn(&str) -> bool) -> bool {
+    match item {
+        Item::Case(n) => rejected(n),
+        Item::Group(g) => {
+            let lenient = ["always_accept", "accept_if_any_accepted", "ignore_sample"];
+            !g.config
+                .grader_flags
+                .iter()
+                .any(|f| lenient.contains(&f.as_str()))
+                && g.items.iter().any(|i| surely_rejected(i, rejected))
+        }
     }
 }
 
@@ -482,6 +523,33 @@ mod tests {
             .unwrap();
         assert_eq!((r.verdict, r.time), (WrongAnswer, 0.5));
         assert_eq!(pf.grade(&|_| ok(0.2)).unwrap().verdict, Accepted);
+    }
+
+    #[test]
+    fn what_a_rejection_cuts_off() {
+        let t = tempfile::tempdir().unwrap();
+        let g = oddecho(t.path());
+        let none = |_: &str| false;
+        assert!(!g.cut_off("secret/subtask1/2", &none));
+        // subtask1 breaks: its second case is cut off by its first.
+        let first = |n: &str| n == "secret/subtask1/1";
+        assert!(g.cut_off("secret/subtask1/2", &first));
+        // secret continues, and accepts if any is: subtask2 still counts.
+        assert!(!g.cut_off("secret/subtask2/01", &first));
+        // Pass-fail defaults: a rejected sample cuts off every secret case.
+        let t2 = tempfile::tempdir().unwrap();
+        put(
+            t2.path(),
+            &[
+                ("data/secret/a.in", ""),
+                ("data/secret/a.ans", ""),
+                ("data/sample/1.in", ""),
+                ("data/sample/1.ans", ""),
+            ],
+        );
+        let pf = Group::open(t2.path()).unwrap();
+        assert!(pf.cut_off("secret/a", &|n| n == "sample/1"));
+        assert!(!pf.cut_off("sample/1", &|n| n == "secret/a"));
     }
 
     #[test]
