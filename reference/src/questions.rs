@@ -80,6 +80,13 @@ impl Transcript {
     }
 }
 
+/// The detail of an adapter that exited `exit_code` (not 0): the function
+/// raised or crashed. One function writes it, and what reads it (a
+/// platform's words for students) takes it apart by the same.
+pub fn raised(exit_code: i32) -> String {
+    format!("adapter exit {exit_code}: the function raised or crashed (see stderr)")
+}
+
 fn lines(lines: &[String]) -> String {
     lines.iter().map(|l| format!("{l}\n")).collect()
 }
@@ -93,10 +100,7 @@ impl Case for Transcript {
             best_moves: None,
         };
         if exit_code != 0 {
-            return judged(
-                Check::RuntimeError,
-                format!("adapter exit {exit_code}: the function raised or crashed (see stderr)"),
-            );
+            return judged(Check::RuntimeError, raised(exit_code));
         }
         let text = String::from_utf8_lossy(stdout);
         let (got, labels) = Labels::split(&text);

@@ -160,7 +160,7 @@ pub fn grade(ctx: &Context, row: &mut Row, build: &Build, slot: usize) {
             row.exit_code = Some(*code);
             (
                 Verdict::CompileError,
-                format!("build exit {code}: {}", tail()),
+                format!("{}{}", exited(*code), tail()),
             )
         }
         (Ending::Signaled(sig), None) => (
@@ -170,6 +170,13 @@ pub fn grade(ctx: &Context, row: &mut Row, build: &Build, slot: usize) {
     };
     row.verdict = verdict;
     row.detail = detail;
+}
+
+/// How a failed build's detail starts when its command exited `code`:
+/// one function writes it, and what reads it (a platform's words for
+/// students) takes it apart by the same.
+pub fn exited(code: i32) -> String {
+    format!("build exit {code}: ")
 }
 
 /// The compiler's last lines, on one line (` | ` between them).

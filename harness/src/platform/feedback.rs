@@ -110,7 +110,7 @@ pub(super) fn results(course: &Course, p: &Points, rows: &[Row]) -> Results {
         execution_time: None,
         output_format: Some("text"),
         output: match build {
-            Some(r) if r.verdict == Verdict::CompileError => built(&r.detail),
+            Some(r) if r.verdict == Verdict::CompileError => built(r),
             Some(r) if r.verdict != Verdict::Accepted => format!(
                 "Your submission could not be built, through no fault of yours \
                  (the course staff will look at it): {}",
@@ -149,12 +149,11 @@ pub fn said(course: &Course, r: &Row) -> String {
         return "not run: grading was stopped".into();
     }
     let what = word(course, r.verdict);
-    const ADAPTER: &str = ": the function raised or crashed (see stderr)";
-    let detail = match detail
-        .find(ADAPTER)
-        .filter(|_| detail.starts_with("adapter exit "))
-    {
-        Some(at) => match detail[at + ADAPTER.len()..].strip_prefix("; stderr: ") {
+    // (An adapter's exit: the row's exit status says which words its
+    // detail starts with.)
+    let raised = r.exit_code.map(reference::questions::raised);
+    let detail = match raised.as_deref().and_then(|p| detail.strip_prefix(p)) {
+        Some(rest) => match rest.strip_prefix("; stderr: ") {
             Some(error) => format!("the function raised {error}"),
             None => "the function raised an exception or crashed".into(),
         },
@@ -190,18 +189,20 @@ pub fn word(course: &Course, verdict: Verdict) -> &str {
         .map_or(ours, String::as_str)
 }
 
-/// A build's failure (`detail`: the build row's), for a student: the
-/// compiler's lines each on its own line again.
-fn built(detail: &str) -> String {
-    let lines = detail.replace(" | ", "\n");
-    match lines
-        .split_once(": ")
-        .filter(|(head, _)| head.starts_with("build exit "))
-    {
-        Some((head, rest)) => format!(
-            "Your submission did not build (the build command's {}):\n{rest}",
-            head.trim_start_matches("build ")
+/// A build's failure (its row), for a student: the compiler's lines each
+/// on its own line again, after the build command's exit status where it
+/// exited (the row's exit status says how its detail starts).
+fn built(r: &Row) -> String {
+    let exited = r.exit_code.map(crate::grade::build::exited);
+    match exited.as_deref().and_then(|p| r.detail.strip_prefix(p)) {
+        Some(rest) => format!(
+            "Your submission did not build (the build command's exit {}):\n{}",
+            r.exit_code.unwrap_or_default(),
+            rest.replace(" | ", "\n")
         ),
-        None => format!("Your submission did not build: {lines}"),
+        None => format!(
+            "Your submission did not build: {}",
+            r.detail.replace(" | ", "\n")
+        ),
     }
 }
