@@ -297,6 +297,9 @@ pub struct Case {
     /// family does not (a problem package's own output validator): shared
     /// by every case of its package.
     pub validator: Option<Arc<Validator>>,
+    /// Its own flags for the validator, after the validator's (a test
+    /// group's `output_validator_flags`, the 2023-07 draft's).
+    pub validator_flags: Vec<String>,
 }
 
 /// A problem package's own output validator: built once for the run (see
@@ -366,6 +369,7 @@ impl Case {
             loaded: Loaded::default(),
             own: OwnLimits::default(),
             validator: None,
+            validator_flags: Vec::new(),
         }
     }
 

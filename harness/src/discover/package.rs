@@ -3,6 +3,7 @@
 //! harness runs), its own validator's program, and its cases in the
 //! format's order.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -85,18 +86,54 @@ pub(super) fn package_cases(
     let suite = dir
         .file_name()
         .map_or_else(|| "package".into(), |n| n.to_string_lossy().into_owned());
-    Ok(reference::package::test_cases(dir)?
+    // A test group's own flags (the draft's `output_validator_flags`),
+    // after the package's: the default validator made with them all.
+    let groups = reference::package::grading::Group::open(dir)?;
+    let extra: HashMap<&str, &str> = groups
+        .cases()
         .into_iter()
-        .map(|t| Case {
+        .map(|(name, config)| (name, config.output_validator_flags.as_str()))
+        .collect();
+    let mut graders: HashMap<&str, &'static dyn Grader> = HashMap::new();
+    let mut cases = Vec::new();
+    for t in reference::package::test_cases(dir)? {
+        let name = format!("{}/{}", t.group, t.name);
+        let flags = extra.get(name.as_str()).copied().unwrap_or_default();
+        let family = match (&problem.validation, flags.trim().is_empty()) {
+            (Validation::Default(_), false) => match graders.get(flags) {
+                Some(g) => *g,
+                None => {
+                    let all = format!("{} {flags}", problem.validator_flags);
+                    let v =
+                        reference::package::DefaultValidator::from_flags(&all).map_err(|why| {
+                            anyhow::anyhow!(
+                                "{}: output_validator_flags (its testdata.yaml, or a group's above): {why}",
+                                dir.join("data").join(&t.group).display()
+                            )
+                        })?;
+                    let g = reference::package::grader::grader(v);
+                    graders.insert(flags, g);
+                    g
+                }
+            },
+            _ => family,
+        };
+        let custom = validator.is_some();
+        cases.push(Case {
             given: Some(Vec::new()),
             own,
             validator: validator.clone(),
+            validator_flags: match custom {
+                true => flags.split_whitespace().map(str::to_owned).collect(),
+                false => Vec::new(),
+            },
             ..Case::new(
                 family,
-                (suite.clone(), format!("{}/{}", t.group, t.name)),
+                (suite.clone(), name),
                 Ok(vec![t.input, t.answer]),
                 root.clone(),
             )
-        })
-        .collect())
+        });
+    }
+    Ok(cases)
 }

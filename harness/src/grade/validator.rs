@@ -112,6 +112,7 @@ pub(super) fn judge(ctx: &Context, row: &mut Row, case: &Case, run: &RunResult, 
         // Its feedback folder: its working folder (its own).
         tail: std::iter::once(OsString::from("./"))
             .chain(validator.flags.iter().map(OsString::from))
+            .chain(case.validator_flags.iter().map(OsString::from))
             .collect(),
         returns: vec!["judgemessage.txt".into(), "score.txt".into()],
     };

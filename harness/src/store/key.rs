@@ -194,6 +194,7 @@ fn case_bytes(case: &Case, put: &mut dyn FnMut(&[u8])) -> Option<()> {
     if let Some(v) = &case.validator {
         put(&tree_digest(&v.program.path, &[])?);
         put(v.flags.join(" ").as_bytes());
+        put(case.validator_flags.join(" ").as_bytes());
     }
     Some(())
 }

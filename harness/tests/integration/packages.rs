@@ -358,6 +358,12 @@ fn a_packages_own_output_validator_judges_its_outputs() {
     .unwrap();
     std::fs::create_dir_all(py.join("data/secret")).unwrap();
     std::fs::write(py.join("data/secret/a.in"), "2 2\n").unwrap();
+    // (A group's own flags come after the package's.)
+    std::fs::write(
+        py.join("data/secret/testdata.yaml"),
+        "output_validator_flags: strict\n",
+    )
+    .unwrap();
     std::fs::write(py.join("data/secret/a.ans"), "4\n").unwrap();
     std::fs::create_dir_all(py.join("output_validator/v")).unwrap();
     std::fs::write(
@@ -388,7 +394,7 @@ fn a_packages_own_output_validator_judges_its_outputs() {
         [(
             "secret/a".into(),
             "wrong-answer".into(),
-            "got ['5'], flags []".into()
+            "got ['5'], flags ['strict']".into()
         )]
     );
 
@@ -496,4 +502,58 @@ fn a_packages_own_memory_and_output_limits_are_its_cases() {
         "python3 -c \"b = bytearray(8 << 20); print(3)\"",
     );
     assert_eq!(grade(&small, "small")[0].1, "accepted");
+}
+
+/// A test group's `output_validator_flags` (`testdata.yaml`) judge its
+/// cases after the package's own flags: here a tolerance for one group
+/// alone; a bad one is named by its group, exit 2.
+#[test]
+fn a_test_groups_own_validator_flags_judge_its_cases() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let sum = package(dir.path(), "validation: default\n");
+    let flags = sum.join("data/secret/big/testdata.yaml");
+    std::fs::write(
+        &flags,
+        "output_validator_flags: float_absolute_tolerance 0.5\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&flags, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let near = script(
+        dir.path(),
+        "near",
+        "awk '{ printf \"%.10g\\n\", $1 + $2 + 0.25 }'",
+    );
+    let card = dir.path().join("near.csv");
+    harness()
+        .args(["grade", "--no-cache", "--suite"])
+        .arg(&sum)
+        .arg("--candidate")
+        .arg(&near)
+        .arg("--scorecard")
+        .arg(&card)
+        .assert()
+        .code(1);
+    let verdicts: Vec<(String, String)> = rows(&card).into_iter().map(|r| (r.0, r.1)).collect();
+    let v = |c: &str, w: &str| (c.to_string(), w.to_string());
+    assert_eq!(
+        verdicts,
+        [
+            v("sample/1", "wrong-answer"),
+            v("secret/big/10", "accepted"),
+            v("secret/big/2", "accepted"),
+            v("secret/zero", "wrong-answer"),
+        ]
+    );
+    std::fs::write(&flags, "output_validator_flags: float_tolerance x\n").unwrap();
+    harness()
+        .args(["grade", "--suite"])
+        .arg(&sum)
+        .args(["--candidate", "true"])
+        .assert()
+        .code(2)
+        .stderr(format!(
+            "harness: {}: output_validator_flags (its testdata.yaml, or a group's above): float_tolerance x: not a tolerance\n",
+            sum.join("data/secret/big").display()
+        ));
 }

@@ -150,6 +150,19 @@ impl Group {
         false
     }
 
+    /// Each case's name with the configuration of the group it is in, in
+    /// the cases' order.
+    pub fn cases(&self) -> Vec<(&str, &Config)> {
+        let mut out = Vec::new();
+        for item in &self.items {
+            match item {
+                Item::Case(n) => out.push((n.as_str(), &self.config)),
+                Item::Group(g) => out.extend(g.cases()),
+            }
+        }
+        out
+    }
+
     /// Whether case `name` is in this group or below it.
     fn holds(&self, name: &str) -> bool {
         self.items.iter().any(|i| match i {

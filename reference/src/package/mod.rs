@@ -72,6 +72,9 @@ pub struct Problem {
     pub scoring: bool,
     /// How answers are judged.
     pub validation: Validation,
+    /// `validator_flags` as written (a test group's
+    /// `output_validator_flags` come after them).
+    pub validator_flags: String,
     /// The time limit in seconds, where the package gives one (the 2023-07
     /// draft's `limits.time_limit`, or the `.timelimit` file problemtools
     /// and Kattis write); else it comes from the accepted submissions.
@@ -206,6 +209,7 @@ impl Problem {
                 }
             }
         };
+        let validator_flags = flags.clone();
         let validation = if custom {
             Validation::Custom {
                 interactive,
@@ -231,6 +235,7 @@ impl Problem {
             draft,
             scoring,
             validation,
+            validator_flags,
             time_limit: if draft {
                 number(&limits["time_limit"], "limits.time_limit")?
                     .map(|t| {
