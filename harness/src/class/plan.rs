@@ -70,7 +70,11 @@ impl Plan {
                         cases.retain(|c| format!("{name}/{}/{}", c.suite, c.name).contains(f));
                     }
                     for case in &mut cases {
-                        case.family = grader;
+                        // (A question judges the family's cases; a problem
+                        // package's cases keep their package's own grader.)
+                        if case.family.name() != grader.name() {
+                            case.family = grader;
+                        }
                         case.loaded = Default::default();
                     }
                     if let Some(format) = &part.format {

@@ -39,7 +39,7 @@ pub fn verdicts(course: &Course) -> Stubs {
                 .files
                 .as_ref()
                 .ok()
-                .and_then(|files| grader.load(files).ok())
+                .and_then(|files| judge(grader, &c).load(files).ok())
                 .and_then(|case| {
                     let stub = case.stub()?;
                     Some(case.judge(stub.stdout.as_bytes(), stub.exit_code.into()))
@@ -52,6 +52,19 @@ pub fn verdicts(course: &Course) -> Stubs {
         }
     }
     out
+}
+
+/// What judges case `c` of a part judged by `grader`: the grader, but for
+/// a problem package's case, which keeps its package's own.
+fn judge(
+    grader: &'static dyn reference::family::Grader,
+    c: &crate::job::Case,
+) -> &'static dyn reference::family::Grader {
+    if c.family.name() == grader.name() {
+        c.family
+    } else {
+        grader
+    }
 }
 
 /// `item`'s [`Item::score`], less what the handout's empty stub earns on

@@ -557,3 +557,80 @@ fn a_test_groups_own_validator_flags_judge_its_cases() {
             sum.join("data/secret/big").display()
         ));
 }
+
+/// A course config grades a class on a package (`family = "package"`, a
+/// part whose suite is the package): its cases judged by the package's
+/// own validator and flags, rubric points per test group by a case glob.
+#[test]
+fn a_course_grades_a_class_on_a_package_with_points_per_group() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    package(
+        dir.path(),
+        "name: Sum\nvalidator_flags: float_tolerance 1e-6\n",
+    );
+    let config = dir.path().join("course.toml");
+    std::fs::write(
+        &config,
+        "name = \"sum course\"\nfamily = \"package\"\n\
+         [[part]]\nname = \"sum\"\ncommand = \"{submission}/sum.sh\"\nsuites = [\"sum\"]\n\
+         [[rubric]]\nname = \"sample\"\nrule = \"all\"\npoints = 1\npart = \"sum\"\ncases = \"*/sample/*\"\n\
+         [[rubric]]\nname = \"big numbers\"\nrule = \"all\"\npoints = 3\npart = \"sum\"\ncases = \"*/secret/big/*\"\n\
+         [[rubric]]\nname = \"secret\"\nrule = \"share\"\npoints = 6\npart = \"sum\"\ncases = \"*/secret/*\"\n",
+    )
+    .unwrap();
+    let class = dir.path().join("class");
+    for (who, body) in [
+        ("alice", "awk '{ printf \"%.10g\\n\", $1 + $2 }'"),
+        // Right below 100 only: the big group's 1e9 + 1 is wrong.
+        ("bob", "awk '{ s = $1 + $2; print (s < 100 ? s : 0) }'"),
+    ] {
+        std::fs::create_dir_all(class.join(who)).unwrap();
+        script(&class.join(who), "sum.sh", body);
+        for d in [&class, &class.join(who)] {
+            std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+    }
+    let summary = dir.path().join("summary.csv");
+    let card = dir.path().join("rows.csv");
+    harness()
+        .args(["grade", "--no-cache", "--course"])
+        .arg(&config)
+        .arg("--submissions")
+        .arg(&class)
+        .arg("--summary")
+        .arg(&summary)
+        .arg("--scorecard")
+        .arg(&card)
+        .assert()
+        .code(1);
+    let text = std::fs::read_to_string(&summary).unwrap();
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let header = reader.headers().unwrap().clone();
+    let at = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let totals: Vec<(String, String)> = reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            (r[at("submission")].to_string(), r[at("total")].to_string())
+        })
+        .collect();
+    // alice: 1 + 3 + 6; bob: the sample, no big group, 2 of 3 secret cases.
+    assert_eq!(
+        totals,
+        [("alice".into(), "10".into()), ("bob".into(), "5".into())],
+        "{text}"
+    );
+    let bob: Vec<_> = read_scorecard(&card)
+        .into_iter()
+        .filter(|r| r["candidate"] == "bob" && r["verdict"] != "accepted")
+        .map(|r| (r["case"].clone(), r["detail"].clone()))
+        .collect();
+    assert_eq!(
+        bob,
+        [(
+            "secret/big/2".to_string(),
+            "line 1: 0 where 1000000001 was expected (off by 1.000000001e9)".to_string()
+        )]
+    );
+}
