@@ -133,6 +133,9 @@ pub fn pool<'a>(ctx: &Context, jobs: impl Into<Jobs<'a>>, on_event: &mut dyn FnM
                     });
                     let key = match store.map(|s| s.lookup(job, run_wide)) {
                         Some(Ok(row)) => {
+                            if let Some(n) = &job.needed {
+                                n.graded(&row);
+                            }
                             mail.post(finished(row));
                             continue;
                         }

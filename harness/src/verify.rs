@@ -171,7 +171,8 @@ impl Plan {
                     .map_err(|e: PackageError| e.to_string())
                     .and_then(|p| {
                         let owner = executor.owner(0);
-                        crate::grade::program::plan(&p, built_in.clone(), problem.memory_mib, owner)
+                        let dirs = (built_in.clone(), Path::new("."));
+                        crate::grade::program::plan(&p, dirs, problem.memory_mib, owner)
                     });
                 let (planned, staged) = match planned {
                     Ok(p) => {
@@ -238,6 +239,15 @@ impl Plan {
         // off (`on_reject: break`) is not run, as problemtools starts it not.
         let progress: Progress = Arc::default();
         // One pool a phase, the executor kept between them.
+        // A build the result store holds whole is made again from it;
+        // the others run, and are kept.
+        let (builds, keys) = restored(ctx, builds, &mut |row| {
+            summary.add(&row);
+            on_event(Event::CaseFinished {
+                row: Box::new(row.clone()),
+            });
+            rows.push(row);
+        });
         let mut phase = |jobs: Vec<Job>, rows: &mut Vec<Row>| {
             if ctx.cancel.is_requested() {
                 return;
@@ -250,7 +260,18 @@ impl Plan {
                 on_event(e);
             });
         };
-        phase(builds, &mut rows);
+        phase(builds.clone(), &mut rows);
+        if let Some(store) = ctx.options.store.as_deref() {
+            store.built_anew(builds.len());
+            for (job, key) in builds.iter().zip(&keys) {
+                let row = rows
+                    .iter()
+                    .find(|r| r.candidate == job.label && r.suite == BUILD);
+                if let (Some(key), Some(row), Task::Build(b)) = (key, row, &job.task) {
+                    store.keep_build(key, row, &b.dir, Vec::new());
+                }
+            }
+        }
         let built = |s: &Sub, rows: &[Row]| -> Result<Arc<Candidate>, String> {
             let (_, run, dir) = s.planned.as_ref().map_err(Clone::clone)?;
             let row = rows
@@ -474,4 +495,40 @@ impl crate::job::Needed for CaseNeeded {
         }
         woken.notify_all();
     }
+}
+
+/// The builds of `builds` the result store holds whole, made again from it
+/// (each its kept row, given to `restored`); the others, each with its
+/// key where the store can keep it, to build.
+fn restored(
+    ctx: &Context,
+    builds: Vec<Job>,
+    restored: &mut dyn FnMut(Row),
+) -> (Vec<Job>, Vec<Option<crate::store::Key>>) {
+    let Some(store) = ctx.options.store.as_deref() else {
+        let n = builds.len();
+        return (builds, vec![None; n]);
+    };
+    let run = ctx.options.fingerprint(&ctx.executor.label());
+    let mut left = (Vec::new(), Vec::new());
+    for build in builds {
+        let (key, entry) = store.built(&build, &run);
+        if let (Some(k), Some(e), Task::Build(b)) = (&key, &entry, &build.task)
+            && e.row.verdict == Verdict::Accepted
+            && store.restore(&build, k, e)
+        {
+            crate::grade::build::allow_everyone(&b.dir);
+            let mut row = e.row.clone();
+            row.candidate.clone_from(&build.label);
+            store.reused(1);
+            restored(row);
+            continue;
+        }
+        if let Task::Build(b) = &build.task {
+            store.forget(&b.dir);
+        }
+        left.0.push(build);
+        left.1.push(key);
+    }
+    left
 }

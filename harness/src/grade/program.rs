@@ -6,7 +6,7 @@
 //! it. A language whose compiler or interpreter this machine lacks is
 //! said so, never built.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -29,14 +29,16 @@ pub struct Planned {
     pub staged: Option<tempfile::TempDir>,
 }
 
-/// `program` made ready to build in folder `dir` (not made yet), its run
-/// command told the memory limit `memory_mib` (Java's heap); or why it
-/// cannot be built here: its compiler or interpreter is not on the
-/// machine, or not where `owner` (the user its job slots run as) may run
-/// it (a compiler in root's home).
+/// `program` made ready to build in folder `dir` (not made yet), its
+/// commands naming that folder `at` (itself, or `.` where they run in it:
+/// then the same words whatever the folder, as the result store keys a
+/// build), its run command told the memory limit `memory_mib` (Java's
+/// heap); or why it cannot be built here: its compiler or interpreter is
+/// not on the machine, or not where `owner` (the user its job slots run
+/// as) may run it (a compiler in root's home).
 pub fn plan(
     program: &Program,
-    dir: PathBuf,
+    (dir, at): (PathBuf, &Path),
     memory_mib: u64,
     owner: Option<(u32, u32)>,
 ) -> Result<Planned, String> {
@@ -74,17 +76,19 @@ pub fn plan(
     let source = staged
         .as_ref()
         .map_or(program.path.clone(), |s| s.path().to_owned());
-    let (compile, run) = program.commands(&dir, memory_mib);
+    let (compile, run) = program.commands(at, memory_mib);
     let here = |argv: Vec<String>| on_this_machine(program, argv);
     let recipe = compile.map(here).map(|c| {
+        let command = shell_words::join(&c);
         Arc::new(Recipe {
-            command: shell_words::join(&c),
+            // (What a build kept in the result store is keyed by.)
+            written: format!("{}: {command}", program.language.id),
+            command,
             course_dir: program.path.clone(),
             require: Vec::new(),
             time_limit: BUILD_TIME,
             overlay: Vec::new(),
             handin: globset::GlobSet::empty(),
-            written: String::new(),
         })
     });
     Ok(Planned {

@@ -54,7 +54,8 @@ fn build_now(ctx: &Context, v: &Validator, slot: usize) -> Result<Built, String>
         .map_err(made)?;
     std::fs::set_permissions(work.path(), std::fs::Permissions::from_mode(0o755)).map_err(made)?;
     let dir = work.path().join("validator");
-    let planned = super::program::plan(&v.program, dir, v.memory_mib, ctx.executor.owner(slot))?;
+    let owner = ctx.executor.owner(slot);
+    let planned = super::program::plan(&v.program, (dir.clone(), &dir), v.memory_mib, owner)?;
     let mut row = Row::new("validator", "package", "build", "build");
     super::build::grade(ctx, &mut row, &planned.build, slot);
     match row.verdict {

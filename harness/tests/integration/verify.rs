@@ -322,3 +322,40 @@ fn a_scoring_problem_s_submissions_by_their_points() {
     );
     assert_eq!(code, Some(1), "{said}");
 }
+
+/// Builds and rows are kept in the result store as a class's are: a
+/// second verify builds nothing (each build's copy made again from the
+/// store) and runs nothing.
+#[test]
+fn a_second_verify_takes_builds_and_rows_from_the_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let sum = package(
+        dir.path(),
+        &[("accepted/sum.c", SUM_C), ("wrong_answer/off.py", OFF_PY)],
+    );
+    let stored = || {
+        let out = harness()
+            .env_remove("PUZZLEGRADE_NO_CACHE")
+            .env_remove("PUZZLEGRADE_STORE")
+            .env("XDG_CACHE_HOME", dir.path().join("cache"))
+            .arg("verify")
+            .arg(&sum)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        let said = String::from_utf8_lossy(&out.stderr).into_owned();
+        let line = said
+            .lines()
+            .find(|l| l.starts_with("result store"))
+            .map(str::to_owned);
+        line.unwrap_or(said).split(": ").nth(1).map(str::to_owned)
+    };
+    assert_eq!(
+        stored().as_deref(),
+        Some("0 cases reused, 6 run (2 of them builds)")
+    );
+    assert_eq!(
+        stored().as_deref(),
+        Some("6 cases reused (2 of them builds whose copies it made again), 0 run")
+    );
+}

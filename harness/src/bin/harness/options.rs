@@ -86,7 +86,12 @@ pub fn grade(args: &GradeArgs) -> anyhow::Result<Grade> {
     let suites = suites(&args, &cwd)?;
     let candidate = candidate(&args, &cwd)?;
     let keep_output = out_of_sight(&args, &cwd, &suites, &mut isolation)?;
-    let store = store(&args, &cwd, &mut isolation)?;
+    let store = store(
+        &args.cache,
+        args.keep_output.is_some(),
+        &cwd,
+        &mut isolation,
+    )?;
     let jobs = args
         .jobs
         .map(usize::from)
@@ -192,8 +197,9 @@ fn out_of_sight(
 /// `--no-cache` or `--keep-output` (whose outputs every case must write).
 /// One named that cannot be used stops the run (exit 2); the cache folder
 /// a warning, and the run goes on without it.
-fn store(
-    args: &GradeArgs,
+pub fn store(
+    args: &crate::cli::StoreArgs,
+    keep_output: bool,
     cwd: &std::path::Path,
     isolation: &mut Isolation,
 ) -> anyhow::Result<Option<std::sync::Arc<harness::store::Store>>> {
@@ -202,7 +208,7 @@ fn store(
     }
     let (dir, named) = match &args.store {
         Some(dir) => (cwd.join(dir), true),
-        None if args.keep_output.is_some() => return Ok(None),
+        None if keep_output => return Ok(None),
         None => match cache_folder() {
             Some(dir) => (dir, false),
             None => return Ok(None),

@@ -242,6 +242,14 @@ pub struct GradeArgs {
     /// `harness report`'s replays.
     #[arg(help_heading = "Scorecard and outputs", long, value_name = "DIR")]
     pub keep_output: Option<PathBuf>,
+    /// The result store.
+    #[command(flatten)]
+    pub cache: StoreArgs,
+}
+
+/// Where rows are kept between runs (`grade`'s and `verify`'s).
+#[derive(Args, Debug, Clone)]
+pub struct StoreArgs {
     /// Keep each row by the digest of everything its verdict depends on
     /// (candidate and case bytes, command, limits, isolation, judge,
     /// harness version) in the store DIR (a folder of this user's that

@@ -6,7 +6,7 @@
 mod grade;
 mod tools;
 
-pub use grade::GradeArgs;
+pub use grade::{GradeArgs, StoreArgs};
 pub use tools::*;
 
 use std::path::PathBuf;

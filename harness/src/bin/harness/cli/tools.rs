@@ -142,6 +142,9 @@ pub struct VerifyArgs {
     /// then the table.
     #[arg(long, value_enum, default_value = "human")]
     pub format: Format,
+    /// The result store: builds and rows kept, as `grade` keeps them.
+    #[command(flatten)]
+    pub cache: StoreArgs,
     /// How submissions are kept from harming the run.
     #[command(flatten)]
     pub sandbox: IsolationArgs,

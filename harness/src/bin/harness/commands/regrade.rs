@@ -34,7 +34,7 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<ExitCode> {
     // Only what moved on the terminal.
     args.format = crate::cli::Format::Quiet;
     // (Nothing runs: no store to open.)
-    args.no_cache = true;
+    args.cache.no_cache = true;
     let (status, after) = super::class::grade(&args, course, true)?;
     // (NaN: not graded, in the summary or now.)
     let now = |p: &points::Points| p.ungraded.as_ref().map_or(p.total, |_| f64::NAN);

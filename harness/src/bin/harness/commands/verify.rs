@@ -19,8 +19,11 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     // Each case's own limit is set by the package (or its accepted
     // submissions); the run's is a placeholder.
     let limits = crate::options::timed(std::time::Duration::from_secs(1), &args.sandbox, true);
-    let isolation = crate::options::isolation(&args.sandbox, args.jobs)?;
+    let mut isolation = crate::options::isolation(&args.sandbox, args.jobs)?;
+    let cwd = std::env::current_dir()?;
+    let store = crate::options::store(&args.cache, false, &cwd, &mut isolation)?;
     let mut options = RunOptions::new(jobs, limits, isolation);
+    options.store = store;
     let runner = Runner::new(&mut options)?;
     let ctx = runner.context(&options);
     let plan = Plan::new(&args.package, ctx.executor)?;
@@ -46,6 +49,7 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     if args.format != Format::Quiet {
         print!("{}", table(&verified));
     }
+    crate::runner::say_store(&options);
     let checked: Vec<_> = verified
         .submissions
         .iter()
