@@ -9,7 +9,9 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use crate::support::{harness, read_scorecard};
+use crate::support::{
+    harness, harness_as_an_ordinary_user, read_scorecard, require_ordinary_bwrap,
+};
 
 /// A package `sum` in `dir` (each case two numbers, the answer their sum)
 /// with `subs` (path under `submissions/`, source), readable by every
@@ -70,7 +72,8 @@ fn verify(package: &Path, card: &Path) -> (Option<i32>, String, Vec<(String, Str
     rows.sort();
     let said = String::from_utf8_lossy(&out.stdout).into_owned();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.lines().all(|l| l.starts_with("isolation")), "{err}");
+    let quiet = |l: &str| l.starts_with("isolation") || l.starts_with("result store");
+    assert!(err.lines().all(quiet), "{err}");
     (out.status.code(), said, rows)
 }
 
@@ -357,5 +360,58 @@ fn a_second_verify_takes_builds_and_rows_from_the_store() {
     assert_eq!(
         stored().as_deref(),
         Some("6 cases reused (2 of them builds whose copies it made again), 0 run")
+    );
+}
+
+/// As an ordinary user (bubblewrap's tier, kept per job slot), verify
+/// builds the package's own validator and its submissions in their
+/// sandboxes, hands the validator's `judgemessage.txt` back, and gets
+/// every verdict its folders name.
+#[test]
+fn as_an_ordinary_user_verify_builds_and_judges_in_bubblewrap() {
+    if !require_ordinary_bwrap() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let sum = package(
+        dir.path(),
+        &[("accepted/sum.c", SUM_C), ("wrong_answer/off.py", OFF_PY)],
+    );
+    std::fs::write(sum.join("problem.yaml"), "validation: custom\n").unwrap();
+    let v = sum.join("output_validators/v");
+    std::fs::create_dir_all(&v).unwrap();
+    std::fs::write(
+        v.join("check.py"),
+        "import sys\n\
+         want = open(sys.argv[2]).read().split()\n\
+         got = sys.stdin.read().split()\n\
+         open(sys.argv[3] + 'judgemessage.txt', 'w').write('%s, not %s' % (got, want))\n\
+         sys.exit(42 if got == want else 43)\n",
+    )
+    .unwrap();
+    let card = dir.path().join("v.csv");
+    let out = harness_as_an_ordinary_user(dir.path())
+        .arg("verify")
+        .arg(&sum)
+        .arg("--scorecard")
+        .arg(&card)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("+bwrap"), "bubblewrap's tier: {err}");
+    assert_eq!(out.status.code(), Some(0), "{said}{err}");
+    assert!(
+        said.ends_with("2 as their folders say, 0 not, 0 not verified here (no compiler)\n"),
+        "{said}"
+    );
+    let wrong: Vec<_> = read_scorecard(&card)
+        .into_iter()
+        .filter(|r| r["verdict"] == "wrong-answer")
+        .map(|r| (r["case"].clone(), r["detail"].clone()))
+        .collect();
+    assert_eq!(
+        wrong,
+        [("secret/2".to_string(), "['43'], not ['42']".to_string())]
     );
 }

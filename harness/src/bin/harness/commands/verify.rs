@@ -27,6 +27,9 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let runner = Runner::new(&mut options)?;
     let ctx = runner.context(&options);
     let plan = Plan::new(&args.package, ctx.executor)?;
+    if args.format == Format::Human {
+        eprintln!("{}", ctx.executor.describe());
+    }
     plan.build_validator(&ctx)?;
     let mut sinks: Vec<Box<dyn Sink>> = Vec::new();
     if args.format == Format::Json {
