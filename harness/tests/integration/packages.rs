@@ -7,7 +7,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use crate::support::{harness, read_scorecard};
+use crate::support::{harness, open_to_all, read_scorecard};
 
 /// A package `sum` in `dir`: each case two numbers, the answer their sum
 /// (a tolerance of 1e-6), a sample and a secret group; readable by every
@@ -29,11 +29,24 @@ fn package(dir: &Path, yaml: &str) -> PathBuf {
         std::fs::create_dir_all(at.parent().unwrap()).unwrap();
         std::fs::write(at, text).unwrap();
     }
-    for d in walkdir::WalkDir::new(dir).into_iter().flatten() {
-        let mode = if d.file_type().is_dir() { 0o755 } else { 0o644 };
-        std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(mode)).unwrap();
-    }
+    open_to_all(dir);
     p
+}
+
+/// `harness grade --no-cache` of `candidate` on package `pkg`, `extra`
+/// arguments before the suite, its scorecard `card`.
+fn grade_on(pkg: &Path, candidate: &Path, card: &Path, extra: &[&str]) -> std::process::Output {
+    harness()
+        .args(["grade", "--no-cache"])
+        .args(extra)
+        .arg("--suite")
+        .arg(pkg)
+        .arg("--candidate")
+        .arg(candidate)
+        .arg("--scorecard")
+        .arg(card)
+        .output()
+        .unwrap()
 }
 
 /// An executable script `name` in `dir` running `body`.
@@ -65,15 +78,7 @@ fn a_package_is_a_suite_judged_by_its_default_validator() {
     );
     let grade = |candidate: &Path, name: &str| {
         let card = dir.path().join(format!("{name}.csv"));
-        let out = harness()
-            .args(["grade", "--no-cache", "--suite"])
-            .arg(&sum)
-            .arg("--candidate")
-            .arg(candidate)
-            .arg("--scorecard")
-            .arg(&card)
-            .output()
-            .unwrap();
+        let out = grade_on(&sum, candidate, &card, &[]);
         (out.status.code(), rows(&card))
     };
     // Reads its case on stdin, given no argument: the sum, printed as
@@ -201,15 +206,12 @@ fn a_packages_own_time_limit_is_its_cases() {
     std::fs::write(sum.join(".timelimit"), "1\n").unwrap();
     let spin = script(dir.path(), "spin", "while :; do :; done");
     let card = dir.path().join("spin.csv");
-    harness()
-        .args(["grade", "--no-cache", "--filter", "zero", "--suite"])
-        .arg(&sum)
-        .arg("--candidate")
-        .arg(&spin)
-        .arg("--scorecard")
-        .arg(&card)
-        .assert()
-        .code(1);
+    assert_eq!(
+        grade_on(&sum, &spin, &card, &["--filter", "zero"])
+            .status
+            .code(),
+        Some(1)
+    );
     let got = rows(&card);
     assert_eq!(got.len(), 1);
     // (CPU time where the run measures it, as root here; else the wall
@@ -262,21 +264,10 @@ fn a_packages_own_output_validator_judges_its_outputs() {
     let check = sum.join("output_validators/check");
     std::fs::create_dir_all(&check).unwrap();
     std::fs::write(check.join("check.c"), CHECK_C).unwrap();
-    for d in walkdir::WalkDir::new(&sum).into_iter().flatten() {
-        let mode = if d.file_type().is_dir() { 0o755 } else { 0o644 };
-        std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(mode)).unwrap();
-    }
+    open_to_all(&sum);
     let grade = |candidate: &Path, name: &str| {
         let card = dir.path().join(format!("{name}.csv"));
-        let out = harness()
-            .args(["grade", "--no-cache", "--suite"])
-            .arg(&sum)
-            .arg("--candidate")
-            .arg(candidate)
-            .arg("--scorecard")
-            .arg(&card)
-            .output()
-            .unwrap();
+        let out = grade_on(&sum, candidate, &card, &[]);
         let said = String::from_utf8_lossy(&out.stderr).into_owned();
         let got = if card.exists() {
             rows(&card)
@@ -375,20 +366,9 @@ fn a_packages_own_output_validator_judges_its_outputs() {
          sys.exit(42 if got == want else 43)\n",
     )
     .unwrap();
-    for d in walkdir::WalkDir::new(&py).into_iter().flatten() {
-        let mode = if d.file_type().is_dir() { 0o755 } else { 0o644 };
-        std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(mode)).unwrap();
-    }
+    open_to_all(&py);
     let card = dir.path().join("py.csv");
-    harness()
-        .args(["grade", "--no-cache", "--suite"])
-        .arg(&py)
-        .arg("--candidate")
-        .arg(&off)
-        .arg("--scorecard")
-        .arg(&card)
-        .assert()
-        .code(1);
+    assert_eq!(grade_on(&py, &off, &card, &[]).status.code(), Some(1));
     assert_eq!(
         rows(&card),
         [(
@@ -468,15 +448,7 @@ fn a_packages_own_memory_and_output_limits_are_its_cases() {
     );
     let grade = |candidate: &Path, name: &str| {
         let card = dir.path().join(format!("{name}.csv"));
-        harness()
-            .args(["grade", "--no-cache", "--filter", "sample", "--suite"])
-            .arg(&sum)
-            .arg("--candidate")
-            .arg(candidate)
-            .arg("--scorecard")
-            .arg(&card)
-            .output()
-            .unwrap();
+        grade_on(&sum, candidate, &card, &["--filter", "sample"]);
         rows(&card)
     };
     // 128 MiB touched, then the right answer.
@@ -525,15 +497,7 @@ fn a_test_groups_own_validator_flags_judge_its_cases() {
         "awk '{ printf \"%.10g\\n\", $1 + $2 + 0.25 }'",
     );
     let card = dir.path().join("near.csv");
-    harness()
-        .args(["grade", "--no-cache", "--suite"])
-        .arg(&sum)
-        .arg("--candidate")
-        .arg(&near)
-        .arg("--scorecard")
-        .arg(&card)
-        .assert()
-        .code(1);
+    assert_eq!(grade_on(&sum, &near, &card, &[]).status.code(), Some(1));
     let verdicts: Vec<(String, String)> = rows(&card).into_iter().map(|r| (r.0, r.1)).collect();
     let v = |c: &str, w: &str| (c.to_string(), w.to_string());
     assert_eq!(

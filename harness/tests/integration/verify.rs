@@ -6,11 +6,10 @@
 //! broken submission fails the run, a language the machine lacks is said
 //! and not counted.
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::support::{
-    harness, harness_as_an_ordinary_user, read_scorecard, require_ordinary_bwrap,
+    harness, harness_as_an_ordinary_user, open_to_all, read_scorecard, require_ordinary_bwrap,
 };
 
 /// A package `sum` in `dir` (each case two numbers, the answer their sum)
@@ -35,10 +34,7 @@ fn package(dir: &Path, subs: &[(&str, &str)]) -> PathBuf {
         std::fs::create_dir_all(at.parent().unwrap()).unwrap();
         std::fs::write(at, text).unwrap();
     }
-    for d in walkdir::WalkDir::new(dir).into_iter().flatten() {
-        let mode = if d.file_type().is_dir() { 0o755 } else { 0o644 };
-        std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(mode)).unwrap();
-    }
+    open_to_all(dir);
     p
 }
 
@@ -298,10 +294,7 @@ fn a_scoring_problem_s_submissions_by_their_points() {
     }
     std::fs::remove_file(sum.join("data/secret/2.in")).unwrap();
     std::fs::remove_file(sum.join("data/secret/2.ans")).unwrap();
-    for d in walkdir::WalkDir::new(&sum).into_iter().flatten() {
-        let mode = if d.file_type().is_dir() { 0o755 } else { 0o644 };
-        std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(mode)).unwrap();
-    }
+    open_to_all(&sum);
     let (code, said, _) = verify(&sum, &dir.path().join("s.csv"));
     let lines: Vec<&str> = said.lines().collect();
     let row = |n: usize, name: &str, mark: &str, got: &str| {

@@ -15,7 +15,7 @@ use std::path::Path;
 
 use yaml_rust2::Yaml;
 
-use super::PackageError;
+use super::{PackageError, number};
 
 /// A verdict as problemtools' grader orders them (worst first).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -327,17 +327,6 @@ fn apply(text: &str, config: &mut Config) -> Result<(), String> {
     if !matches!(doc, Yaml::Hash(_)) {
         return Err("not a mapping of fields".into());
     }
-    let number = |y: &Yaml, field: &str| -> Result<Option<f64>, String> {
-        match y {
-            Yaml::BadValue | Yaml::Null => Ok(None),
-            Yaml::Integer(i) => Ok(Some(*i as f64)),
-            Yaml::Real(_) => y
-                .as_f64()
-                .map(Some)
-                .ok_or_else(|| format!("{field}: not a number")),
-            other => Err(format!("{field}: {other:?} is not a number")),
-        }
-    };
     match doc["on_reject"].as_str() {
         None => {}
         Some("break") => config.on_reject_break = true,

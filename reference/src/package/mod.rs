@@ -146,17 +146,6 @@ impl Problem {
             Yaml::Hash(_) => doc["name"]["en"].as_str().map(str::to_owned),
             _ => None,
         };
-        let number = |y: &Yaml, field: &str| -> Result<Option<f64>, String> {
-            match y {
-                Yaml::BadValue | Yaml::Null => Ok(None),
-                Yaml::Integer(i) => Ok(Some(*i as f64)),
-                Yaml::Real(_) => y
-                    .as_f64()
-                    .map(Some)
-                    .ok_or_else(|| format!("{field}: not a number")),
-                other => Err(format!("{field}: {other:?} is not a number")),
-            }
-        };
         let limits = &doc["limits"];
         let (multiplier, margin) = if draft {
             let m = &limits["time_multipliers"];
@@ -289,6 +278,20 @@ pub fn output_validator(dir: &Path) -> Result<Option<Program>, PackageError> {
         }
     }
     Ok(None)
+}
+
+/// YAML field `field`'s number (`y`), where it is given: an integer or
+/// a real; anything else an error naming the field.
+fn number(y: &Yaml, field: &str) -> Result<Option<f64>, String> {
+    match y {
+        Yaml::BadValue | Yaml::Null => Ok(None),
+        Yaml::Integer(i) => Ok(Some(*i as f64)),
+        Yaml::Real(_) => y
+            .as_f64()
+            .map(Some)
+            .ok_or_else(|| format!("{field}: not a number")),
+        other => Err(format!("{field}: {other:?} is not a number")),
+    }
 }
 
 /// `t` as a time limit: more than nothing, at most a day.
