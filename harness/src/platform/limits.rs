@@ -41,16 +41,18 @@ impl Worst {
         self.build + self.net.saturating_mul(2 * self.cases as u32)
     }
 
-    /// `course`'s worst case, where a submission runs `cases` cases and
-    /// probes (as a class run's plan counts them), at its limits.
-    pub fn of(course: &Course, cases: usize) -> Self {
+    /// `course`'s worst case, where a submission runs a case or probe for
+    /// each of `own` (as a class run's plan counts them), each its own
+    /// time limit where it has one (a problem package's), else the
+    /// course's.
+    pub fn of(course: &Course, own: &[Option<Duration>]) -> Self {
         let limits = &course.file.limits;
         let net = limits
             .time_limit
             .unwrap_or_else(|| safety_net(limits.cpu_limit.unwrap_or(DEFAULT_TIME_LIMIT)));
         Self {
-            cases,
-            net,
+            cases: own.len(),
+            net: longest(net, own),
             build: course
                 .file
                 .build
@@ -69,6 +71,15 @@ impl Worst {
             show(self.net)
         )
     }
+}
+
+/// The longest net of cases whose own time limits are `own` (each's
+/// wall-clock net), `course` for those without one.
+fn longest(course: Duration, own: &[Option<Duration>]) -> Duration {
+    own.iter()
+        .map(|o| o.map_or(course, safety_net))
+        .max()
+        .unwrap_or(course)
 }
 
 /// What to tell the staff of a platform's `timeout` against `worst`, and the
@@ -118,6 +129,18 @@ pub fn show(d: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_package_s_own_time_limit_is_its_cases_net() {
+        let course = Duration::from_secs(245);
+        let one = Some(Duration::from_secs(1));
+        assert_eq!(
+            longest(course, &[one, one]),
+            safety_net(Duration::from_secs(1))
+        );
+        assert_eq!(longest(course, &[one, None]), course);
+        assert_eq!(longest(course, &[]), course);
+    }
 
     #[test]
     fn a_limit_the_kit_sets_or_the_staff_are_told_of() {

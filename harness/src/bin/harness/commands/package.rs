@@ -46,11 +46,19 @@ pub fn run(args: &PackageArgs) -> anyhow::Result<ExitCode> {
 
 /// One submission's worst case: its cases as a class run plans them.
 fn worst(course: &Course) -> anyhow::Result<platform::limits::Worst> {
+    use harness::class::PartPlan;
     let work = tempfile::tempdir()?;
-    let cases = harness::class::Plan::new(course, work.path(), None)?
-        .keys(course)
-        .len();
-    Ok(platform::limits::Worst::of(course, cases))
+    let plan = harness::class::Plan::new(course, work.path(), None)?;
+    // (A problem package's cases carry their own time limit.)
+    let own: Vec<_> = plan
+        .parts
+        .iter()
+        .flat_map(|p| match p {
+            PartPlan::Cases(cases) => cases.iter().map(|c| c.own.time).collect(),
+            PartPlan::Battery { probes, .. } => vec![None; probes.len()],
+        })
+        .collect();
+    Ok(platform::limits::Worst::of(course, &own))
 }
 
 /// The harness the kit ships: `--binaries DIR`'s, else this one, or the
