@@ -75,12 +75,24 @@ fn verify(package: &Path, card: &Path) -> (Option<i32>, String, Vec<(String, Str
 
 #[test]
 fn every_submission_gets_the_verdict_its_folder_names() {
-    let dir = tempfile::tempdir().unwrap();
+    // (In an ordinary folder, as a course keeps its packages: not under
+    // /tmp, which every case's view replaces anyway.)
+    let dir = tempfile::Builder::new()
+        .prefix("puzzlegrade-verify-")
+        .tempdir_in("/home")
+        .unwrap();
+    let answer = dir.path().join("sum/data/sample/1.ans");
+    let peek = format!(
+        "import os, sys\nif os.path.exists({:?}): sys.exit(3)\n{SUM_PY}",
+        answer.display().to_string()
+    );
     let sum = package(
         dir.path(),
         &[
             ("accepted/sum.c", SUM_C),
             ("accepted/sum.py", SUM_PY),
+            // Right, unless it can read the package's answers (then exit 3).
+            ("accepted/peek.py", &peek),
             ("accepted/two/main.py", SUM_PY),
             ("accepted/two/README", "the folder is one program\n"),
             ("accepted/sum.hs", "main = interact id\n"),
@@ -111,6 +123,7 @@ fn every_submission_gets_the_verdict_its_folder_names() {
     assert_eq!(
         marks,
         [
+            ["submissions/accepted/peek.py", "AC", "ok", "AC"],
             ["submissions/accepted/sum.c", "AC", "ok", "AC"],
             ["submissions/accepted/sum.hs", "AC", "-", "-"],
             ["submissions/accepted/sum.py", "AC", "ok", "AC"],
@@ -128,7 +141,7 @@ fn every_submission_gets_the_verdict_its_folder_names() {
     );
     assert_eq!(
         lines.last().unwrap(),
-        &"7 as their folders say, 0 not, 1 not verified here (no compiler)"
+        &"8 as their folders say, 0 not, 1 not verified here (no compiler)"
     );
     assert_eq!(code, Some(0), "{said}");
     // Every build and case in the scorecard, by the submission's path.

@@ -21,6 +21,12 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let limits = crate::options::timed(std::time::Duration::from_secs(1), &args.sandbox, true);
     let mut isolation = crate::options::isolation(&args.sandbox, args.jobs)?;
     let cwd = std::env::current_dir()?;
+    // The package (its answers, its other submissions) out of every
+    // case's sight, and the scorecard the run writes.
+    isolation.hide.push(cwd.join(&args.package));
+    isolation
+        .outputs
+        .extend(args.scorecard.iter().map(|s| cwd.join(s)));
     let store = crate::options::store(&args.cache, false, &cwd, &mut isolation)?;
     let mut options = RunOptions::new(jobs, limits, isolation);
     options.store = store;
