@@ -12,24 +12,7 @@ use crate::cli::{Format, VerifyArgs};
 
 /// Verifies the package; prints the table.
 pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
-    let jobs = args.jobs.map_or_else(
-        || std::thread::available_parallelism().map_or(1, usize::from),
-        usize::from,
-    );
-    // Each case's own limit is set by the package (or its accepted
-    // submissions); the run's is a placeholder.
-    let limits = crate::options::timed(std::time::Duration::from_secs(1), &args.sandbox, true);
-    let mut isolation = crate::options::isolation(&args.sandbox, args.jobs)?;
-    let cwd = std::env::current_dir()?;
-    // The package (its answers, its other submissions) out of every
-    // case's sight, and the scorecard the run writes.
-    isolation.hide.push(cwd.join(&args.package));
-    isolation
-        .outputs
-        .extend(args.scorecard.iter().map(|s| cwd.join(s)));
-    let store = crate::options::store(&args.cache, false, &cwd, &mut isolation)?;
-    let mut options = RunOptions::new(jobs, limits, isolation);
-    options.store = store;
+    let mut options = options(args)?;
     let runner = Runner::new(&mut options)?;
     let ctx = runner.context(&options);
     let plan = Plan::new(&args.package, ctx.executor)?;
@@ -76,6 +59,30 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         None if all => ExitCode::SUCCESS,
         None => ExitCode::from(1),
     })
+}
+
+/// How verify's jobs run: `--jobs`, the isolation (the package and the
+/// scorecard out of sight), the result store.
+fn options(args: &VerifyArgs) -> anyhow::Result<RunOptions> {
+    let jobs = args.jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(1, usize::from),
+        usize::from,
+    );
+    // Each case's own limit is set by the package (or its accepted
+    // submissions); the run's is a placeholder.
+    let limits = crate::options::timed(std::time::Duration::from_secs(1), &args.sandbox, true);
+    let mut isolation = crate::options::isolation(&args.sandbox, args.jobs)?;
+    let cwd = std::env::current_dir()?;
+    // The package (its answers, its other submissions) out of every
+    // case's sight, and the scorecard the run writes.
+    isolation.hide.push(cwd.join(&args.package));
+    isolation
+        .outputs
+        .extend(args.scorecard.iter().map(|s| cwd.join(s)));
+    let store = crate::options::store(&args.cache, false, &cwd, &mut isolation)?;
+    let mut options = RunOptions::new(jobs, limits, isolation);
+    options.store = store;
+    Ok(options)
 }
 
 /// The submissions, one line each, and what the limit was.
