@@ -312,6 +312,10 @@ pub struct Validator {
     pub flags: Vec<String>,
     /// The memory it may use, MiB (its run command names it: Java's heap).
     pub memory_mib: u64,
+    /// Whether it talks with the candidate (an interactive problem): the
+    /// two run at once, each one's stdout the other's stdin (see
+    /// `grade::interactive`).
+    pub interactive: bool,
     /// Its build, once made: its run command and the folder it was built
     /// in (kept while the run lasts), or why it did not build.
     pub built: OnceLock<Result<Built, String>>,
@@ -328,6 +332,7 @@ impl Validator {
             program,
             flags: flags.split_whitespace().map(str::to_owned).collect(),
             memory_mib,
+            interactive: false,
             built: OnceLock::new(),
         }
     }

@@ -20,6 +20,7 @@ mod package;
 
 use crate::job::{Candidate, Case, Job, Jobs, Validator};
 use crate::settings::Selection;
+pub use package::any_interactive;
 use package::{package_cases, package_grader};
 
 /// Finds every listing under `roots` and returns their cases, in listing

@@ -15,26 +15,38 @@ use crate::job::{Case, OwnLimits, Validator};
 
 /// The grader of the problem package in folder `dir`, from its
 /// `problem.yaml` (an error naming the file where it is wrong, or where it
-/// asks for what is not graded yet: an interactive or scoring validator).
+/// asks for what is not graded yet: a scoring validator). An interactive
+/// problem's cases are judged as any by its own validator's: their exit,
+/// then what the validator says (it runs beside the candidate).
 pub(super) fn package_grader(dir: &Path) -> anyhow::Result<&'static dyn Grader> {
     let problem = Problem::open(dir)?;
     match problem.validation {
         Validation::Default(validator) => Ok(reference::package::grader::grader(validator)),
-        Validation::Custom {
-            interactive: false,
-            score: false,
-            ..
-        } => Ok(reference::package::grader::by_its_validator()),
-        Validation::Custom { interactive, .. } => bail!(
-            "{}: {} output validator is not graded yet (docs/packages.md)",
+        Validation::Custom { score: false, .. } => {
+            Ok(reference::package::grader::by_its_validator())
+        }
+        Validation::Custom { .. } => bail!(
+            "{}: a scoring output validator is not graded yet (docs/packages.md)",
             dir.join("problem.yaml").display(),
-            if interactive {
-                "an interactive"
-            } else {
-                "a scoring"
-            }
         ),
     }
+}
+
+/// Whether any of `suites` is a problem package whose problem is
+/// interactive (its runs need each job slot's partner: see
+/// `Executor::partner`).
+pub fn any_interactive(suites: impl IntoIterator<Item = impl AsRef<Path>>) -> bool {
+    suites.into_iter().any(|dir| {
+        Problem::open(dir.as_ref()).is_ok_and(|p| {
+            matches!(
+                p.validation,
+                Validation::Custom {
+                    interactive: true,
+                    ..
+                }
+            )
+        })
+    })
 }
 
 /// The output validator of the package in folder `dir`, where its
@@ -43,7 +55,10 @@ pub(super) fn package_grader(dir: &Path) -> anyhow::Result<&'static dyn Grader> 
 /// error naming the file.
 pub(super) fn validator(dir: &Path) -> anyhow::Result<Option<Validator>> {
     let problem = Problem::open(dir)?;
-    let Validation::Custom { flags, .. } = &problem.validation else {
+    let Validation::Custom {
+        flags, interactive, ..
+    } = &problem.validation
+    else {
         return Ok(None);
     };
     let Some(program) = reference::package::output_validator(dir)? else {
@@ -53,7 +68,9 @@ pub(super) fn validator(dir: &Path) -> anyhow::Result<Option<Validator>> {
             dir.join("output_validators").display()
         );
     };
-    Ok(Some(Validator::new(program, flags, problem.memory_mib)))
+    let mut validator = Validator::new(program, flags, problem.memory_mib);
+    validator.interactive = *interactive;
+    Ok(Some(validator))
 }
 
 /// The validator of the package in folder `dir` among `validators`.

@@ -11,6 +11,7 @@ mod isolation;
 mod process;
 mod run;
 mod sandbox;
+mod wire;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -25,6 +26,7 @@ pub use run::launch::{FAILED, find_program};
 pub use run::shim::exec as exec_in_sandbox;
 pub use sandbox::view::SHARED;
 pub use sandbox::{serve_holder, serve_keeper};
+pub use wire::{Wire, Wired, pair};
 
 use crate::cancel::Cancel;
 
@@ -42,6 +44,14 @@ pub trait Executor: Send + Sync {
     /// The user and group a job slot's processes run as, when not the
     /// harness's own (a uid per slot, as root).
     fn owner(&self, _slot: usize) -> Option<(u32, u32)> {
+        None
+    }
+
+    /// The job slot that may run a case at the same time as one on
+    /// `slot`, its partner (an interactive problem's validator beside the
+    /// candidate: each under its own user, folder and cgroup); `None`
+    /// where two cases cannot run at once here.
+    fn partner(&self, _slot: usize) -> Option<usize> {
         None
     }
 
@@ -111,6 +121,10 @@ pub struct Spec {
     /// the case's scratch folder (without isolation a fresh temporary
     /// folder, the files then given by their whole paths).
     pub returns: Vec<String>,
+    /// Its stdin and stdout on pipes to another case's process running
+    /// at once (an interactive problem's validator and candidate), in
+    /// place of `stdin` and the capture of stdout.
+    pub wired: Option<Wired>,
 }
 
 /// Limits for one run.
@@ -230,6 +244,9 @@ pub struct RunResult {
     /// folder (regular files only, never a link), each with its first
     /// [`RETURNED_BYTES`] bytes.
     pub returned: Vec<(String, Vec<u8>)>,
+    /// When its process was reaped (where it started): of two cases
+    /// wired together, which ended first.
+    pub reaped: Option<std::time::Instant>,
 }
 
 /// The most bytes of each file a run hands back (problemtools keeps 128
@@ -251,6 +268,7 @@ impl RunResult {
             cancelled: false,
             unstarted: false,
             returned: Vec::new(),
+            reaped: None,
         }
     }
 }

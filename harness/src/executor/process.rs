@@ -136,6 +136,14 @@ impl Executor for ProcessExecutor {
         Some((uid, uid))
     }
 
+    fn partner(&self, slot: usize) -> Option<usize> {
+        match &self.isolated {
+            Some(iso) => iso.partner(slot),
+            // (Plain processes: a slot is only a number.)
+            None => Some(slot),
+        }
+    }
+
     fn scratch_place(&self) -> super::ScratchPlace {
         self.isolated
             .as_ref()

@@ -118,6 +118,7 @@ pub fn grade(ctx: &Context, row: &mut Row, build: &Build, slot: usize) {
         ipc: false,
         tail: Vec::new(),
         returns: Vec::new(),
+        wired: None,
     };
     let limits = Limits {
         time: b.time_limit,

@@ -6,6 +6,7 @@
 //! ([`validator`]).
 
 pub mod build;
+mod interactive;
 mod kept;
 pub mod probe;
 pub mod program;

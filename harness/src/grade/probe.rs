@@ -55,6 +55,7 @@ pub fn grade(
         ipc: candidate.ipc(),
         tail: Vec::new(),
         returns: Vec::new(),
+        wired: None,
     };
     let limits = &ctx.options.limits;
     let run = ctx.executor.execute(&spec, limits, ctx.cancel);

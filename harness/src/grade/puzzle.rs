@@ -54,8 +54,13 @@ pub fn grade(ctx: &Context, row: &mut Row, candidate: &Candidate, case: &Case, s
         ipc: candidate.ipc(),
         tail: Vec::new(),
         returns: Vec::new(),
+        wired: None,
     };
-    let run = ctx.executor.execute(&spec, limits, ctx.cancel);
+    // (An interactive problem's candidate talks with its validator.)
+    let (run, talked) = match super::interactive::run_either(ctx, spec, case, limits, slot) {
+        Ok(ran) => ran,
+        Err(said) => return (row.verdict, row.detail) = said,
+    };
     fill(row, prepared.puzzle.as_ref(), &run, limits);
     // A peak over the case's own memory limit (the run's cgroup holds the
     // run's): memory-limit, before its output is judged.
@@ -73,9 +78,7 @@ pub fn grade(ctx: &Context, row: &mut Row, candidate: &Candidate, case: &Case, s
             most >> 20
         );
     }
-    if row.verdict == Verdict::Accepted {
-        super::validator::judge(ctx, row, case, &run, slot);
-    }
+    super::interactive::judge_either(ctx, row, (case, &run), talked.as_ref(), slot);
     super::stderr::crashed(row, &run, &ctx.options.crashes);
     if let Some(dir) = &ctx.options.keep_output
         && let Err(e) = super::kept::keep(dir, row, &run)

@@ -69,43 +69,61 @@ fn build_now(ctx: &Context, v: &Validator, slot: usize) -> Result<Built, String>
 /// on job slot `slot`, into `row`: its verdict and detail (the
 /// candidate's own measures stay).
 pub(super) fn judge(ctx: &Context, row: &mut Row, case: &Case, run: &RunResult, slot: usize) {
-    let Some(validator) = &case.validator else {
-        return;
-    };
-    let Ok(files) = &case.files else { return };
-    let mut judged = |verdict, detail: String| {
+    let mut judged = |(verdict, detail): (Verdict, String)| {
         row.verdict = verdict;
         row.detail = detail;
     };
-    let argv = match build(ctx, validator, slot) {
-        Ok(argv) => argv,
-        Err(why) => return judged(Verdict::HarnessError, why),
+    let Some(validator) = &case.validator else {
+        return;
     };
-    let error = |why: String| format!("the package's output validator failed: {why}");
+    let mut spec = match spec(ctx, validator, case, slot) {
+        Ok(Some(spec)) => spec,
+        Ok(None) => return,
+        Err(why) => return judged((Verdict::HarnessError, why)),
+    };
     // The output on its stdin: a file of the harness's, opened by it.
     let output = tempfile::NamedTempFile::new()
         .and_then(|mut f| std::io::Write::write_all(&mut f, &run.stdout.bytes).map(|()| f));
     let output = match output {
         Ok(f) => f,
         Err(e) => {
-            return judged(
-                Verdict::HarnessError,
-                error(format!("cannot keep the output: {e}")),
-            );
+            let why = format!("cannot keep the output: {e}");
+            return judged((Verdict::HarnessError, failed(why)));
         }
     };
+    spec.stdin = Some(output.path().to_owned());
+    let ran = ctx.executor.execute(&spec, &limits(ctx), ctx.cancel);
+    if let Some(said) = said(&ran) {
+        judged(said);
+    }
+}
+
+/// The run of `validator` on `case` (built first, on job slot `slot`),
+/// its stdin not given yet: in its folder (its feedback folder, its own),
+/// with the case's `.in` and `.ans`, then `./` and its flags; `None`
+/// where the case cannot be run (its files are wrong: said already).
+pub(super) fn spec(
+    ctx: &Context,
+    validator: &Validator,
+    case: &Case,
+    slot: usize,
+) -> Result<Option<Spec>, String> {
+    let Ok(files) = &case.files else {
+        return Ok(None);
+    };
+    let argv = build(ctx, validator, slot)?;
     let dir = validator.built.get().and_then(|b| b.as_ref().ok());
     let workdir = dir.map_or_else(
         || Path::new("/").to_owned(),
         |(_, d)| d.path().join("validator"),
     );
-    let spec = Spec {
+    Ok(Some(Spec {
         argv: argv.into_iter().map(OsString::from).collect(),
         files: files.clone(),
         contents: None,
         workdir,
         slot,
-        stdin: Some(output.path().to_owned()),
+        stdin: None,
         relative: true,
         write_workdir: false,
         network: false,
@@ -116,43 +134,67 @@ pub(super) fn judge(ctx: &Context, row: &mut Row, case: &Case, run: &RunResult, 
             .chain(case.validator_flags.iter().map(OsString::from))
             .collect(),
         returns: vec!["judgemessage.txt".into(), "score.txt".into()],
-    };
-    let limits = Limits {
+        wired: None,
+    }))
+}
+
+/// A validator's run's limits: its time (problemtools'), no CPU limit,
+/// a MiB of output kept.
+pub(super) fn limits(ctx: &Context) -> Limits {
+    Limits {
         time: RUN_TIME,
         cpu: None,
         stdout: 1 << 20,
         ..ctx.options.limits
-    };
-    let ran = ctx.executor.execute(&spec, &limits, ctx.cancel);
-    let message = feedback(&ran, "judgemessage.txt");
-    match (&ran.ending, ran.limit) {
-        _ if ran.cancelled => judged(
+    }
+}
+
+/// The failure of the package's validator: `why`, in the row's words.
+fn failed(why: String) -> String {
+    format!("the package's output validator failed: {why}")
+}
+
+/// What the validator's run `ran` says of the output: `None` where it
+/// accepted it (42), else the row's verdict and detail (43 a wrong
+/// answer with its `judgemessage.txt`; anything else a judge error,
+/// never the candidate's fault).
+pub(super) fn said(ran: &RunResult) -> Option<(Verdict, String)> {
+    let message = feedback(ran, "judgemessage.txt");
+    Some(match (&ran.ending, ran.limit) {
+        _ if ran.cancelled => (
             Verdict::Cancelled,
             "stopped: the grading run was cancelled".into(),
         ),
-        (Ending::Failed(why), _) => judged(Verdict::HarnessError, error(why.clone())),
-        (_, Some(hit)) => judged(
+        (Ending::Failed(why), _) => (Verdict::HarnessError, failed(why.clone())),
+        (_, Some(hit)) => (
             Verdict::HarnessError,
-            error(format!("it ran out of its limits ({})", limit_name(hit))),
+            failed(format!("it ran out of its limits ({})", limit_name(hit))),
         ),
-        (Ending::Exited(ACCEPTED), None) => {}
-        (Ending::Exited(WRONG_ANSWER), None) if feedback(&ran, "score.txt").is_some() => judged(
+        (Ending::Exited(ACCEPTED), None) => return None,
+        (Ending::Exited(WRONG_ANSWER), None) if feedback(ran, "score.txt").is_some() => (
             Verdict::HarnessError,
-            error("it wrote score.txt on a wrong answer".into()),
+            failed("it wrote score.txt on a wrong answer".into()),
         ),
-        (Ending::Exited(WRONG_ANSWER), None) => judged(
+        (Ending::Exited(WRONG_ANSWER), None) => (
             Verdict::WrongAnswer,
             message.unwrap_or_else(|| "the package's output validator: wrong answer".into()),
         ),
-        (Ending::Exited(code), None) => judged(
+        (Ending::Exited(code), None) => (
             Verdict::HarnessError,
-            error(format!("exit {code} (42 or 43 expected){}", said(message))),
+            failed(format!(
+                "exit {code} (42 or 43 expected){}",
+                said_too(message)
+            )),
         ),
-        (Ending::Signaled(sig), None) => judged(
+        (Ending::Signaled(sig), None) => (
             Verdict::HarnessError,
-            error(format!("killed by {}{}", signal_name(*sig), said(message))),
+            failed(format!(
+                "killed by {}{}",
+                signal_name(*sig),
+                said_too(message)
+            )),
         ),
-    }
+    })
 }
 
 /// The file `name` the validator handed back, on one line (its first
@@ -179,7 +221,7 @@ fn feedback(run: &RunResult, name: &str) -> Option<String> {
 }
 
 /// `: message`, where there is one.
-fn said(message: Option<String>) -> String {
+fn said_too(message: Option<String>) -> String {
     message.map(|m| format!(": {m}")).unwrap_or_default()
 }
 

@@ -11,6 +11,7 @@ mod contest;
 mod gallery;
 mod gogen;
 mod grading;
+mod interactive;
 mod kits;
 mod landlock;
 mod lifecycle;

@@ -140,7 +140,7 @@ fn a_package_is_a_suite_judged_by_its_default_validator() {
 #[test]
 fn a_package_asking_for_what_is_not_graded_yet_is_one_line() {
     let dir = tempfile::tempdir().unwrap();
-    let sum = package(dir.path(), "validation: custom interactive\n");
+    let sum = package(dir.path(), "validation: custom score\n");
     std::fs::create_dir_all(sum.join("output_validators/v")).unwrap();
     harness()
         .args(["grade", "--suite"])
@@ -149,7 +149,7 @@ fn a_package_asking_for_what_is_not_graded_yet_is_one_line() {
         .assert()
         .code(2)
         .stderr(format!(
-            "harness: {}: an interactive output validator is not graded yet (docs/packages.md)\n",
+            "harness: {}: a scoring output validator is not graded yet (docs/packages.md)\n",
             sum.join("problem.yaml").display()
         ));
     // Its own validator asked for, in a language not built here.

@@ -69,6 +69,13 @@ fn a_2023_07_draft_problem_yaml() {
             ..
         }
     ));
+    // A multi-pass problem (its validator run again on its own
+    // feedback) is not graded yet: said, never taken for interactive.
+    let multi = Problem::parse("problem_format_version: 2023-07-draft\ntype: multi-pass\n");
+    assert_eq!(
+        multi.unwrap_err(),
+        "type: multi-pass is not graded yet (docs/packages.md)"
+    );
 }
 
 #[test]

@@ -84,6 +84,7 @@ pub fn grade(args: &GradeArgs) -> anyhow::Result<Grade> {
         bail!("--jobs {j} is over the maximum of {MAX_JOBS}");
     }
     let suites = suites(&args, &cwd)?;
+    isolation.partners = harness::discover::any_interactive(&suites);
     let candidate = candidate(&args, &cwd)?;
     let keep_output = out_of_sight(&args, &cwd, &suites, &mut isolation)?;
     let store = store(
@@ -398,6 +399,7 @@ pub fn isolation(args: &IsolationArgs, jobs: Option<NonZeroUsize>) -> anyhow::Re
             .map(usize::from)
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)),
         slots_asked: jobs.is_some(),
+        partners: false,
         cgroups: args.cgroups == OnOff::On,
         memory_limit: args.memory_limit.as_u64(),
         pids_limit: args.pids_limit,

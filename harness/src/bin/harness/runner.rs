@@ -83,6 +83,14 @@ impl Runner {
     pub fn new(options: &mut RunOptions) -> anyhow::Result<Self> {
         let cancel = watch_signals()?;
         let executor = executor(&options.isolation, options.max_puzzle_size)?;
+        if options.isolation.partners && executor.partner(0).is_none() {
+            anyhow::bail!(
+                "an interactive problem's validator runs beside its candidate, and this run's \
+                 isolation runs one case at a time (Landlock as an ordinary user): run with \
+                 --jobs 1 (each case with its validator beside it), as root, or where \
+                 bubblewrap works"
+            );
+        }
         let mut exposed = None;
         if !executor.confines()
             && let Some(store) = options.store.take()

@@ -61,6 +61,10 @@ pub struct Isolation {
     /// Whether the slots were asked for (`--jobs`), not the machine's
     /// cores.
     pub slots_asked: bool,
+    /// Whether each job slot has a partner, a slot of its own that runs
+    /// beside it (an interactive problem's validator, beside its
+    /// candidate: see `Executor::partner`): twice the uids.
+    pub partners: bool,
     /// Whether to put each case in a cgroup when one can be made.
     pub cgroups: bool,
     /// Memory of a case's whole process tree, in bytes.
@@ -94,6 +98,7 @@ impl Default for Isolation {
             uid_base: None,
             slots: 1,
             slots_asked: false,
+            partners: false,
             cgroups: true,
             memory_limit: 2 << 30,
             pids_limit: 256,

@@ -33,6 +33,8 @@ pub(in crate::executor) struct Isolated {
     /// The sandbox that makes each case's view, where one does.
     sandbox: Option<Box<dyn Sandbox>>,
     slots: Vec<Mutex<super::slot::Slot>>,
+    /// Which of them, and which cores, each slot number uses.
+    layout: super::slot::Layout,
     /// Each view planned so far (a candidate's cases share one per slot),
     /// and each distinct view once (commands that name the same paths
     /// share it: a class's parts).
@@ -81,11 +83,13 @@ impl Isolated {
             (None, None)
         };
         let mut level = isolate::settle(isolation, &cgroups, why.map(|e| e.to_string()), &probes);
+        // Every slot's, and its partner's where slots have partners.
+        let all = isolation.slots.max(1) * if isolation.partners { 2 } else { 1 };
         // Uids of their own, held for the whole run: no other run on this
         // machine runs candidates as them meanwhile.
         let uids = match level.uid_base {
             Some(_) => {
-                let claim = super::uids::claim(isolation.uid_base, isolation.slots)?;
+                let claim = super::uids::claim(isolation.uid_base, all)?;
                 level.uid_base = Some(claim.base);
                 Some(claim)
             }
@@ -103,36 +107,12 @@ impl Isolated {
             // budget counted in its user namespace (see `Around::nproc`).
             (None, None) => Some(
                 super::uids::own_processes()
-                    + isolation.pids_limit * if bwrap { isolation.slots as u64 + 1 } else { 1 },
+                    + isolation.pids_limit * if bwrap { all as u64 + 1 } else { 1 },
             ),
         };
         let case_nproc = nproc.filter(|_| bwrap).map(|_| isolation.pids_limit);
         let one_at_a_time = isolate::one_at_a_time(isolation, &mut level, cgroups.is_some())?;
-        let cores = match crate::executor::cgroup::cpus::share(
-            &crate::executor::cgroup::cpus::allowed(),
-            isolation.slots,
-        ) {
-            Ok(shares) => {
-                level.cores = Some("cpus");
-                if let Some(c) = &mut cgroups {
-                    match c.pin(&shares) {
-                        Ok(()) => level.cores = Some("cpuset"),
-                        Err(why) => level.missing.push(format!(
-                            "a cpuset per job slot ({why}): each case keeps to its slot's cores by CPU affinity, which a candidate can widen"
-                        )),
-                    }
-                }
-                Some(shares)
-            }
-            Err(why) => {
-                if isolation.slots > 1 {
-                    level
-                        .missing
-                        .push(format!("cores of their own per job slot ({why})"));
-                }
-                None
-            }
-        };
+        let cores = super::slot::cores(isolation.slots, cgroups.as_mut(), &mut level);
         let run_dir = RunDir::new(&ScratchPlace::with(cgroups.is_some()).base())
             .or_else(|_| RunDir::new(&std::env::temp_dir()))?;
         // (Under bubblewrap nothing of a case outlives it: see `recycle`.)
@@ -158,15 +138,19 @@ impl Isolated {
         // rest of its folder (a build's caches).
         let own = view::programs_beside(exe, &mut roots);
         // (One slot for every worker: cases run one at a time.)
-        let slots = if one_at_a_time {
-            1
-        } else {
-            isolation.slots.max(1)
+        let slots = match (one_at_a_time, isolation.partners) {
+            (true, partners) => 1 + usize::from(partners),
+            (false, _) => all,
         };
         Ok(Self {
             sandbox: level
                 .sandbox
                 .map(|kind| sandbox::make(kind, sandbox::Program::beside(exe), slots)),
+            layout: super::slot::Layout {
+                slots: isolation.slots.max(1),
+                partners: isolation.partners,
+                states: slots,
+            },
             slots: (0..slots)
                 .map(|_| Mutex::new(super::slot::Slot::default()))
                 .collect(),
@@ -185,6 +169,11 @@ impl Isolated {
             janitor,
             _uids: uids,
         })
+    }
+
+    /// The slot that runs beside `slot`'s cases (see `Layout`).
+    pub(in crate::executor) fn partner(&self, slot: usize) -> Option<usize> {
+        self.layout.partner(slot)
     }
 
     /// What the guard clears away if the harness dies.
@@ -297,7 +286,7 @@ impl Isolated {
         } else {
             spec.workdir.as_path()
         };
-        let mut slot = self.slots[spec.slot % self.slots.len()]
+        let mut slot = self.slots[self.layout.index(spec.slot)]
             .lock()
             .unwrap_or_else(|p| p.into_inner());
         let sandbox = self
@@ -328,8 +317,12 @@ impl Isolated {
             nproc: self.case_nproc,
             failure: failure_end.as_raw_fd(),
         });
-        if let Some(cores) = self.cores.as_ref().and_then(|c| c.get(spec.slot)) {
-            super::slot::keep_thread_to(spec.slot, cores);
+        if let Some(cores) = self
+            .cores
+            .as_ref()
+            .and_then(|c| c.get(self.layout.home(spec.slot)))
+        {
+            super::slot::keep_thread_to(self.layout.home(spec.slot), cores);
         }
         let mut entered = match (&sandbox, &place) {
             (Some((s, _)), Some(place)) => s.enter(place)?,
@@ -405,7 +398,10 @@ impl Isolated {
                 cpu.as_secs() + u64::from(cpu.subsec_nanos() > 0),
             ));
         }
-        let slot_cpuset = self.cgroups.as_ref().and_then(|c| c.slot_join(spec.slot));
+        let slot_cpuset = self
+            .cgroups
+            .as_ref()
+            .and_then(|c| c.slot_join(self.layout.home(spec.slot)));
         let join: Vec<(RawFd, bool)> = case
             .cgroup
             .as_ref()
@@ -436,7 +432,7 @@ impl Isolated {
             cpus: self
                 .cores
                 .as_ref()
-                .and_then(|c| c.get(spec.slot))
+                .and_then(|c| c.get(self.layout.home(spec.slot)))
                 .cloned()
                 .unwrap_or_default(),
             namespace: entered.namespace,

@@ -125,6 +125,78 @@ pub(in crate::executor) fn failure_said(reader: &std::io::PipeReader) -> Vec<u8>
     said
 }
 
+/// Each of `slots` job slots' cores, kept to by a cpuset where `cgroups`
+/// can pin them (else by affinity); `level` says which, or why not.
+/// (A slot's partner keeps to its slot's: see `Isolated::home`.)
+pub(in crate::executor) fn cores(
+    slots: usize,
+    cgroups: Option<&mut crate::executor::cgroup::Cgroups>,
+    level: &mut super::isolate::Level,
+) -> Option<Vec<Vec<usize>>> {
+    let cpus = crate::executor::cgroup::cpus::allowed();
+    match crate::executor::cgroup::cpus::share(&cpus, slots) {
+        Ok(shares) => {
+            level.cores = Some("cpus");
+            if let Some(c) = cgroups {
+                match c.pin(&shares) {
+                    Ok(()) => level.cores = Some("cpuset"),
+                    Err(why) => level.missing.push(format!(
+                        "a cpuset per job slot ({why}): each case keeps to its slot's cores by CPU affinity, which a candidate can widen"
+                    )),
+                }
+            }
+            Some(shares)
+        }
+        Err(why) => {
+            if slots > 1 {
+                level
+                    .missing
+                    .push(format!("cores of their own per job slot ({why})"));
+            }
+            None
+        }
+    }
+}
+
+/// Which state and cores each job slot number uses: the run's `slots`,
+/// then (where slots have `partners`) each one's partner, slot `k`'s
+/// being `slots + k`; `states` kept (one, and one partner, where cases
+/// run one at a time).
+#[derive(Debug, Clone, Copy)]
+pub(in crate::executor) struct Layout {
+    /// The run's job slots.
+    pub slots: usize,
+    /// Whether each has a partner.
+    pub partners: bool,
+    /// The slots' states kept.
+    pub states: usize,
+}
+
+impl Layout {
+    /// The slot that runs beside `slot`'s cases, where slots have
+    /// partners and each has a state of its own (not where cases run one
+    /// at a time behind one state: two pairs would each hold one half).
+    pub(in crate::executor) fn partner(self, slot: usize) -> Option<usize> {
+        let n = self.slots;
+        (self.partners && self.states == 2 * n).then_some(slot % n + n)
+    }
+
+    /// The state `slot` uses: its own, or (cases one at a time) the one
+    /// slot's, or its partner's.
+    pub(in crate::executor) fn index(self, slot: usize) -> usize {
+        let own = (self.states / if self.partners { 2 } else { 1 }).max(1);
+        match slot.checked_sub(self.slots) {
+            Some(partner) => (own + partner % own).min(self.states - 1),
+            None => slot % own,
+        }
+    }
+
+    /// The slot whose cores `slot` keeps to (a partner, its slot's).
+    pub(in crate::executor) fn home(self, slot: usize) -> usize {
+        slot % self.slots
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,5 +252,38 @@ mod tests {
             });
             assert_eq!((tries, end.ending), (want_tries, want));
         }
+    }
+
+    #[test]
+    fn a_partner_has_a_state_and_the_cores_of_its_slot() {
+        let two = Layout {
+            slots: 2,
+            partners: true,
+            states: 4,
+        };
+        assert_eq!(two.partner(1), Some(3));
+        assert_eq!((two.index(1), two.index(3), two.home(3)), (1, 3, 1));
+        // Cases one at a time: every slot the one state, every partner
+        // the other; and no partner where two pairs could deadlock.
+        let one = Layout {
+            slots: 2,
+            partners: true,
+            states: 2,
+        };
+        assert_eq!(one.partner(0), None);
+        assert_eq!((one.index(0), one.index(1), one.index(2)), (0, 0, 1));
+        let alone = Layout {
+            slots: 1,
+            partners: true,
+            states: 2,
+        };
+        assert_eq!(alone.partner(0), Some(1));
+        assert_eq!((alone.index(0), alone.index(1)), (0, 1));
+        let plain = Layout {
+            slots: 3,
+            partners: false,
+            states: 3,
+        };
+        assert_eq!((plain.partner(0), plain.index(2)), (None, 2));
     }
 }

@@ -84,27 +84,44 @@ pub(in crate::executor) fn run(
     } = measures;
     let begin = Instant::now();
     let failed = |msg: String| RunResult::ended(Ending::Failed(msg), begin.elapsed());
-    let stdin = match &spec.stdin {
-        // Opened anew: a description shared with other cases would carry
-        // its status flags (`O_NONBLOCK`, set by one) to them.
-        None => std::fs::File::open("/dev/null"),
-        Some(path) => std::fs::File::open(path),
-    };
-    let stdin = match stdin {
-        Ok(f) => OwnedFd::from(f),
-        Err(e) => {
-            let path = spec.stdin.as_deref().unwrap_or(Path::new("/dev/null"));
-            return failed(format!("cannot open {} for stdin: {e}", path.display()));
+    // Wired to another case (its stdin and stdout pipes' ends, taken
+    // once), or a file on stdin and our pipe on stdout.
+    let wired = spec
+        .wired
+        .as_ref()
+        .map(|w| (w.stdin.take(), w.stdout.take()));
+    let (stdin, stdout, out_r, writer) = match wired {
+        Some((Some((stdin, _)), Some((stdout, writer)))) => {
+            (stdin, PipeWriter::from(stdout), None, writer)
+        }
+        Some(_) => return failed("its pipes to the other process were used already".into()),
+        None => {
+            // Opened anew: a description shared with other cases would
+            // carry its status flags (`O_NONBLOCK`, set by one) to them.
+            let stdin = match &spec.stdin {
+                None => std::fs::File::open("/dev/null"),
+                Some(path) => std::fs::File::open(path),
+            };
+            let stdin = match stdin {
+                Ok(f) => OwnedFd::from(f),
+                Err(e) => {
+                    let path = spec.stdin.as_deref().unwrap_or(Path::new("/dev/null"));
+                    return failed(format!("cannot open {} for stdin: {e}", path.display()));
+                }
+            };
+            match std::io::pipe() {
+                Ok((out_r, out_w)) => (stdin, out_w, Some(out_r), None),
+                Err(e) => return failed(format!("cannot make the case's pipes: {e}")),
+            }
         }
     };
-    let pipes = std::io::pipe().and_then(|out| Ok((out, std::io::pipe()?)));
-    let ((out_r, out_w), (err_r, err_w)) = match pipes {
+    let (err_r, err_w) = match std::io::pipe() {
         Ok(p) => p,
         Err(e) => return failed(format!("cannot make the case's pipes: {e}")),
     };
     let ends = Ends {
         stdin,
-        stdout: out_w,
+        stdout,
         stderr: err_w,
     };
     // The write ends are the case's alone once it has them: `start` drops
@@ -123,7 +140,7 @@ pub(in crate::executor) fn run(
     let raw_group = i32::try_from(pid).expect("a child's pid is a positive i32");
     let group = Pid::from_raw(raw_group).expect("a child's pid is positive");
     let mut case = Case {
-        stdout: Stream::new(Some(out_r), limits.stdout),
+        stdout: Stream::new(out_r, limits.stdout),
         stderr: Stream::new(Some(err_r), limits.stderr),
         pidfd: pidfd_open(group, PidfdFlags::empty()).ok(),
         buf: vec![0u8; CHUNK],
@@ -202,6 +219,9 @@ pub(in crate::executor) fn run(
         }
     };
     let wall = start.elapsed();
+    let reaped = Instant::now();
+    // Reaped: the other side of its stdout may see the end of it now.
+    drop(writer);
     // The candidate is gone; anything left in its cgroup (escapees) or in
     // its group is a leftover. (A cgroup a look found empty holds none of
     // the group either: every process of it joined with the leader.)
@@ -230,6 +250,7 @@ pub(in crate::executor) fn run(
     }
     let mut result = RunResult::ended(Ending::Failed(String::new()), wall);
     result.waited = waits.total();
+    result.reaped = Some(reaped);
     match exited {
         Ok(r) => {
             result.ending = match (r.status.code(), r.status.signal()) {

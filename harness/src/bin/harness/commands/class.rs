@@ -36,6 +36,7 @@ pub(super) fn grade(
     grade.options.crashes = course.file.crashes.clone();
     // Also out of sight: its suites, its folder (bar what a part names).
     let suites = course.parts.iter().flat_map(|p| p.suites.iter().cloned());
+    grade.options.isolation.partners |= harness::discover::any_interactive(suites.clone());
     (grade.options.isolation.hide)
         .extend(suites.chain(cwd.join(course_path).parent().map(Path::to_owned)));
     let outputs = Outputs::from_args(&args)?;

@@ -76,6 +76,7 @@ fn options(args: &VerifyArgs) -> anyhow::Result<RunOptions> {
     // The package (its answers, its other submissions) out of every
     // case's sight, and the scorecard the run writes.
     isolation.hide.push(cwd.join(&args.package));
+    isolation.partners = harness::discover::any_interactive([&args.package]);
     isolation
         .outputs
         .extend(args.scorecard.iter().map(|s| cwd.join(s)));
