@@ -316,6 +316,10 @@ pub struct Validator {
     /// two run at once, each one's stdout the other's stdin (see
     /// `grade::interactive`).
     pub interactive: bool,
+    /// Whether it may give an accepted output points (`score.txt`: a
+    /// scoring problem's), and whether it must (`Some(true)`: the legacy
+    /// format's `validation: custom score`); `None`: it may not.
+    pub score: Option<bool>,
     /// Its build, once made: its run command and the folder it was built
     /// in (kept while the run lasts), or why it did not build.
     pub built: OnceLock<Result<Built, String>>,
@@ -333,6 +337,7 @@ impl Validator {
             flags: flags.split_whitespace().map(str::to_owned).collect(),
             memory_mib,
             interactive: false,
+            score: None,
             built: OnceLock::new(),
         }
     }

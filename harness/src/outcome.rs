@@ -129,6 +129,11 @@ pub struct Row {
     /// The isolation the case ran under (`copies+uid+cgroup-v1+rlimits`).
     #[serde(default)]
     pub isolation: String,
+    /// The points the judge gave an accepted case, where it gives points
+    /// (a scoring problem package's validator's `score.txt`); empty
+    /// otherwise. (Scorecards written before it have no such column.)
+    #[serde(default)]
+    pub score: Option<f64>,
     /// Which clock stopped it, when one did (a `time-limit` row of this
     /// run; not kept in the scorecard).
     #[serde(skip)]
@@ -153,6 +158,7 @@ impl Row {
             moves: None,
             best_moves: None,
             isolation: String::new(),
+            score: None,
             clock: None,
         }
     }

@@ -127,8 +127,8 @@ impl Plan {
     /// Reads the package in folder `dir` (its problem, cases, validator
     /// and submissions) and readies each submission's build in a folder
     /// of `executor`'s scratch place. A bad package is an
-    /// error naming its file; a scoring or interactive problem is not
-    /// verified yet.
+    /// error naming its file; a grader of its own (`grading: custom`) or
+    /// a multi-pass problem is not verified yet.
     pub fn new(dir: &Path, executor: &dyn crate::executor::Executor) -> anyhow::Result<Self> {
         let scratch = &executor.scratch_place().base();
         use std::os::unix::fs::PermissionsExt;
@@ -418,7 +418,8 @@ fn graded(row: &Row, limit: f64) -> Graded {
     };
     Graded {
         verdict,
-        score: None,
+        // (The validator's points for an accepted case; else its group's.)
+        score: row.score.filter(|_| verdict == Judged::Accepted),
         time,
     }
 }

@@ -15,20 +15,14 @@ use crate::job::{Case, OwnLimits, Validator};
 
 /// The grader of the problem package in folder `dir`, from its
 /// `problem.yaml` (an error naming the file where it is wrong, or where it
-/// asks for what is not graded yet: a scoring validator). An interactive
-/// problem's cases are judged as any by its own validator's: their exit,
-/// then what the validator says (it runs beside the candidate).
+/// asks for what is not graded yet: see `Problem::open`). A package
+/// with its own validator (interactive or scoring too) has its cases
+/// judged by their exit, then by what the validator says.
 pub(super) fn package_grader(dir: &Path) -> anyhow::Result<&'static dyn Grader> {
     let problem = Problem::open(dir)?;
     match problem.validation {
         Validation::Default(validator) => Ok(reference::package::grader::grader(validator)),
-        Validation::Custom { score: false, .. } => {
-            Ok(reference::package::grader::by_its_validator())
-        }
-        Validation::Custom { .. } => bail!(
-            "{}: a scoring output validator is not graded yet (docs/packages.md)",
-            dir.join("problem.yaml").display(),
-        ),
+        Validation::Custom { .. } => Ok(reference::package::grader::by_its_validator()),
     }
 }
 
@@ -56,7 +50,9 @@ pub fn any_interactive(suites: impl IntoIterator<Item = impl AsRef<Path>>) -> bo
 pub(super) fn validator(dir: &Path) -> anyhow::Result<Option<Validator>> {
     let problem = Problem::open(dir)?;
     let Validation::Custom {
-        flags, interactive, ..
+        flags,
+        interactive,
+        score,
     } = &problem.validation
     else {
         return Ok(None);
@@ -70,6 +66,13 @@ pub(super) fn validator(dir: &Path) -> anyhow::Result<Option<Validator>> {
     };
     let mut validator = Validator::new(program, flags, problem.memory_mib);
     validator.interactive = *interactive;
+    // As problemtools: the legacy `custom score` must write a score, a
+    // draft scoring problem's validator may.
+    validator.score = match (problem.draft, *score, problem.scoring) {
+        (false, true, _) => Some(true),
+        (true, _, true) => Some(false),
+        _ => None,
+    };
     Ok(Some(validator))
 }
 

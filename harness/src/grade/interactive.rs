@@ -34,6 +34,8 @@ pub(super) struct Talked {
     candidate: Option<std::time::Instant>,
     /// The validator's run.
     validator: RunResult,
+    /// Whether it may give points, and must (`Validator::score`).
+    score: Option<bool>,
     /// The candidate was stopped because the validator ended without
     /// accepting.
     cut: bool,
@@ -89,36 +91,38 @@ fn run(
         AtomicBool::new(false),
         AtomicBool::new(false),
     );
-    let (validator, candidate) = std::thread::scope(|s| {
+    let score = validator.score;
+    let (judged, candidate) = std::thread::scope(|s| {
         let judge = s.spawn(|| {
             let ran = ctx.executor.execute(&vspec, &vlimits, ctx.cancel);
             // Not accepted: the candidate is stopped, and may meet the
             // closed pipe; accepted, it ends as it will, and what it
             // writes meanwhile never kills it (problemtools' order).
-            let kept = match super::validator::said(&ran) {
-                Some(_) => {
+            let kept = match super::validator::said(&ran, score) {
+                Err(_) => {
                     drop(to_validator);
                     cut.store(true, Ordering::SeqCst);
                     own.request_now(StopReason::Interrupted);
                     None
                 }
-                None => Some(to_validator),
+                Ok(_) => Some(to_validator),
             };
             (ran, kept)
         });
         s.spawn(|| mirror(ctx.cancel, &own, &done));
         let ran = ctx.executor.execute(&spec, limits, &own);
-        let validator = judge.join();
+        let judged = judge.join();
         done.store(true, Ordering::SeqCst);
-        (validator, ran)
+        (judged, ran)
     });
     drop(to_candidate);
     let (validator, _kept): (RunResult, Option<OwnedFd>) =
-        validator.map_err(|_| ours("the validator's thread panicked".into()))?;
+        judged.map_err(|_| ours("the validator's thread panicked".into()))?;
     let talked = Talked {
         cut: cut.load(Ordering::SeqCst) && candidate.cancelled && !ctx.cancel.is_requested(),
         candidate: candidate.reaped,
         validator,
+        score,
     };
     Ok((candidate, talked))
 }
@@ -172,7 +176,7 @@ fn mirror(run: &Cancel, own: &Cancel, done: &AtomicBool) {
 /// Gives `row` (filled from the candidate's run as any case's) the
 /// verdict of the two, as problemtools decides it.
 fn judge(row: &mut Row, talked: &Talked) {
-    let said = super::validator::said(&talked.validator);
+    let said = super::validator::said(&talked.validator, talked.score);
     let first = talked.cut
         || matches!(
             (talked.validator.reaped, talked.candidate),
@@ -180,13 +184,13 @@ fn judge(row: &mut Row, talked: &Talked) {
         );
     let verdict = match said {
         // The validator failed, or the run was stopped.
-        Some(s @ (Verdict::HarnessError | Verdict::Cancelled, _)) => s,
+        Err(s @ (Verdict::HarnessError | Verdict::Cancelled, _)) => s,
         // A wrong answer before the candidate ended: whatever it did next.
-        Some(s @ (Verdict::WrongAnswer, _)) if first => s,
+        Err(s @ (Verdict::WrongAnswer, _)) if first => s,
         // The candidate ran out of its limits, or crashed: its own.
         _ if row.verdict != Verdict::Accepted => return,
-        Some(s) => s,
-        None => return,
+        Err(s) => s,
+        Ok(score) => return row.score = score,
     };
     (row.verdict, row.detail) = verdict;
 }
@@ -211,6 +215,7 @@ mod tests {
             &Talked {
                 candidate: candidate.reaped,
                 validator,
+                score: None,
                 cut,
             },
         );

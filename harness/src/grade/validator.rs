@@ -93,8 +93,9 @@ pub(super) fn judge(ctx: &Context, row: &mut Row, case: &Case, run: &RunResult, 
     };
     spec.stdin = Some(output.path().to_owned());
     let ran = ctx.executor.execute(&spec, &limits(ctx), ctx.cancel);
-    if let Some(said) = said(&ran) {
-        judged(said);
+    match said(&ran, validator.score) {
+        Ok(score) => row.score = score,
+        Err(said) => judged(said),
     }
 }
 
@@ -154,47 +155,56 @@ fn failed(why: String) -> String {
     format!("the package's output validator failed: {why}")
 }
 
-/// What the validator's run `ran` says of the output: `None` where it
-/// accepted it (42), else the row's verdict and detail (43 a wrong
-/// answer with its `judgemessage.txt`; anything else a judge error,
-/// never the candidate's fault).
-pub(super) fn said(ran: &RunResult) -> Option<(Verdict, String)> {
+/// What the validator's run `ran` says of the output: accepted (42),
+/// with the points of its `score.txt` where it may give points (`score`:
+/// see `Validator::score`); else the row's verdict and detail (43 a
+/// wrong answer with its `judgemessage.txt`; anything else a judge error,
+/// never the candidate's fault: another exit, a signal, a limit, a
+/// `score.txt` beside a 43 or where the problem gives no points, one that
+/// is not a number, or none where the problem must have one).
+pub(super) fn said(ran: &RunResult, score: Option<bool>) -> Result<Option<f64>, (Verdict, String)> {
     let message = feedback(ran, "judgemessage.txt");
-    Some(match (&ran.ending, ran.limit) {
-        _ if ran.cancelled => (
+    let points = ran
+        .returned
+        .iter()
+        .find(|(n, _)| n == "score.txt")
+        .map(|(_, b)| String::from_utf8_lossy(b).trim().to_owned());
+    let je = |why: String| Err((Verdict::HarnessError, failed(why)));
+    match (&ran.ending, ran.limit) {
+        _ if ran.cancelled => Err((
             Verdict::Cancelled,
             "stopped: the grading run was cancelled".into(),
-        ),
-        (Ending::Failed(why), _) => (Verdict::HarnessError, failed(why.clone())),
-        (_, Some(hit)) => (
-            Verdict::HarnessError,
-            failed(format!("it ran out of its limits ({})", limit_name(hit))),
-        ),
-        (Ending::Exited(ACCEPTED), None) => return None,
-        (Ending::Exited(WRONG_ANSWER), None) if feedback(ran, "score.txt").is_some() => (
-            Verdict::HarnessError,
-            failed("it wrote score.txt on a wrong answer".into()),
-        ),
-        (Ending::Exited(WRONG_ANSWER), None) => (
+        )),
+        (Ending::Failed(why), _) => je(why.clone()),
+        (_, Some(hit)) => je(format!("it ran out of its limits ({})", limit_name(hit))),
+        (Ending::Exited(ACCEPTED), None) => match (points, score) {
+            (Some(_), None) => je("it wrote score.txt, and the problem gives no points".into()),
+            (Some(p), Some(_)) => match p.parse::<f64>() {
+                Ok(p) if p.is_finite() => Ok(Some(p)),
+                _ => je(format!("its score.txt is not a number: {p:?}")),
+            },
+            (None, Some(true)) => {
+                je("it wrote no score.txt, and the problem's scores are its".into())
+            }
+            (None, _) => Ok(None),
+        },
+        (Ending::Exited(WRONG_ANSWER), None) if points.is_some() => {
+            je("it wrote score.txt on a wrong answer".into())
+        }
+        (Ending::Exited(WRONG_ANSWER), None) => Err((
             Verdict::WrongAnswer,
             message.unwrap_or_else(|| "the package's output validator: wrong answer".into()),
-        ),
-        (Ending::Exited(code), None) => (
-            Verdict::HarnessError,
-            failed(format!(
-                "exit {code} (42 or 43 expected){}",
-                said_too(message)
-            )),
-        ),
-        (Ending::Signaled(sig), None) => (
-            Verdict::HarnessError,
-            failed(format!(
-                "killed by {}{}",
-                signal_name(*sig),
-                said_too(message)
-            )),
-        ),
-    })
+        )),
+        (Ending::Exited(code), None) => je(format!(
+            "exit {code} (42 or 43 expected){}",
+            said_too(message)
+        )),
+        (Ending::Signaled(sig), None) => je(format!(
+            "killed by {}{}",
+            signal_name(*sig),
+            said_too(message)
+        )),
+    }
 }
 
 /// The file `name` the validator handed back, on one line (its first

@@ -47,7 +47,7 @@ fn scorecard_has_the_documented_columns() {
     let text = std::fs::read_to_string(f.scorecard()).unwrap();
     assert_eq!(
         text.lines().next().unwrap(),
-        "candidate,family,suite,case,verdict,detail,exit_code,signal,wall_ms,cpu_ms,max_rss_kb,moves,best_moves,isolation"
+        "candidate,family,suite,case,verdict,detail,exit_code,signal,wall_ms,cpu_ms,max_rss_kb,moves,best_moves,isolation,score"
     );
     assert_eq!(text.lines().count(), 3);
 }

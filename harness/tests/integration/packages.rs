@@ -140,7 +140,10 @@ fn a_package_is_a_suite_judged_by_its_default_validator() {
 #[test]
 fn a_package_asking_for_what_is_not_graded_yet_is_one_line() {
     let dir = tempfile::tempdir().unwrap();
-    let sum = package(dir.path(), "validation: custom score\n");
+    let sum = package(
+        dir.path(),
+        "problem_format_version: 2023-07-draft\ntype: multi-pass\n",
+    );
     std::fs::create_dir_all(sum.join("output_validators/v")).unwrap();
     harness()
         .args(["grade", "--suite"])
@@ -149,7 +152,7 @@ fn a_package_asking_for_what_is_not_graded_yet_is_one_line() {
         .assert()
         .code(2)
         .stderr(format!(
-            "harness: {}: a scoring output validator is not graded yet (docs/packages.md)\n",
+            "harness: {}: type: multi-pass is not graded yet (docs/packages.md)\n",
             sum.join("problem.yaml").display()
         ));
     // Its own validator asked for, in a language not built here.
@@ -597,4 +600,74 @@ fn a_course_grades_a_class_on_a_package_with_points_per_group() {
             "line 1: 0 where 1000000001 was expected (off by 1.000000001e9)".to_string()
         )]
     );
+}
+
+/// A scoring validator (legacy `validation: custom score`): 10 points
+/// for the sum, 5 for one off by one, written in `score.txt`.
+const SCORE_PY: &str = r#"import sys
+want = float(open(sys.argv[2]).read())
+got = sys.stdin.read().split()
+if not got:
+    sys.exit(43)
+off = abs(float(got[0]) - want)
+if off > 1:
+    open(sys.argv[3] + 'judgemessage.txt', 'w').write('off by %g' % off)
+    sys.exit(43)
+if want != 0:
+    open(sys.argv[3] + 'score.txt', 'w').write('10' if off == 0 else '5')
+sys.exit(42)
+"#;
+
+/// A scoring validator's `score.txt` is its accepted rows' `score`; a
+/// validator that must give points and gives none, or gives them where the
+/// problem has no scores, is a judge error.
+#[test]
+fn a_scoring_validators_points_are_its_rows_scores() {
+    let dir = tempfile::tempdir().unwrap();
+    let sum = package(dir.path(), "validation: custom score\n");
+    let v = sum.join("output_validators/v");
+    std::fs::create_dir_all(&v).unwrap();
+    std::fs::write(v.join("score.py"), SCORE_PY).unwrap();
+    open_to_all(dir.path());
+    let exact = script(dir.path(), "exact", "awk '{ print $1 + $2 }'");
+    let near = script(dir.path(), "near", "awk '{ print $1 + $2 + 1 }'");
+    let scores = |candidate: &Path, name: &str| {
+        let card = dir.path().join(format!("{name}.csv"));
+        grade_on(&sum, candidate, &card, &[]);
+        let mut got: Vec<_> = read_scorecard(&card)
+            .into_iter()
+            .map(|r| (r["case"].clone(), r["verdict"].clone(), r["score"].clone()))
+            .collect();
+        got.sort();
+        got
+    };
+    let row = |case: &str, verdict: &str, score: &str| {
+        (case.to_string(), verdict.to_string(), score.to_string())
+    };
+    // (`secret/zero`'s answer is 0: the validator writes no score there,
+    // and this problem's validator must.)
+    assert_eq!(
+        scores(&exact, "exact"),
+        [
+            row("sample/1", "accepted", "10.0"),
+            row("secret/big/10", "accepted", "10.0"),
+            row("secret/big/2", "accepted", "10.0"),
+            row("secret/zero", "harness-error", ""),
+        ]
+    );
+    assert_eq!(scores(&near, "near")[0], row("sample/1", "accepted", "5.0"));
+    let card = dir.path().join("exact.csv");
+    let zero = read_scorecard(&card)
+        .into_iter()
+        .find(|r| r["case"] == "secret/zero")
+        .unwrap();
+    assert_eq!(
+        zero["detail"],
+        "the package's output validator failed: it wrote no score.txt, and the problem's scores are its"
+    );
+    // A validator of a problem that gives no points writing them.
+    std::fs::write(sum.join("problem.yaml"), "validation: custom\n").unwrap();
+    let got = scores(&exact, "plain");
+    assert_eq!(got[0], row("sample/1", "harness-error", ""));
+    assert_eq!(got[3], row("secret/zero", "accepted", ""));
 }

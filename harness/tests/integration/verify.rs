@@ -332,6 +332,65 @@ fn a_scoring_problem_s_submissions_by_their_points() {
     assert_eq!(code, Some(1), "{said}");
 }
 
+/// A scoring problem whose validator gives each case its points
+/// (`score.txt`): a submission's score is their sum, as problemtools'
+/// default grader adds them.
+#[test]
+fn a_scoring_validators_points_make_a_submissions_score() {
+    let dir = tempfile::tempdir().unwrap();
+    const NEAR_PY: &str = "a, b = map(int, input().split())\nprint(a + b + 1)\n";
+    let sum = package(
+        dir.path(),
+        &[
+            ("accepted/sum.py", SUM_PY),
+            ("partially_accepted/near.py", NEAR_PY),
+        ],
+    );
+    let score = "import sys\n\
+        want = int(open(sys.argv[2]).read())\n\
+        got = int(sys.stdin.read())\n\
+        open(sys.argv[3] + 'score.txt', 'w').write('10' if got == want else '5')\n\
+        sys.exit(42 if abs(got - want) <= 1 else 43)\n";
+    for (path, text) in [
+        ("problem.yaml", "type: scoring\nvalidation: custom score\n"),
+        (
+            "data/testdata.yaml",
+            "on_reject: continue\nrange: 0 20\ngrader_flags: ignore_sample\n",
+        ),
+        // (Its own flags: it would take `ignore_sample` from above.)
+        (
+            "data/secret/testdata.yaml",
+            "on_reject: continue\nrange: 0 20\ngrader_flags: ''\n",
+        ),
+        ("data/secret/3.in", "1 1\n"),
+        ("data/secret/3.ans", "2\n"),
+        ("output_validators/v/score.py", score),
+    ] {
+        std::fs::create_dir_all(sum.join(path).parent().unwrap()).unwrap();
+        std::fs::write(sum.join(path), text).unwrap();
+    }
+    open_to_all(&sum);
+    let card = dir.path().join("s.csv");
+    let (code, said, _) = verify(&sum, &card);
+    let lines: Vec<&str> = said.lines().collect();
+    assert!(
+        lines[1].starts_with("submissions/accepted/sum.py") && lines[1].ends_with("  AC (20)"),
+        "{said}"
+    );
+    assert!(
+        lines[2].starts_with("submissions/partially_accepted/near.py")
+            && lines[2].ends_with("  AC (10)"),
+        "{said}"
+    );
+    assert_eq!(code, Some(0), "{said}");
+    let near: Vec<String> = read_scorecard(&card)
+        .into_iter()
+        .filter(|r| r["candidate"].ends_with("near.py") && r["suite"] != "build")
+        .map(|r| r["score"].clone())
+        .collect();
+    assert_eq!(near, ["5.0"; 3], "each case's points in the scorecard");
+}
+
 /// Builds and rows are kept in the result store as a class's are: a
 /// second verify builds nothing (each build's copy made again from the
 /// store) and runs nothing.
