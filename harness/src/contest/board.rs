@@ -109,32 +109,40 @@ pub fn load_average() -> f64 {
 /// The leaderboard CSV, plain (any CSV reader takes it as it is): a
 /// header and one row per entry, best first (rank, entry, solved, PAR-2 in
 /// seconds, noisy cases, then each case's median in seconds or
-/// `unsolved`). The machine, the settings and every run are in
-/// [`details`].
+/// `unsolved`; ranked by problems: problems solved, the penalty in
+/// seconds, noisy cases, then each problem's time or `unsolved`). The
+/// machine, the settings and every run are in [`details`].
 pub fn leaderboard(standings: &[Standing], names: &[String]) -> anyhow::Result<Vec<u8>> {
     let mut w = csv::Writer::from_writer(Vec::new());
-    let mut header: Vec<String> = ["rank", "entry", "solved", "par2_s", "noisy_cases"]
+    let by_problems = standings.first().is_some_and(|s| !s.problems.is_empty());
+    let time = if by_problems { "penalty_s" } else { "par2_s" };
+    let mut header: Vec<String> = ["rank", "entry", "solved", time, "noisy_cases"]
         .map(String::from)
         .to_vec();
     if let Some(first) = standings.first() {
-        header.extend(first.cases.iter().map(|c| c.case.clone()));
+        match by_problems {
+            true => header.extend(first.problems.iter().map(|p| p.name.clone())),
+            false => header.extend(first.cases.iter().map(|c| c.case.clone())),
+        }
     }
     w.write_record(crate::outcome::guard_cells(&header))?;
+    let time = |solved: bool, t: f64| match solved {
+        true => format!("{t:.6}"),
+        false => "unsolved".into(),
+    };
     for (s, name) in standings.iter().zip(names) {
+        let (solved, ranked) = s.ranked_on();
         let mut rec = vec![
             s.rank.to_string(),
             name.clone(),
-            s.solved.to_string(),
-            format!("{:.6}", s.par2),
+            solved.to_string(),
+            format!("{ranked:.6}"),
             s.cases.iter().filter(|c| c.noisy).count().to_string(),
         ];
-        rec.extend(s.cases.iter().map(|c| {
-            if c.solved {
-                format!("{:.6}", c.stats.median)
-            } else {
-                "unsolved".into()
-            }
-        }));
+        match by_problems {
+            true => rec.extend(s.problems.iter().map(|p| time(p.solved, p.time))),
+            false => rec.extend(s.cases.iter().map(|c| time(c.solved, c.stats.median))),
+        }
         w.write_record(crate::outcome::guard_cells(&rec))?;
     }
     w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))
@@ -161,6 +169,13 @@ pub fn details(
                 "solved": s.solved,
                 "par2_s": s.par2,
                 "noise_s": s.noise,
+                "problems_solved": (!s.problems.is_empty()).then(|| s.ranked_on().0),
+                "penalty_s": (!s.problems.is_empty()).then_some(s.penalty),
+                "problems": s.problems.iter().map(|p| serde_json::json!({
+                    "problem": p.name,
+                    "solved": p.solved,
+                    "time_s": p.time,
+                })).collect::<Vec<_>>(),
                 "cases": s.cases.iter().map(|c| serde_json::json!({
                     "case": c.case,
                     "solved": c.solved,
@@ -192,6 +207,7 @@ pub fn details(
             "warmup": plan.warmup,
             "time_limit_s": plan.time_limit.as_secs_f64(),
             "par2_unsolved_s": 2.0 * plan.time_limit.as_secs_f64(),
+            "ranking": if plan.problems { "icpc" } else { "par2" },
         },
         "warnings": env.warnings(jobs),
         "entries": entries,
@@ -213,20 +229,28 @@ pub fn median_row(entry: &str, family: &str, c: &CaseResult) -> Row {
     row
 }
 
-/// The terminal table.
+/// The terminal table (ranked by problems: problems solved and the
+/// penalty in place of cases and PAR-2).
 pub fn table(standings: &[Standing], names: &[String]) -> String {
     let width = names.iter().map(String::len).max().unwrap_or(5).max(5);
+    let by_problems = standings.first().is_some_and(|s| !s.problems.is_empty());
+    let time = if by_problems {
+        "penalty (s)"
+    } else {
+        "PAR-2 (s)"
+    };
     let mut out = format!(
         "{:>4}  {:width$}  {:>6}  {:>12}  noisy\n",
-        "rank", "entry", "solved", "PAR-2 (s)"
+        "rank", "entry", "solved", time
     );
     for (s, name) in standings.iter().zip(names) {
+        let (solved, ranked) = s.ranked_on();
         out.push_str(&format!(
             "{:>4}  {:width$}  {:>6}  {:>12.3}  {}\n",
             s.rank,
             name,
-            s.solved,
-            s.par2,
+            solved,
+            ranked,
             s.cases.iter().filter(|c| c.noisy).count()
         ));
     }
@@ -246,6 +270,7 @@ mod tests {
         warmup: 1,
         metric: Metric::Cpu,
         time_limit: Duration::from_secs(10),
+        problems: false,
     };
 
     fn runs(entry: &str, case: &str, secs: &[f64], verdict: Verdict) -> Vec<Row> {
@@ -258,6 +283,70 @@ mod tests {
                 r
             })
             .collect()
+    }
+
+    /// Ranked by problems (each suite a problem package): most problems
+    /// solved (every case of one), then the least penalty (the solved
+    /// problems' times), however many cases each has.
+    #[test]
+    fn ranked_by_problems_solved_then_penalty() {
+        let plan = Plan {
+            problems: true,
+            ..PLAN
+        };
+        let cases: Vec<String> = ["p/secret/1", "p/secret/2", "q/secret/1"]
+            .map(String::from)
+            .to_vec();
+        let on = |entry: &str, problem: &str, case: &str, secs: f64, verdict| {
+            let mut rows = runs(entry, case, &[secs; 5], verdict);
+            for r in &mut rows {
+                r.suite = problem.into();
+            }
+            rows
+        };
+        use Verdict::{Accepted, WrongAnswer};
+        let entries = [
+            // Both problems, slowly.
+            (
+                "steady",
+                [(3.0, Accepted), (3.0, Accepted), (3.0, Accepted)],
+            ),
+            // Both, fast.
+            ("quick", [(0.5, Accepted), (0.5, Accepted), (0.5, Accepted)]),
+            // q and half of p, fastest: one problem solved.
+            (
+                "half",
+                [(0.1, Accepted), (0.1, WrongAnswer), (0.1, Accepted)],
+            ),
+        ];
+        let mut all: Vec<_> = entries
+            .iter()
+            .map(|(name, r)| {
+                let mut rows = on(name, "p", "secret/1", r[0].0, r[0].1);
+                rows.extend(on(name, "p", "secret/2", r[1].0, r[1].1));
+                rows.extend(on(name, "q", "secret/1", r[2].0, r[2].1));
+                standing(name, &rows, &cases, &plan)
+            })
+            .collect();
+        rank(&mut all);
+        let got: Vec<_> = all
+            .iter()
+            .map(|s| (s.rank, s.entry.as_str(), s.ranked_on()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (1, "quick", (2, 1.5)),
+                (2, "steady", (2, 9.0)),
+                (3, "half", (1, 0.1))
+            ]
+        );
+        let names = shown_names(&all, false, None);
+        let csv = String::from_utf8(leaderboard(&all, &names).unwrap()).unwrap();
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines[0], "rank,entry,solved,penalty_s,noisy_cases,p,q");
+        assert_eq!(lines[3], "3,half,1,0.100000,0,unsolved,0.100000");
+        assert!(table(&all, &names).starts_with("rank  entry   solved   penalty (s)  noisy\n"));
     }
 
     #[test]

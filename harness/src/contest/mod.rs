@@ -112,6 +112,20 @@ pub struct Plan {
     pub metric: Metric,
     /// The time limit (an unsolved case counts twice it in PAR-2).
     pub time_limit: Duration,
+    /// Ranked as the ICPC ranks: each suite a problem (a problem package),
+    /// solved when every case of it is; most problems solved, then the
+    /// least penalty time (see [`stats::standing`]). Else by cases and
+    /// PAR-2.
+    pub problems: bool,
+}
+
+/// Whether every case of `cases` is a problem package's: the contest is
+/// then ranked by problems, as the ICPC ranks ([`Plan::problems`]).
+pub fn of_problems(cases: &[Timed]) -> bool {
+    !cases.is_empty()
+        && cases
+            .iter()
+            .all(|t| t.case.family.name() == reference::package::grader::NAME)
 }
 
 /// One case to time: a suite case, and for a Checker the reference's

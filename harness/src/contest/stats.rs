@@ -72,6 +72,8 @@ impl Stats {
 pub struct CaseResult {
     /// `suite/case`.
     pub case: String,
+    /// Its suite (an ICPC-ranked contest's problem).
+    pub problem: String,
     /// Solved in most of its runs.
     pub solved: bool,
     /// Times of the runs, in seconds, by the metric.
@@ -105,10 +107,44 @@ pub struct Standing {
     pub solved: usize,
     /// PAR-2, seconds.
     pub par2: f64,
-    /// The noise of its PAR-2: the sum of its solved cases' MADs.
+    /// The noise of its PAR-2 (or penalty): the sum of its solved cases'
+    /// (solved problems' cases') MADs.
     pub noise: f64,
     /// Per case, in case order.
     pub cases: Vec<CaseResult>,
+    /// Per problem, in case order, where the contest is ranked by
+    /// problems ([`Plan::problems`]); else empty.
+    pub problems: Vec<Problem>,
+    /// The penalty time, seconds, where ranked by problems: the sum of its
+    /// solved problems' times.
+    pub penalty: f64,
+}
+
+/// One entry on one problem of an ICPC-ranked contest (a suite).
+#[derive(Debug, Clone)]
+pub struct Problem {
+    /// The problem (its suite).
+    pub name: String,
+    /// Every case of it solved.
+    pub solved: bool,
+    /// The sum of its cases' median times, seconds.
+    pub time: f64,
+    /// The sum of its cases' MADs.
+    pub noise: f64,
+}
+
+impl Standing {
+    /// What it is ranked on: problems solved and the penalty time where
+    /// ranked by problems, else cases solved and PAR-2; and that value's
+    /// noise.
+    pub fn ranked_on(&self) -> (usize, f64) {
+        if self.problems.is_empty() {
+            (self.solved, self.par2)
+        } else {
+            let solved = self.problems.iter().filter(|p| p.solved).count();
+            (solved, self.penalty)
+        }
+    }
 }
 
 impl Standing {
@@ -149,11 +185,34 @@ pub fn standing(entry: &str, rows: &[Row], cases: &[String], plan: &Plan) -> Sta
             }
         })
         .sum();
-    let noise = results
+    let mut noise = results
         .iter()
         .filter(|c| c.solved)
         .map(|c| c.stats.mad)
         .sum();
+    // Ranked as the ICPC ranks: a problem solved when every case of it
+    // is; its time in place of a live contest's minutes, the sum of its
+    // cases' medians.
+    let mut problems: Vec<Problem> = Vec::new();
+    for c in results.iter().filter(|_| plan.problems) {
+        if problems.last().is_none_or(|p| p.name != c.problem) {
+            problems.push(Problem {
+                name: c.problem.clone(),
+                solved: true,
+                time: 0.0,
+                noise: 0.0,
+            });
+        }
+        let p = problems.last_mut().expect("pushed above");
+        p.solved &= c.solved;
+        p.time += c.stats.median;
+        p.noise += c.stats.mad;
+    }
+    let solved_ones = || problems.iter().filter(|p| p.solved);
+    let penalty = solved_ones().map(|p| p.time).sum();
+    if plan.problems {
+        noise = solved_ones().map(|p| p.noise).sum();
+    }
     Standing {
         entry: entry.into(),
         rank: 0,
@@ -161,6 +220,8 @@ pub fn standing(entry: &str, rows: &[Row], cases: &[String], plan: &Plan) -> Sta
         par2,
         noise,
         cases: results,
+        problems,
+        penalty,
     }
 }
 
@@ -210,6 +271,11 @@ pub fn case_result(name: &str, runs: &[&Row], plan: &Plan) -> CaseResult {
     rss.sort_unstable();
     CaseResult {
         case: name.to_string(),
+        // (Its suite, from its rows; a name's first part where none ran.)
+        problem: runs.first().map_or_else(
+            || name.split('/').next().unwrap_or_default().to_owned(),
+            |r| r.suite.clone(),
+        ),
         solved,
         noisy: solved && stats.noisy(&times),
         stats,
@@ -232,20 +298,24 @@ pub fn case_result(name: &str, runs: &[&Row], plan: &Plan) -> CaseResult {
     }
 }
 
-/// Sorts best first (most solved, then smallest PAR-2) and gives ranks;
-/// an entry whose PAR-2 is within the noise of the one above it (the sum
-/// of both noises) with as many cases solved shares its rank.
+/// Sorts best first (most solved, then smallest PAR-2; by problems, most
+/// solved, then the least penalty time) and gives ranks; an entry whose
+/// PAR-2 (penalty) is within the noise of the one above it (the sum of
+/// both noises) with as many solved shares its rank.
 pub fn rank(standings: &mut [Standing]) {
     standings.sort_by(|a, b| {
-        b.solved
-            .cmp(&a.solved)
-            .then(a.par2.total_cmp(&b.par2))
+        let (a_solved, a_time) = a.ranked_on();
+        let (b_solved, b_time) = b.ranked_on();
+        b_solved
+            .cmp(&a_solved)
+            .then(a_time.total_cmp(&b_time))
             .then(a.entry.cmp(&b.entry))
     });
     for i in 0..standings.len() {
+        let (solved, time) = standings[i].ranked_on();
         standings[i].rank = if i > 0
-            && standings[i].solved == standings[i - 1].solved
-            && (standings[i].par2 - standings[i - 1].par2).abs()
+            && solved == standings[i - 1].ranked_on().0
+            && (time - standings[i - 1].ranked_on().1).abs()
                 <= standings[i].noise + standings[i - 1].noise
         {
             standings[i - 1].rank

@@ -671,3 +671,88 @@ fn a_scoring_validators_points_are_its_rows_scores() {
     assert_eq!(got[0], row("sample/1", "harness-error", ""));
     assert_eq!(got[3], row("secret/zero", "accepted", ""));
 }
+
+/// A contest whose suites are all problem packages is ranked as the ICPC
+/// ranks: problems solved (every case of one), then the penalty (the
+/// solved problems' times), each problem a column of the leaderboard.
+#[test]
+fn a_contest_on_packages_is_ranked_by_problems() {
+    let dir = tempfile::tempdir().unwrap();
+    let sum = package(dir.path(), "name: Sum\n");
+    let again = dir.path().join("again");
+    std::fs::create_dir_all(again.join("data/secret")).unwrap();
+    std::fs::copy(sum.join("problem.yaml"), again.join("problem.yaml")).unwrap();
+    std::fs::write(again.join("data/secret/1.in"), "5 6\n").unwrap();
+    std::fs::write(again.join("data/secret/1.ans"), "11\n").unwrap();
+    open_to_all(dir.path());
+    let entries = dir.path().join("entries");
+    for (name, body) in [
+        ("good", "awk '{ printf \"%.10g\\n\", $1 + $2 }'"),
+        (
+            "slow",
+            "awk 'BEGIN { for (i = 0; i < 2000000; i++) x += i } { printf \"%.10g\\n\", $1 + $2 }'",
+        ),
+        // Right on one case of `sum` (zero), on none of `again`.
+        ("zero", "echo 0"),
+    ] {
+        std::fs::create_dir_all(entries.join(name)).unwrap();
+        script(&entries.join(name), "run", body);
+    }
+    let board = dir.path().join("board.csv");
+    let out = harness()
+        .args([
+            "contest",
+            "--runs",
+            "1",
+            "--warmup",
+            "0",
+            "--time-limit",
+            "10s",
+        ])
+        .arg("--entries")
+        .arg(&entries)
+        .arg("--suite")
+        .arg(&sum)
+        .arg("--suite")
+        .arg(&again)
+        .arg("--leaderboard")
+        .arg(&board)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        said.starts_with("rank  entry  solved   penalty (s)  noisy\n"),
+        "{said}"
+    );
+    let text = std::fs::read_to_string(&board).unwrap();
+    let lines: Vec<Vec<&str>> = text.lines().map(|l| l.split(',').collect()).collect();
+    assert_eq!(
+        lines[0],
+        [
+            "rank",
+            "entry",
+            "solved",
+            "penalty_s",
+            "noisy_cases",
+            "sum",
+            "again"
+        ]
+    );
+    let firsts: Vec<(&str, &str, &str)> = lines[1..].iter().map(|l| (l[0], l[1], l[2])).collect();
+    assert_eq!(
+        firsts,
+        [("1", "good", "2"), ("2", "slow", "2"), ("3", "zero", "0")]
+    );
+    assert_eq!(&lines[3][5..], ["unsolved", "unsolved"]);
+    let side: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("board.json")).unwrap())
+            .unwrap();
+    assert_eq!(side["settings"]["ranking"], "icpc");
+    assert_eq!(side["entries"][0]["problems_solved"], 2);
+}

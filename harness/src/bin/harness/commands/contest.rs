@@ -32,6 +32,7 @@ pub fn run(args: &crate::cli::ContestArgs) -> anyhow::Result<ExitCode> {
         warmup: args.warmup as usize,
         metric: crate::options::metric(args.metric),
         time_limit: args.time_limit,
+        problems: contest::of_problems(&cases),
     };
     let mut env = contest::Environment::read(options.jobs);
     let runner = Runner::new(&mut options)?;
