@@ -402,6 +402,29 @@ impl Plan {
     }
 }
 
+/// What `candidate`'s rows (of any suite) come to on the problem package
+/// in folder `dir` by the package's grading, where it is a scoring
+/// problem: its points and the full score. `None`: not a scoring
+/// problem, or none of its cases ran. (Times are judged by the run that
+/// made the rows: their verdicts say.)
+pub fn points(dir: &Path, rows: &[Row], candidate: &str) -> anyhow::Result<Option<(f64, f64)>> {
+    let problem = Problem::open(dir)?;
+    if !problem.scoring {
+        return Ok(None);
+    }
+    let groups = Group::open(dir)?;
+    // (The suite a package's cases are named by: its folder's name.)
+    let suite = dir.file_name().map(|n| n.to_string_lossy().into_owned());
+    let mine: std::collections::HashMap<&str, Graded> = rows
+        .iter()
+        .filter(|r| r.candidate == candidate && Some(&r.suite) == suite.as_ref())
+        .filter(|r| r.verdict != Verdict::Cancelled)
+        .map(|r| (r.case.as_str(), graded(r, f64::INFINITY)))
+        .collect();
+    let got = groups.grade(&|case| mine.get(case).copied());
+    Ok(got.and_then(|g| g.score).map(|s| (s, groups.best_score())))
+}
+
 /// A row as problemtools judges it: a memory limit is a run-time error
 /// (as Kattis judges it), an accepted case slower than `limit` seconds a
 /// time limit exceeded; time in CPU seconds where measured.

@@ -756,3 +756,56 @@ fn a_contest_on_packages_is_ranked_by_problems() {
     assert_eq!(side["settings"]["ranking"], "icpc");
     assert_eq!(side["entries"][0]["problems_solved"], 2);
 }
+
+/// `grade --suite` on a scoring package says the points its cases come to
+/// by the package's own test groups (40 of 100: one group of two).
+#[test]
+fn a_scoring_packages_points_in_grades_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let sum = package(dir.path(), "type: scoring\n");
+    for (path, text) in [
+        ("data/testdata.yaml", "on_reject: continue\nrange: 0 100\n"),
+        (
+            "data/secret/testdata.yaml",
+            "on_reject: continue\nrange: 0 100\n",
+        ),
+        (
+            "data/secret/big/testdata.yaml",
+            "accept_score: 60\nrange: 0 60\ngrader_flags: min\n",
+        ),
+        (
+            "data/secret/small/testdata.yaml",
+            "accept_score: 40\nrange: 0 40\ngrader_flags: min\n",
+        ),
+        ("data/secret/small/1.in", "1 2\n"),
+        ("data/secret/small/1.ans", "3\n"),
+    ] {
+        std::fs::create_dir_all(sum.join(path).parent().unwrap()).unwrap();
+        std::fs::write(sum.join(path), text).unwrap();
+    }
+    for gone in ["data/sample", "data/secret/zero.in", "data/secret/zero.ans"] {
+        let at = sum.join(gone);
+        if at.is_dir() {
+            std::fs::remove_dir_all(at).unwrap();
+        } else {
+            std::fs::remove_file(at).unwrap();
+        }
+    }
+    open_to_all(dir.path());
+    // Right on the small numbers, one off on the big ones.
+    let candidate = script(
+        dir.path(),
+        "near",
+        "awk '{ s = $1 + $2; printf \"%.10g\\n\", (s > 10 ? s + 1 : s) }'",
+    );
+    let out = grade_on(&sum, &candidate, &dir.path().join("g.csv"), &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.ends_with(&format!(
+            "{}: 40 points of 100 (the package's test groups)\n",
+            sum.display()
+        )),
+        "{said}"
+    );
+}

@@ -62,5 +62,32 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<ExitCode> {
         &mut report_to(&mut reporter, cancel),
     );
     crate::runner::say_store(&grade.options);
-    Ok(exit_status(&summary, reporter))
+    let status = exit_status(&summary, reporter);
+    if outputs.format == crate::cli::Format::Human {
+        say_points(&selection.suites, &outputs.scorecard, &label)?;
+    }
+    Ok(status)
+}
+
+/// Each scoring problem package's points by its own grading (its test
+/// groups), from the scorecard's rows of `label`: one line each.
+fn say_points(
+    suites: &[std::path::PathBuf],
+    scorecard: &std::path::Path,
+    label: &str,
+) -> anyhow::Result<()> {
+    let mut rows = None;
+    for dir in suites.iter().filter(|d| d.join("problem.yaml").is_file()) {
+        let rows = match &mut rows {
+            Some(r) => r,
+            None => rows.insert(harness::report::read_scorecard(scorecard)?),
+        };
+        if let Some((got, best)) = harness::verify::points(dir, rows, label)? {
+            println!(
+                "{}: {got} points of {best} (the package's test groups)",
+                dir.display()
+            );
+        }
+    }
+    Ok(())
 }
