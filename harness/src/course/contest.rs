@@ -147,11 +147,6 @@ impl Live {
     }
 }
 
-/// Autolab's scoreboard columns for [`Live`] (the assessment's
-/// "Scoreboard" setting): solved, most first; then CPU seconds, least first.
-pub const AUTOLAB_SCOREBOARD: &str =
-    r#"{"scoreboard": [{"hdr": "Solved"}, {"hdr": "CPU seconds", "asc": 1}]}"#;
-
 /// One submission's line of the credit file `harness contest --credit`
 /// writes and `harness grade --contest-credit` reads.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize)]

@@ -12,6 +12,12 @@ use super::limits::Timeout;
 use super::trial::{self, Trial};
 use super::{Graded, Platform};
 
+/// Autolab's scoreboard columns for a live contest's
+/// (`course::contest::Live`: the assessment's "Scoreboard" setting):
+/// solved, most first; then CPU seconds, least first.
+pub const SCOREBOARD: &str =
+    r#"{"scoreboard": [{"hdr": "Solved"}, {"hdr": "CPU seconds", "asc": 1}]}"#;
+
 /// Autolab.
 pub(super) struct Autolab;
 
@@ -57,7 +63,7 @@ impl Platform for Autolab {
         if kit.course.file.contest.is_some() {
             // The live contest's columns, for the assessment's Scoreboard
             // setting.
-            let spec = format!("{}\n", crate::course::contest::AUTOLAB_SCOREBOARD);
+            let spec = format!("{}\n", SCOREBOARD);
             files.push(File::new("scoreboard.json", spec, 0o644));
             said.push(format!(
                 "wrote {}/scoreboard.json: paste it into the assessment's Scoreboard setting",

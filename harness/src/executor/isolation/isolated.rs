@@ -95,7 +95,9 @@ impl Isolated {
             }
             None => None,
         };
-        let bwrap = level.sandbox == Some(sandbox::Kind::Bwrap);
+        let own_count = level
+            .sandbox
+            .is_some_and(sandbox::Kind::counts_in_its_own_user);
         let nproc = match (level.uid_base, &cgroups) {
             // The pids controller does it exactly (and RLIMIT_NPROC would
             // count the zombies of a killed case against the next one).
@@ -103,20 +105,22 @@ impl Isolated {
             // Each slot's uid is its own: the count is the case's.
             (Some(_), None) => Some(isolation.pids_limit),
             // Counted per user: this user's processes now, plus the limit;
-            // under bubblewrap, room for every slot's, the case's own
-            // budget counted in its user namespace (see `Around::nproc`).
+            // where the sandbox counts a case in a user namespace of its
+            // own, room for every slot's, the case's own budget counted
+            // there (see `Around::nproc`).
             (None, None) => Some(
                 super::uids::own_processes()
-                    + isolation.pids_limit * if bwrap { all as u64 + 1 } else { 1 },
+                    + isolation.pids_limit * if own_count { all as u64 + 1 } else { 1 },
             ),
         };
-        let case_nproc = nproc.filter(|_| bwrap).map(|_| isolation.pids_limit);
+        let case_nproc = nproc.filter(|_| own_count).map(|_| isolation.pids_limit);
         let one_at_a_time = isolate::one_at_a_time(isolation, &mut level, cgroups.is_some())?;
         let cores = super::slot::cores(isolation.slots, cgroups.as_mut(), &mut level);
         let run_dir = RunDir::new(&ScratchPlace::with(cgroups.is_some()).base())
             .or_else(|_| RunDir::new(&std::env::temp_dir()))?;
-        // (Under bubblewrap nothing of a case outlives it: see `recycle`.)
-        let run_dir = Arc::new(run_dir.keeping_own(bwrap));
+        // (Where nothing of a case outlives it: see `recycle`.)
+        let ends = level.sandbox.is_some_and(sandbox::Kind::ends_every_process);
+        let run_dir = Arc::new(run_dir.keeping_own(ends));
         // Makes scratch folders ahead, and empties finished ones for their
         // slot's next cases, off the cases' path.
         let janitor = {

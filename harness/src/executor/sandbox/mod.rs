@@ -66,6 +66,20 @@ impl Kind {
     pub fn private(self) -> bool {
         !matches!(self, Kind::Landlock)
     }
+
+    /// Whether every process of a case ends with it (a PID namespace of
+    /// its own, or its slot's, emptied after it): nothing left may touch
+    /// the case's folder, which its slot's next case may then have again.
+    pub fn ends_every_process(self) -> bool {
+        matches!(self, Kind::Bwrap)
+    }
+
+    /// Whether a case's processes are counted in a user namespace of its
+    /// own (its process budget, `RLIMIT_NPROC`, its own there), while the
+    /// harness's user counts those of every slot's sandbox.
+    pub fn counts_in_its_own_user(self) -> bool {
+        matches!(self, Kind::Bwrap)
+    }
 }
 
 /// The sandbox of `kind` for a run of `slots` job slots (`program`: what
