@@ -10,7 +10,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::support::{
-    harness, harness_as_an_ordinary_user, open_to_all, read_scorecard, require_ordinary_bwrap,
+    container, harness, harness_as_an_ordinary_user, open_to_all, read_scorecard, require,
+    require_ordinary_bwrap,
 };
 
 /// The validator: the secret number in the case's `.in`, ten guesses,
@@ -293,6 +294,39 @@ fn as_an_ordinary_user_the_two_talk_in_bubblewrap() {
     let said = String::from_utf8_lossy(&out.stdout);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("+bwrap"), "bubblewrap's tier: {err}");
+    assert_eq!(out.status.code(), Some(0), "{said}{err}");
+    let mut got = lines(&said);
+    got.sort();
+    let mut want = TABLE.map(String::from).to_vec();
+    want.sort();
+    assert_eq!(got, want, "{said}");
+}
+
+/// In a container with its engine's default privileges (no view of its
+/// own: Landlock's tier, a user per job slot as root), the candidate and
+/// its validator still run side by side, each as its own user.
+#[test]
+fn in_a_container_the_two_talk_under_landlock() {
+    if !require(
+        rustix::process::geteuid().is_root(),
+        "the container replica needs root (it drops to a container's privileges)",
+    ) {
+        return;
+    }
+    let dir = ordinary_folder();
+    let guess = package(
+        dir.path(),
+        "problem_format_version: 2023-07-draft\ntype: interactive\n",
+    );
+    let out = std::process::Command::new(container())
+        .arg(env!("CARGO_BIN_EXE_harness"))
+        .args(["verify", "--no-cache", "--jobs", "2"])
+        .arg(&guess)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("+landlock"), "Landlock's tier: {err}");
     assert_eq!(out.status.code(), Some(0), "{said}{err}");
     let mut got = lines(&said);
     got.sort();
