@@ -306,6 +306,9 @@ pub struct Case {
 /// `grade::validator`), then run on each output its family's judge let
 /// through.
 pub struct Validator {
+    /// What it is to the package, in words (`output validator`, or
+    /// `grader`: a package's own grader, built and run the same way).
+    pub role: &'static str,
     /// Its program in the package.
     pub program: reference::package::Program,
     /// Its flags (`validator_flags`).
@@ -333,6 +336,7 @@ impl Validator {
     /// The validator `program` with `flags`, not built yet.
     pub fn new(program: reference::package::Program, flags: &str, memory_mib: u64) -> Self {
         Self {
+            role: "output validator",
             program,
             flags: flags.split_whitespace().map(str::to_owned).collect(),
             memory_mib,

@@ -34,6 +34,10 @@ pub struct Plan {
     groups: Arc<Group>,
     cases: Vec<Case>,
     validators: Vec<Arc<crate::job::Validator>>,
+    /// The package's own grader (`grading: custom`), where a group asks.
+    grader: Option<Arc<crate::job::Validator>>,
+    /// What it said to each input.
+    said: crate::grade::grader::Said,
     subs: Vec<Sub>,
     _work: tempfile::TempDir,
 }
@@ -134,12 +138,7 @@ impl Plan {
         use std::os::unix::fs::PermissionsExt;
         let problem = Problem::open(dir)?;
         let groups = Group::open(dir)?;
-        if let Some(file) = custom_grading(dir, &groups) {
-            anyhow::bail!(
-                "{}: a grader of the package's own (grading: custom) is not run yet (docs/packages.md)",
-                file.display()
-            );
-        }
+        let grader = crate::grade::grader::of_package(dir, &groups, problem.memory_mib)?;
         let suites = crate::discover::Suites::find(&[dir.to_owned()], None, None)?;
         let cases: Vec<Case> = suites.cases().collect();
         let validators = cases.iter().find_map(|c| c.validator.clone());
@@ -201,15 +200,17 @@ impl Plan {
             groups: Arc::new(groups),
             cases,
             validators: validators.into_iter().collect(),
+            grader: grader.map(Arc::new),
+            said: Default::default(),
             subs,
             _work: work,
         })
     }
 
-    /// The package's own validator, built (see
-    /// `grade::validator::build`): an error where it does not build.
+    /// The package's own validator and grader, built (see
+    /// `grade::validator::build`): an error where one does not build.
     pub fn build_validator(&self, ctx: &Context) -> anyhow::Result<()> {
-        for v in &self.validators {
+        for v in self.validators.iter().chain(&self.grader) {
             crate::grade::validator::build(ctx, v, 0).map_err(anyhow::Error::msg)?;
         }
         Ok(())
@@ -347,7 +348,7 @@ impl Plan {
             .subs
             .iter()
             .filter(|s| s.expected == Expected::Accepted)
-            .filter_map(|s| self.result(&s.name, &rows, f64::INFINITY))
+            .filter_map(|s| self.result(ctx, &s.name, &rows, f64::INFINITY))
             .map(|r| r.time)
             .fold(0.0, f64::max);
         let multiplier = self.problem.time_multiplier;
@@ -367,7 +368,7 @@ impl Plan {
             .subs
             .iter()
             .map(|s| {
-                let at = |t| self.result(&s.name, &rows, t);
+                let at = |t| self.result(ctx, &s.name, &rows, t);
                 Checked {
                     name: s.name.clone(),
                     expected: s.expected,
@@ -392,13 +393,21 @@ impl Plan {
     /// Submission `name`'s result from its rows, graded as the package
     /// grades (its groups, `testdata.yaml`), an accepted case slower than
     /// `limit` seconds a time limit exceeded; `None` where no case ran.
-    fn result(&self, name: &str, rows: &[Row], limit: f64) -> Option<Graded> {
+    /// (A group asking for the package's own grader is graded by it.)
+    fn result(&self, ctx: &Context, name: &str, rows: &[Row], limit: f64) -> Option<Graded> {
         let mine: std::collections::HashMap<&str, Graded> = rows
             .iter()
             .filter(|r| r.candidate == name && r.suite != BUILD && r.verdict != Verdict::Cancelled)
             .map(|r| (r.case.as_str(), graded(r, limit)))
             .collect();
-        self.groups.grade(&|case| mine.get(case).copied())
+        let case = |case: &str| mine.get(case).copied();
+        let Some(grader) = &self.grader else {
+            return self.groups.grade(&case);
+        };
+        let custom = |children: &[Graded], flags: &[String]| {
+            crate::grade::grader::grade(ctx, grader, (children, flags), 0, &self.said)
+        };
+        self.groups.grade_by(&case, Some(&custom))
     }
 }
 
@@ -409,10 +418,11 @@ impl Plan {
 /// made the rows: their verdicts say.)
 pub fn points(dir: &Path, rows: &[Row], candidate: &str) -> anyhow::Result<Option<(f64, f64)>> {
     let problem = Problem::open(dir)?;
-    if !problem.scoring {
+    let groups = Group::open(dir)?;
+    // (A package's own grader is a program: `verify` runs it.)
+    if !problem.scoring || crate::grade::grader::asks(&groups) {
         return Ok(None);
     }
-    let groups = Group::open(dir)?;
     // (The suite a package's cases are named by: its folder's name.)
     let suite = dir.file_name().map(|n| n.to_string_lossy().into_owned());
     let mine: std::collections::HashMap<&str, Graded> = rows
@@ -445,19 +455,6 @@ fn graded(row: &Row, limit: f64) -> Graded {
         score: row.score.filter(|_| verdict == Judged::Accepted),
         time,
     }
-}
-
-/// The `testdata.yaml` of the first group of `groups` (in package `dir`)
-/// that asks for a grader of the package's own.
-fn custom_grading(dir: &Path, groups: &Group) -> Option<PathBuf> {
-    use reference::package::grading::Item;
-    if groups.config.custom_grading {
-        return Some(dir.join("data").join(&groups.path).join("testdata.yaml"));
-    }
-    groups.items.iter().find_map(|i| match i {
-        Item::Group(g) => custom_grading(dir, g),
-        Item::Case(_) => None,
-    })
 }
 
 /// Each submission's cases graded so far and those rejected, by

@@ -6,6 +6,7 @@
 //! ([`validator`]).
 
 pub mod build;
+pub mod grader;
 mod interactive;
 mod kept;
 pub mod probe;

@@ -35,8 +35,9 @@ pub fn build(ctx: &Context, validator: &Validator, slot: usize) -> Result<Vec<St
         .get_or_init(|| build_now(ctx, validator, slot));
     let named = |why: &str| {
         format!(
-            "{}: the package's output validator did not build: {why}",
-            validator.program.path.display()
+            "{}: the package's {} did not build: {why}",
+            validator.program.path.display(),
+            validator.role
         )
     };
     built

@@ -254,9 +254,85 @@ fn what_cannot_be_verified_is_one_line() {
         .assert()
         .code(2)
         .stderr(format!(
-            "harness: {}: a grader of the package's own (grading: custom) is not run yet (docs/packages.md)\n",
-            sum.join("data/testdata.yaml").display()
+            "harness: {}: a group asks for the package's own grader (grading: custom), and it holds none\n",
+            sum.join("graders").display()
         ));
+    // One that does not build: said once, naming it.
+    std::fs::create_dir_all(sum.join("graders")).unwrap();
+    std::fs::write(sum.join("graders/grade.c"), "int main(void) { return }\n").unwrap();
+    let out = harness().arg("verify").arg(&sum).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "harness: {}: the package's grader did not build: ",
+            sum.join("graders/grade.c").display()
+        )),
+        "{err}"
+    );
+}
+
+/// A package's own grader (legacy `grading: custom`, a program of
+/// `graders/`), run as problemtools runs it: its group's results on its
+/// stdin (`VERDICT SCORE` a line), its flags as arguments, `VERDICT
+/// SCORE` on its stdout. This one accepts a group where at least half
+/// its cases are (its flag `half`), scoring 1 a case accepted.
+#[test]
+fn a_packages_own_grader_grades_its_groups() {
+    let dir = tempfile::tempdir().unwrap();
+    const HALF_PY: &str = "a, b = map(int, input().split())\nprint(a + b if a < 10 else 0)\n";
+    let sum = package(
+        dir.path(),
+        &[
+            ("accepted/sum.py", SUM_PY),
+            // Right on the sample and 3 4, wrong on 20 22: half of secret.
+            ("accepted/half.py", HALF_PY),
+            ("wrong_answer/off.py", OFF_PY),
+        ],
+    );
+    let grader = "import sys\n\
+        results = [l.split() for l in sys.stdin if l.strip()]\n\
+        good = sum(1 for v, s in results if v == 'AC')\n\
+        need = len(results) / 2 if 'half' in sys.argv[1:] else len(results)\n\
+        print('AC' if good >= need else 'WA', good)\n";
+    for (path, text) in [
+        ("problem.yaml", "type: scoring\n"),
+        (
+            "data/testdata.yaml",
+            "on_reject: continue\nrange: 0 2\ngrader_flags: ignore_sample\n",
+        ),
+        (
+            "data/secret/testdata.yaml",
+            "on_reject: continue\ngrading: custom\ngrader_flags: half\nrange: 0 2\n",
+        ),
+        ("data/secret/3.in", "3 4\n"),
+        ("data/secret/3.ans", "7\n"),
+        ("graders/grade.py", grader),
+    ] {
+        std::fs::create_dir_all(sum.join(path).parent().unwrap()).unwrap();
+        std::fs::write(sum.join(path), text).unwrap();
+    }
+    open_to_all(&sum);
+    let (code, said, _) = verify(&sum, &dir.path().join("g.csv"));
+    let line = |name: &str| {
+        said.lines()
+            .find(|l| l.starts_with(name))
+            .map(|l| {
+                l.split("  ")
+                    .filter(|w| !w.is_empty())
+                    .last()
+                    .unwrap()
+                    .trim()
+                    .to_string()
+            })
+            .unwrap()
+    };
+    // (`half.py` reaches 1 of 2: accepted by the grader, not full marks:
+    // a `partially_accepted` one in an `accepted` folder.)
+    assert_eq!(line("submissions/accepted/sum.py"), "AC (2)", "{said}");
+    assert_eq!(line("submissions/accepted/half.py"), "AC (1)", "{said}");
+    assert_eq!(line("submissions/wrong_answer/off.py"), "AC (1)", "{said}");
+    assert_eq!(code, Some(1), "{said}");
 }
 
 /// A scoring problem (the 2023-07 draft's `type: scoring`): points per

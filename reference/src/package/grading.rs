@@ -37,6 +37,22 @@ pub enum Judged {
 }
 
 impl Judged {
+    /// The verdict problemtools' short name names (`AC`, `WA`, `TLE`,
+    /// `RTE`, `MLE`, `OLE`, `JE`).
+    pub fn from_short(short: &str) -> Option<Self> {
+        [
+            Judged::JudgeError,
+            Judged::RunTimeError,
+            Judged::MemoryLimit,
+            Judged::TimeLimit,
+            Judged::OutputLimit,
+            Judged::WrongAnswer,
+            Judged::Accepted,
+        ]
+        .into_iter()
+        .find(|j| j.short() == short)
+    }
+
     /// problemtools' short name.
     pub fn short(self) -> &'static str {
         match self {
@@ -63,6 +79,11 @@ pub struct Graded {
     /// Seconds.
     pub time: f64,
 }
+
+/// A package's own grader, as the caller runs it: a group's counted
+/// children's results and its `grader_flags` in, its verdict and score
+/// out.
+pub type CustomGrader<'a> = dyn Fn(&[Graded], &[String]) -> (Judged, Option<f64>) + 'a;
 
 /// A test group's `testdata.yaml`, with what it takes from the groups
 /// above.
@@ -176,10 +197,24 @@ impl Group {
     /// grader gives it; a case's missing score is its group's accept or
     /// reject score. `None`: no case of it was run.
     pub fn grade(&self, case: &dyn Fn(&str) -> Option<Graded>) -> Option<Graded> {
+        self.grade_by(case, None)
+    }
+
+    /// As [`Group::grade`], a group asking for the package's own grader
+    /// (`grading: custom`) graded by `custom` instead: given its
+    /// children's results (those that count: none after a rejection under
+    /// `on_reject: break`) and its `grader_flags`, it gives the group's
+    /// verdict and score (the package's grader is a program: the caller
+    /// runs it). Without `custom`, every group is graded by default.
+    pub fn grade_by(
+        &self,
+        case: &dyn Fn(&str) -> Option<Graded>,
+        custom: Option<&CustomGrader<'_>>,
+    ) -> Option<Graded> {
         let mut children = Vec::new();
         for item in &self.items {
             let result = match item {
-                Item::Group(g) => g.grade(case),
+                Item::Group(g) => g.grade_by(case, custom),
                 Item::Case(name) => case(name).map(|mut r| {
                     r.score = r.score.or(Some(if r.verdict == Judged::Accepted {
                         self.config.accept_score
@@ -199,6 +234,14 @@ impl Group {
             return None;
         }
         let time = children.iter().map(|c| c.time).fold(0.0, f64::max);
+        if let Some(custom) = custom.filter(|_| self.config.custom_grading) {
+            let (verdict, score) = custom(&children, &self.config.grader_flags);
+            return Some(Graded {
+                verdict,
+                score,
+                time,
+            });
+        }
         if let Some(je) = children.iter().find(|c| c.verdict == Judged::JudgeError) {
             return Some(Graded { time, ..*je });
         }
@@ -573,5 +616,67 @@ mod tests {
                 t.path().join("data/secret/testdata.yaml").display()
             )
         );
+    }
+
+    /// A group asking for the package's own grader is graded by it (given
+    /// the children that count and its flags); the groups above by the
+    /// default grader, taking its score.
+    #[test]
+    fn a_custom_grader_grades_its_groups_alone() {
+        let case = |n: &str| Item::Case(n.to_owned());
+        let custom = Config {
+            custom_grading: true,
+            grader_flags: vec!["half".into()],
+            ..Config::default()
+        };
+        let top = Group {
+            path: String::new(),
+            config: Config {
+                on_reject_break: false,
+                ..Config::default()
+            },
+            items: vec![
+                Item::Group(Group {
+                    path: "secret/a".into(),
+                    config: custom,
+                    items: vec![case("secret/a/1"), case("secret/a/2"), case("secret/a/3")],
+                }),
+                case("secret/b"),
+            ],
+        };
+        let result = |n: &str| {
+            Some(Graded {
+                verdict: if n == "secret/a/2" {
+                    Judged::WrongAnswer
+                } else {
+                    Judged::Accepted
+                },
+                score: None,
+                time: 0.5,
+            })
+        };
+        let seen = std::cell::RefCell::new(Vec::new());
+        let grader = |children: &[Graded], flags: &[String]| {
+            seen.borrow_mut().push((
+                children.iter().map(|c| c.verdict).collect::<Vec<_>>(),
+                flags.to_vec(),
+            ));
+            (Judged::Accepted, Some(7.0))
+        };
+        let got = top.grade_by(&result, Some(&grader)).unwrap();
+        // (on_reject: break in the custom group: its third case is not
+        // counted after the wrong answer.)
+        assert_eq!(
+            *seen.borrow(),
+            [(
+                vec![Judged::Accepted, Judged::WrongAnswer],
+                vec!["half".to_string()]
+            )]
+        );
+        assert_eq!((got.verdict, got.score), (Judged::Accepted, Some(8.0)));
+        // Without a grader to run, every group by default.
+        assert_eq!(top.grade(&result).unwrap().verdict, Judged::WrongAnswer);
+        assert_eq!(Judged::from_short("TLE"), Some(Judged::TimeLimit));
+        assert_eq!(Judged::from_short("XX"), None);
     }
 }

@@ -263,7 +263,20 @@ impl Problem {
 /// 2023-07 draft), as problemtools takes it (it uses one). A program in
 /// no language problemtools knows is an error naming it.
 pub fn output_validator(dir: &Path) -> Result<Option<Program>, PackageError> {
-    for folder in ["output_validators", "output_validator"] {
+    first_program(dir, &["output_validators", "output_validator"])
+}
+
+/// The package's own grader (legacy `grading: custom`): the first program
+/// of its `graders/` folder, as problemtools finds it; `None` where it
+/// has none.
+pub fn grader(dir: &Path) -> Result<Option<Program>, PackageError> {
+    first_program(dir, &["graders"])
+}
+
+/// The first program (a file or a folder, by name) of the first of
+/// `folders` in package `dir` that exists.
+fn first_program(dir: &Path, folders: &[&str]) -> Result<Option<Program>, PackageError> {
+    for folder in folders {
         let at = dir.join(folder);
         if !at.is_dir() {
             continue;
