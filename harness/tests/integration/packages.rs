@@ -809,3 +809,50 @@ fn a_scoring_packages_points_in_grades_output() {
         "{said}"
     );
 }
+
+/// A course on a package packs into a Gradescope kit that grades its
+/// sample, through the kit, with a container's privileges (`harness
+/// package` tries it so before anyone gets it): full marks.
+#[test]
+fn a_package_courses_gradescope_kit_grades_its_sample() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    package(
+        dir.path(),
+        "name: Sum\nvalidator_flags: float_tolerance 1e-6\n",
+    );
+    let config = dir.path().join("course.toml");
+    std::fs::write(
+        &config,
+        "name = \"sum course\"\nfamily = \"package\"\nsample = \"sample\"\n\
+         [[part]]\nname = \"sum\"\ncommand = \"{submission}/sum.sh\"\nsuites = [\"sum\"]\n\
+         [[rubric]]\nname = \"sample\"\nrule = \"all\"\npoints = 4\npart = \"sum\"\ncases = \"*/sample/*\"\n\
+         [[rubric]]\nname = \"secret\"\nrule = \"share\"\npoints = 6\npart = \"sum\"\ncases = \"*/secret/*\"\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.path().join("sample")).unwrap();
+    script(
+        &dir.path().join("sample"),
+        "sum.sh",
+        "awk '{ printf \"%.10g\\n\", $1 + $2 }'",
+    );
+    let kit = dir.path().join("kit");
+    let out = harness()
+        .args(["package", "gradescope", "--course"])
+        .arg(&config)
+        .arg("-o")
+        .arg(&kit)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{said}{err}");
+    assert!(
+        said.contains(&format!(
+            "tried: the course's sample {} got 10 / 10 points through the kit in ",
+            dir.path().join("sample").display()
+        )),
+        "{said}"
+    );
+    assert!(said.contains("with a container's capabilities"), "{said}");
+}
