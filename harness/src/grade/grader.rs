@@ -112,7 +112,7 @@ pub fn of_package(
     if !asks(groups) {
         return Ok(None);
     }
-    let Some(program) = reference::package::grader(dir)? else {
+    let Some(program) = reference::package::own_grader(dir)? else {
         anyhow::bail!(
             "{}: a group asks for the package's own grader (grading: custom), and it holds none",
             dir.join("graders").display()

@@ -269,7 +269,7 @@ pub fn output_validator(dir: &Path) -> Result<Option<Program>, PackageError> {
 /// The package's own grader (legacy `grading: custom`): the first program
 /// of its `graders/` folder, as problemtools finds it; `None` where it
 /// has none.
-pub fn grader(dir: &Path) -> Result<Option<Program>, PackageError> {
+pub fn own_grader(dir: &Path) -> Result<Option<Program>, PackageError> {
     first_program(dir, &["graders"])
 }
 
