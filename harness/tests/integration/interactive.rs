@@ -165,6 +165,21 @@ const TABLE: [&str; 7] = [
     "submissions/time_limit_exceeded/no_flush.c TLE ok TLE",
 ];
 
+/// Asserts that verify's run `out` was in the tier whose word is `tier`
+/// (its isolation line says it), exited 0, and found every submission
+/// as [`TABLE`] says.
+fn as_filed(out: &std::process::Output, tier: &str) {
+    let said = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(tier), "the tier {tier}: {err}");
+    assert_eq!(out.status.code(), Some(0), "{said}{err}");
+    let mut got = lines(&said);
+    got.sort();
+    let mut want = TABLE.map(String::from).to_vec();
+    want.sort();
+    assert_eq!(got, want, "{said}");
+}
+
 #[test]
 fn an_interactive_problems_submissions_talk_with_its_validator() {
     let dir = ordinary_folder();
@@ -179,14 +194,7 @@ fn an_interactive_problems_submissions_talk_with_its_validator() {
         .arg(&guess)
         .output()
         .unwrap();
-    let said = String::from_utf8_lossy(&out.stdout);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{said}{err}");
-    let mut got = lines(&said);
-    got.sort();
-    let mut want = TABLE.map(String::from).to_vec();
-    want.sort();
-    assert_eq!(got, want, "{said}");
+    as_filed(&out, "+uid");
     // The validator's words are the wrong answers' details; the
     // candidate's crash after them is not what it is judged by.
     let detail = |sub: &str| {
@@ -291,15 +299,7 @@ fn as_an_ordinary_user_the_two_talk_in_bubblewrap() {
         .arg(&guess)
         .output()
         .unwrap();
-    let said = String::from_utf8_lossy(&out.stdout);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("+bwrap"), "bubblewrap's tier: {err}");
-    assert_eq!(out.status.code(), Some(0), "{said}{err}");
-    let mut got = lines(&said);
-    got.sort();
-    let mut want = TABLE.map(String::from).to_vec();
-    want.sort();
-    assert_eq!(got, want, "{said}");
+    as_filed(&out, "+bwrap");
 }
 
 /// In a container with its engine's default privileges (no view of its
@@ -324,13 +324,5 @@ fn in_a_container_the_two_talk_under_landlock() {
         .arg(&guess)
         .output()
         .unwrap();
-    let said = String::from_utf8_lossy(&out.stdout);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("+landlock"), "Landlock's tier: {err}");
-    assert_eq!(out.status.code(), Some(0), "{said}{err}");
-    let mut got = lines(&said);
-    got.sort();
-    let mut want = TABLE.map(String::from).to_vec();
-    want.sort();
-    assert_eq!(got, want, "{said}");
+    as_filed(&out, "+landlock");
 }

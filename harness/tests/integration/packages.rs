@@ -33,6 +33,30 @@ fn package(dir: &Path, yaml: &str) -> PathBuf {
     p
 }
 
+/// A course on the package `sum` (a tolerance of 1e-6), in a folder of
+/// its own: its config (`extra` lines, then its part and a rubric item
+/// for each `(name, rule, points, cases)`) and the folder.
+fn sum_course(extra: &str, items: &[(&str, &str, u32, &str)]) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    package(
+        dir.path(),
+        "name: Sum\nvalidator_flags: float_tolerance 1e-6\n",
+    );
+    let mut text = format!(
+        "name = \"sum course\"\nfamily = \"package\"\n{extra}\
+         [[part]]\nname = \"sum\"\ncommand = \"{{submission}}/sum.sh\"\nsuites = [\"sum\"]\n"
+    );
+    for (name, rule, points, cases) in items {
+        text.push_str(&format!(
+            "[[rubric]]\nname = \"{name}\"\nrule = \"{rule}\"\npoints = {points}\npart = \"sum\"\ncases = \"{cases}\"\n"
+        ));
+    }
+    let config = dir.path().join("course.toml");
+    std::fs::write(&config, text).unwrap();
+    (dir, config)
+}
+
 /// `harness grade --no-cache` of `candidate` on package `pkg`, `extra`
 /// arguments before the suite, its scorecard `card`.
 fn grade_on(pkg: &Path, candidate: &Path, card: &Path, extra: &[&str]) -> std::process::Output {
@@ -530,22 +554,14 @@ fn a_test_groups_own_validator_flags_judge_its_cases() {
 /// own validator and flags, rubric points per test group by a case glob.
 #[test]
 fn a_course_grades_a_class_on_a_package_with_points_per_group() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    package(
-        dir.path(),
-        "name: Sum\nvalidator_flags: float_tolerance 1e-6\n",
+    let (dir, config) = sum_course(
+        "",
+        &[
+            ("sample", "all", 1, "*/sample/*"),
+            ("big numbers", "all", 3, "*/secret/big/*"),
+            ("secret", "share", 6, "*/secret/*"),
+        ],
     );
-    let config = dir.path().join("course.toml");
-    std::fs::write(
-        &config,
-        "name = \"sum course\"\nfamily = \"package\"\n\
-         [[part]]\nname = \"sum\"\ncommand = \"{submission}/sum.sh\"\nsuites = [\"sum\"]\n\
-         [[rubric]]\nname = \"sample\"\nrule = \"all\"\npoints = 1\npart = \"sum\"\ncases = \"*/sample/*\"\n\
-         [[rubric]]\nname = \"big numbers\"\nrule = \"all\"\npoints = 3\npart = \"sum\"\ncases = \"*/secret/big/*\"\n\
-         [[rubric]]\nname = \"secret\"\nrule = \"share\"\npoints = 6\npart = \"sum\"\ncases = \"*/secret/*\"\n",
-    )
-    .unwrap();
     let class = dir.path().join("class");
     for (who, body) in [
         ("alice", "awk '{ printf \"%.10g\\n\", $1 + $2 }'"),
@@ -815,21 +831,13 @@ fn a_scoring_packages_points_in_grades_output() {
 /// package` tries it so before anyone gets it): full marks.
 #[test]
 fn a_package_courses_gradescope_kit_grades_its_sample() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    package(
-        dir.path(),
-        "name: Sum\nvalidator_flags: float_tolerance 1e-6\n",
+    let (dir, config) = sum_course(
+        "sample = \"sample\"\n",
+        &[
+            ("sample", "all", 4, "*/sample/*"),
+            ("secret", "share", 6, "*/secret/*"),
+        ],
     );
-    let config = dir.path().join("course.toml");
-    std::fs::write(
-        &config,
-        "name = \"sum course\"\nfamily = \"package\"\nsample = \"sample\"\n\
-         [[part]]\nname = \"sum\"\ncommand = \"{submission}/sum.sh\"\nsuites = [\"sum\"]\n\
-         [[rubric]]\nname = \"sample\"\nrule = \"all\"\npoints = 4\npart = \"sum\"\ncases = \"*/sample/*\"\n\
-         [[rubric]]\nname = \"secret\"\nrule = \"share\"\npoints = 6\npart = \"sum\"\ncases = \"*/secret/*\"\n",
-    )
-    .unwrap();
     std::fs::create_dir_all(dir.path().join("sample")).unwrap();
     script(
         &dir.path().join("sample"),
