@@ -226,9 +226,9 @@ pub struct RunResult {
     pub stderr: Capture,
     /// Spawn to exit.
     pub wall: Duration,
-    /// Of [`RunResult::wall`], the time its tasks waited for a core (a
-    /// busy machine's doing, not counted against the time limit), as far
-    /// as it was measured.
+    /// Of [`RunResult::wall`], the time left out of its time limit's
+    /// clock: the time its tree waited for a core with none of it running
+    /// (a busy machine's doing, not its own), as far as it was measured.
     pub waited: Duration,
     /// User plus system time of the process and the children it waited for.
     pub cpu: Option<Duration>,

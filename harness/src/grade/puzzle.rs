@@ -264,8 +264,9 @@ pub fn fill(row: &mut Row, case: &dyn Puzzle, run: &RunResult, limits: &Limits) 
 }
 
 /// What the wall clock of a case stopped at a time limit did not count:
-/// the time it waited for a core (a busy machine's), where there was any
-/// to speak of.
+/// the time it waited for a core with none of it running (a busy
+/// machine's), to the hundredth of a second, where there was any to speak
+/// of.
 fn not_counted(waited: std::time::Duration) -> String {
     if waited < std::time::Duration::from_millis(50) {
         String::new()
@@ -291,10 +292,11 @@ pub(super) fn time_detail(hit: LimitHit, run: &RunResult, limits: &Limits) -> St
             not_counted(run.waited),
             run.cpu.unwrap_or_default().as_secs_f64(),
             humantime::format_duration(cpu),
-            if run.waited < blocked_under(limits) {
-                ": the rest of the time it was asleep or blocked, not waiting for a core"
-            } else {
-                ""
+            match run.cpu {
+                _ if run.waited >= blocked_under(limits) => "",
+                Some(used) if used >= limits.time / 2 =>
+                    ": its own processes kept its cores busy, not a busy machine",
+                _ => ": the rest of the time it was asleep or blocked, not waiting for a core",
             }
         ),
         (_, None) => format!(

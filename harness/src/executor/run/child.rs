@@ -25,10 +25,6 @@ use crate::executor::{Ending, LimitHit, Limits, RunResult, Spec};
 /// How long to wait for the pipes to close once the group is dead.
 const DRAIN_WAIT: Duration = Duration::from_secs(2);
 
-/// The most time waited for a core a case's wall clock leaves out, in
-/// its time limits.
-const MOST_WAITED: u32 = 3;
-
 /// How often a running case looks at the cancel token.
 const CANCEL_POLL: Duration = Duration::from_millis(25);
 
@@ -153,8 +149,18 @@ pub(in crate::executor) fn run(
             .unwrap_or(start + Duration::from_secs(86_400 * 365))
     };
     // The time limit is on the wall clock less the time the case waited
-    // for a core: a busy machine moves it later, a sleeping case not.
+    // for a core that none of its own processes kept from it: a busy
+    // machine moves it later, however busy; a sleeping case, or one whose
+    // own spinners keep each other waiting, not (`waits`). Where no cgroup
+    // counts the tree's CPU time, at most a few nets' worth.
     let deadline = far(limits.time);
+    let ceiling = match cgroup {
+        Some(_) => None,
+        None => Some(far(limits
+            .time
+            .saturating_mul(super::waits::MOST_NETS_UNCOUNTED))),
+    };
+    let tree_cpu = || cgroup.and_then(CaseCgroup::cpu);
     let mut waits = super::waits::Waits::new(pid, start);
     let mut limit = None;
     let mut cancelled = false;
@@ -166,13 +172,8 @@ pub(in crate::executor) fn run(
             Err(e) => break Err(e),
         }
         let now = Instant::now();
-        // At most three limits' worth: a case that keeps its own tasks
-        // waiting (spinners beside a sleeper, where no cgroup holds their
-        // CPU time together) still meets the wall clock.
-        let due = deadline
-            + waits
-                .sample(now)
-                .min(limits.time.saturating_mul(MOST_WAITED));
+        let given_back = waits.sample(now, cgroup.map(|_| &tree_cpu as &dyn Fn() -> _));
+        let due = ceiling.map_or(deadline + given_back, |c| c.min(deadline + given_back));
         let urgency = cancel.urgency();
         if urgency == Urgency::Now {
             cancelled |= limit.is_none();
@@ -249,7 +250,11 @@ pub(in crate::executor) fn run(
         case.poll(drained_by, false);
     }
     let mut result = RunResult::ended(Ending::Failed(String::new()), wall);
-    result.waited = waits.total();
+    // What was left out: no more than the ceiling let count.
+    result.waited = match ceiling {
+        Some(c) => waits.total().min(c.saturating_duration_since(deadline)),
+        None => waits.total(),
+    };
     result.reaped = Some(reaped);
     match exited {
         Ok(r) => {
