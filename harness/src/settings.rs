@@ -78,6 +78,9 @@ pub struct RunOptions {
     /// What a crash prints on stderr (a course's `crashes`): a case that
     /// exits non-zero with one of these there is `runtime-error`.
     pub crashes: Vec<String>,
+    /// What a row's detail keeps from stderr (a course's `notes`): the
+    /// last line holding one of these, whatever the verdict.
+    pub notes: Vec<String>,
     /// Where rows are kept by content and taken again (`--store`).
     pub store: Option<std::sync::Arc<crate::store::Store>>,
 }
@@ -97,6 +100,7 @@ impl RunOptions {
             load: LoadOptions::default(),
             repeat: Repeat::default(),
             crashes: Vec::new(),
+            notes: Vec::new(),
             store: None,
         }
     }
@@ -107,7 +111,7 @@ impl RunOptions {
     pub fn fingerprint(&self, label: &str) -> String {
         let i = &self.isolation;
         format!(
-            "{label}|{:?}|{}|{}|{}|{}|{:?}|{}|{:?}|{:?}|{}|{:?}|{:?}",
+            "{label}|{:?}|{}|{}|{}|{}|{:?}|{}|{:?}|{:?}|{:?}|{}|{:?}|{:?}",
             self.limits,
             i.enabled,
             i.memory_limit,
@@ -117,6 +121,7 @@ impl RunOptions {
             i.network,
             self.load,
             self.crashes,
+            self.notes,
             self.max_puzzle_size,
             i.sandbox,
             i.run_as,

@@ -327,13 +327,32 @@ pub trait Case: Send + Sync {
     fn judge(&self, stdout: &[u8], exit_code: i32) -> Judgement;
     /// The reference's own answer.
     fn answer(&self) -> Answer;
-    /// What a program that does nothing gives on this case, where the
-    /// family knows: the handout's empty stubs through an adapter, or a
-    /// whole program's "no solution" (nothing, exit 1). A course may count
-    /// only what an answer does beyond it (a rubric item's `beyond_stub`).
-    fn stub(&self) -> Option<Answer> {
-        None
+    /// What programs that do nothing give on this case, where the family
+    /// knows: the handout's empty stubs through an adapter (one answer),
+    /// or, for a whole program, [`NOTHING_DONE`]'s. A course may count
+    /// only what an answer does beyond the best of them (a rubric item's
+    /// `beyond_stub`).
+    fn stubs(&self) -> Vec<Answer> {
+        Vec::new()
     }
+}
+
+/// The exit statuses of the whole programs that do nothing, in order: an
+/// empty `main` (exit 0: a C or Java skeleton that compiles) and one that
+/// says "no solution" (exit 1), both printing nothing. Each is one stub; a
+/// share of cases is what one of them passes, never the two together.
+pub const NOTHING_DONE: [u8; 2] = [0, 1];
+
+/// [`NOTHING_DONE`]'s answers.
+pub fn nothing_done() -> Vec<Answer> {
+    NOTHING_DONE
+        .iter()
+        .map(|&exit_code| Answer {
+            stdout: String::new(),
+            stderr: String::new(),
+            exit_code,
+        })
+        .collect()
 }
 
 /// Adapts a typed [`Family`] to [`Grader`].
@@ -362,12 +381,8 @@ impl<F: Family> Case for Loaded<F> {
         F::answer(&self.0)
     }
 
-    fn stub(&self) -> Option<Answer> {
-        Some(Answer {
-            stdout: String::new(),
-            stderr: String::new(),
-            exit_code: 1,
-        })
+    fn stubs(&self) -> Vec<Answer> {
+        nothing_done()
     }
 }
 

@@ -143,14 +143,14 @@ impl Case for Transcript {
         }
     }
 
-    fn stub(&self) -> Option<Answer> {
+    fn stubs(&self) -> Vec<Answer> {
         match self {
-            Transcript::Stubbed { stub, .. } => Some(Answer {
+            Transcript::Stubbed { stub, .. } => vec![Answer {
                 stdout: lines(stub),
                 stderr: String::new(),
                 exit_code: 0,
-            }),
-            _ => None,
+            }],
+            _ => Vec::new(),
         }
     }
 }

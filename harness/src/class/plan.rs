@@ -93,7 +93,8 @@ impl Plan {
                 PartKind::Conform(role) => {
                     let dir = battery_dir.path().join(format!("{i}"));
                     std::fs::create_dir(&dir)?;
-                    let probes = crate::battery::battery(course.family, role, &dir)
+                    let probes = part
+                        .probes(course.family, role, &dir)
                         .with_context(|| format!("part {name:?}"))?;
                     PartPlan::Battery {
                         probes: probes.into_iter().map(|(n, p)| (n, Arc::new(p))).collect(),

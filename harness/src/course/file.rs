@@ -38,6 +38,9 @@ pub struct CourseFile {
     /// Per-case limits.
     #[serde(default)]
     pub limits: LimitsFile,
+    /// The JVM the course's machines ran (`[java]`).
+    #[serde(default)]
+    pub java: JavaFile,
     /// What a submission is graded on.
     #[serde(rename = "part")]
     pub parts: Vec<PartFile>,
@@ -62,6 +65,11 @@ pub struct CourseFile {
     /// exiting non-zero with one is `runtime-error`, never an answer.
     #[serde(default)]
     pub crashes: Vec<String>,
+    /// What a row's detail keeps from stderr, whatever its verdict: the
+    /// last line holding one of these, as `note: LINE` (15-122's leak
+    /// check naming the memcheck errors it does not count).
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 fn hidden() -> rubric::Visibility {
@@ -95,6 +103,13 @@ pub struct BuildFile {
     /// overlay file replaces the student's.
     #[serde(default)]
     pub handin: Vec<String>,
+    /// What a handin written for this course's interfaces uses, where
+    /// handout years differ by them: a name (`bitvector_free`), or
+    /// `name/N`, a call of it with N arguments (`hdict_insert/2`).
+    /// `harness courses --for DIR` names the course whose marks a handin
+    /// uses most ([`super::marks`]).
+    #[serde(default)]
+    pub marks: Vec<String>,
 }
 
 fn default_build_limit() -> Duration {
@@ -112,6 +127,58 @@ pub struct LimitsFile {
     /// The time limit per case: CPU time of its whole process tree.
     #[serde(default, with = "humantime_serde")]
     pub cpu_limit: Option<Duration>,
+}
+
+/// `[java]`: the JVM the course's machines gave a Java program, set for
+/// every case as `JAVA_TOOL_OPTIONS` (a `--env` of it wins). Without it a
+/// JVM's heap is three quarters of the case's memory limit (see
+/// `executor::isolation::isolate::environment`), not the quarter of it a
+/// JVM takes by itself in a cgroup, and it sees the cores its job slot
+/// has.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JavaFile {
+    /// The most heap (`-Xmx`, the JVM's own words: `1536m`, `2g`).
+    #[serde(default)]
+    pub heap: Option<String>,
+    /// The processors it sees (`-XX:ActiveProcessorCount`), whatever the
+    /// machine's or the job slot's: a program that sizes its threads by
+    /// them does the same everywhere.
+    #[serde(default)]
+    pub cpus: Option<u32>,
+}
+
+impl JavaFile {
+    /// Its JVM options, where it sets any.
+    pub fn options(&self) -> Option<String> {
+        let mut o = Vec::new();
+        if let Some(h) = &self.heap {
+            o.push(format!("-Xmx{h}"));
+        }
+        if let Some(c) = self.cpus {
+            o.push(format!("-XX:ActiveProcessorCount={c}"));
+        }
+        (!o.is_empty()).then(|| o.join(" "))
+    }
+
+    /// Checks it: a heap in the JVM's form, at least one processor.
+    pub fn validate(&self) -> Result<(), String> {
+        if let Some(h) = &self.heap {
+            let digits = h.trim_end_matches(['k', 'K', 'm', 'M', 'g', 'G']);
+            if digits.is_empty()
+                || h.len() - digits.len() > 1
+                || !digits.bytes().all(|b| b.is_ascii_digit())
+            {
+                return Err(format!(
+                    "heap = {h:?}: a size as the JVM's -Xmx takes it (1536m, 2g)"
+                ));
+            }
+        }
+        if self.cpus == Some(0) {
+            return Err("cpus = 0: at least 1".into());
+        }
+        Ok(())
+    }
 }
 
 /// How the candidate is given its puzzle files.
@@ -161,6 +228,13 @@ pub struct PartFile {
     /// An exit-status battery instead of suites: `checker` or `solver`.
     #[serde(default)]
     pub conform: Option<String>,
+    /// A battery's probes judge stdout too (empty, or an answer that
+    /// solves), as `harness conform` does; by default a course's battery
+    /// judges the exit statuses alone, as the handouts' status items say
+    /// ("2 points for Solver exiting with correct exit statuses"): what a
+    /// program prints is the suites' items' to judge.
+    #[serde(default)]
+    pub check_output: bool,
     /// Files the built submission must hold for this part to run (as
     /// `Checker.java` for a Checker's battery): where one is missing, each
     /// of the part's rows is `compile-error` saying so, and nothing runs

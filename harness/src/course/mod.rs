@@ -11,6 +11,7 @@ mod extends;
 mod file;
 mod machine;
 pub mod make;
+pub mod marks;
 pub mod points;
 pub mod policy;
 pub mod rubric;
@@ -118,7 +119,41 @@ pub enum PartKind {
     Conform(Role),
 }
 
+impl Part {
+    /// Its battery of `family`'s probes for `role`, written into `dir`, by
+    /// name: judged on exit statuses alone unless the part checks output
+    /// ([`PartFile::check_output`]).
+    pub fn probes(
+        &self,
+        family: &'static dyn Grader,
+        role: Role,
+        dir: &Path,
+    ) -> anyhow::Result<Vec<(String, crate::job::Probe)>> {
+        let mut probes = crate::battery::battery(family, role, dir)?;
+        if !self.file.check_output {
+            for (_, p) in &mut probes {
+                p.output = reference::battery::Output::Any;
+            }
+        }
+        Ok(probes)
+    }
+}
+
 impl Course {
+    /// Sets what of `options` the course says: its words for a crash and
+    /// for a note on stderr, and its JVM (`[java]`, as
+    /// `JAVA_TOOL_OPTIONS`, unless a `--env` sets that).
+    pub fn apply(&self, options: &mut crate::settings::RunOptions) {
+        options.crashes = self.file.crashes.clone();
+        options.notes = self.file.notes.clone();
+        let env = &mut options.isolation.env;
+        if let Some(java) = self.file.java.options()
+            && !env.iter().any(|(k, _)| k == crate::executor::JAVA_OPTIONS)
+        {
+            env.push((crate::executor::JAVA_OPTIONS.into(), java.into()));
+        }
+    }
+
     /// The part that runs the family's suites (its solver: a contest's).
     pub fn solver_part(&self) -> Option<usize> {
         self.parts.iter().position(|p| self.answers(p))
@@ -328,9 +363,20 @@ impl Course {
             }
             handin_globs(&b.handin).map_err(|e| err(format!("[build] handin: {e}")))?;
         }
+        file.java
+            .validate()
+            .map_err(|e| err(format!("[java] {e}")))?;
         for item in &file.rubric {
             item.validate(&file.parts)
                 .map_err(|e| err(format!("rubric item {:?}: {e}", item.name)))?;
+            if let Some(gate) = &item.only_with
+                && (gate == &item.name || !file.rubric.iter().any(|i| &i.name == gate))
+            {
+                return Err(err(format!(
+                    "rubric item {:?}: only_with {gate:?} names no other rubric item",
+                    item.name
+                )));
+            }
         }
         if let Some(c) = &file.contest {
             c.validate(&file.parts)

@@ -101,6 +101,27 @@ fn unfinished(rows: &[&Row], keys: &[(String, String)]) -> Option<String> {
     })
 }
 
+/// An item `only_with` another gives nothing where that gave nothing
+/// (judged on the other's own points, before any gate of its own).
+fn gate(course: &Course, items: &mut [(String, Score)]) {
+    let earned: Vec<bool> = items.iter().map(|(_, s)| s.points > 0.0).collect();
+    for (item, (_, score)) in course.file.rubric.iter().zip(items.iter_mut()) {
+        let Some(gate) = &item.only_with else {
+            continue;
+        };
+        let open = course
+            .file
+            .rubric
+            .iter()
+            .position(|i| &i.name == gate)
+            .is_some_and(|at| earned[at]);
+        if !open && score.points > 0.0 {
+            score.points = 0.0;
+            score.gated_by = Some(gate.clone());
+        }
+    }
+}
+
 /// Every submission's points from the scorecard's rows, and its handins
 /// (for the course's `[policy]`; a submission missing from `handins` had
 /// one, at an unknown time).
@@ -133,12 +154,13 @@ pub fn points(
                 .iter()
                 .any(|r| r.suite == BUILD && r.verdict == Verdict::CompileError);
             let cases: Vec<&Row> = mine.iter().copied().filter(|r| r.suite != BUILD).collect();
-            let items: Vec<(String, Score)> = course
+            let mut items: Vec<(String, Score)> = course
                 .file
                 .rubric
                 .iter()
                 .map(|i| (i.name.clone(), super::stub::score(i, &cases, built, &stubs)))
                 .collect();
+            gate(course, &mut items);
             let rubric = round(items.iter().map(|(_, s)| s.points).sum());
             let mut extra: Vec<(String, f64, String)> = course
                 .file
@@ -359,6 +381,7 @@ pub fn to_json(points: &[Points]) -> serde_json::Value {
                         "passed": s.passed,
                         "cases": s.cases,
                         "stub_passed": s.stub_passed,
+                        "gated_by": s.gated_by,
                     })).collect::<Vec<_>>(),
                     "extra": p.extra.iter().map(|(name, points, why)| serde_json::json!({
                         "name": name,

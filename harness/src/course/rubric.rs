@@ -53,12 +53,20 @@ pub struct Item {
     /// item's parts.
     #[serde(default)]
     pub tags: Option<Vec<String>>,
-    /// A `share` counts only what an answer does beyond the handout's
-    /// empty stub: with `s` the share of cases passed and `k` the stub's
-    /// (see [`super::stub`]), the points are `points x (s - k) / (1 - k)`,
-    /// at least 0, so the stub (or any answer no better) earns nothing.
+    /// The item counts only what an answer does beyond the handout's
+    /// empty stubs (see [`super::stub`]): with `s` the share of cases
+    /// passed and `k` the most one stub passes, a `share` gives
+    /// `points x (s - k) / (1 - k)`, at least 0; an `each` counts the
+    /// cases passed beyond `k`; an `all` a stub passes whole gives
+    /// nothing. The stub (or any answer no better) earns nothing.
     #[serde(default)]
     pub beyond_stub: bool,
+    /// The item gives its points only where the rubric item of this name
+    /// gave some: a property of a working program (15-122's "free of
+    /// memory leaks", which a program that does nothing has too) earns
+    /// nothing for one that does nothing.
+    #[serde(default)]
+    pub only_with: Option<String>,
 }
 
 /// Gradescope's visibility of a test.
@@ -148,18 +156,25 @@ pub struct Score {
     pub passed: usize,
     /// Cases selected.
     pub cases: usize,
-    /// Of them, the cases the handout's empty stub passes, for a
-    /// `beyond_stub` item.
+    /// Of them, the most cases one of the handout's empty stubs passes,
+    /// for a `beyond_stub` item.
     pub stub_passed: Option<usize>,
+    /// The item it gives nothing without, where that gave nothing
+    /// ([`Item::only_with`]).
+    pub gated_by: Option<String>,
 }
 
 impl Score {
     /// `passed/cases`, and the stub's where it counts: `15/22 (stub 15)`.
     pub fn counts(&self) -> String {
-        match self.stub_passed {
-            Some(k) => format!("{}/{} (stub {k})", self.passed, self.cases),
-            None => format!("{}/{}", self.passed, self.cases),
+        let mut counts = match self.stub_passed {
+            Some(k) if k > 0 => format!("{}/{} (stub {k})", self.passed, self.cases),
+            _ => format!("{}/{}", self.passed, self.cases),
+        };
+        if let Some(gate) = &self.gated_by {
+            counts.push_str(&format!(" (nothing without {gate})"));
         }
+        counts
     }
 }
 
@@ -172,8 +187,8 @@ impl Item {
                 self.points
             ));
         }
-        if self.beyond_stub && self.rule != Rule::Share {
-            return Err("beyond_stub is for rule share".into());
+        if self.beyond_stub && self.rule == Rule::CompilePenalty {
+            return Err("beyond_stub is for items over cases".into());
         }
         match (self.rule, self.part.is_empty()) {
             (Rule::CompilePenalty, true) => {}
@@ -223,11 +238,20 @@ impl Item {
             ""
         };
         let line = match self.rule {
+            Rule::All if self.beyond_stub => format!(
+                "{points} when every one of {over} passes, where the handout's empty stubs do not"
+            ),
             Rule::All => format!("{points} when every one of {over} passes"),
             Rule::Share if self.beyond_stub => format!(
                 "{points} in proportion to {over} passed beyond what the handout's empty stub passes"
             ),
             Rule::Share => format!("{points} in proportion to {over} passed"),
+            Rule::Each if self.beyond_stub => format!(
+                "{points} for each of {over} passed beyond as many as the handout's empty stubs pass{}",
+                self.cap
+                    .map(|c| format!(", at most {}", show(c)))
+                    .unwrap_or_default()
+            ),
             Rule::Each => match self.cap {
                 Some(cap) => format!("{points} for each of {over} passed, at most {}", show(cap)),
                 None => format!("{points} for each of {over} passed"),
@@ -310,6 +334,7 @@ impl Item {
                 passed: 0,
                 cases: 0,
                 stub_passed: None,
+                gated_by: None,
             };
         }
         let selected: Vec<&&Row> = rows
@@ -334,6 +359,7 @@ impl Item {
             passed,
             cases,
             stub_passed: None,
+            gated_by: None,
         }
     }
 }
@@ -369,16 +395,18 @@ mod tests {
             description: None,
             tags: None,
             beyond_stub: false,
+            only_with: None,
         }
     }
 
     #[test]
-    fn beyond_stub_is_for_shares() {
-        let mut all = item(Rule::All, 3.0);
+    fn beyond_stub_is_for_items_over_cases() {
+        let mut all = item(Rule::CompilePenalty, 3.0);
+        all.part.clear();
         all.beyond_stub = true;
         assert_eq!(
             all.validate(&[]).unwrap_err(),
-            "beyond_stub is for rule share"
+            "beyond_stub is for items over cases"
         );
     }
 
@@ -439,6 +467,7 @@ mod tests {
                 passed: 1,
                 cases: 2,
                 stub_passed: None,
+                gated_by: None,
             }
         );
         let mut share = item(Rule::Share, 2.0);

@@ -1,27 +1,31 @@
 //! What the handout's empty stubs earn: every case of a part that a
-//! `beyond_stub` rubric item counts, judged on the answer a program that
-//! does nothing gives there (the reference's [`reference::family::Case::stub`]:
-//! a function's stub through its adapter, a whole program's "no solution"),
-//! with no candidate run. A case whose stub the reference cannot tell (its
-//! suite gone since the run, a judge without one) is one the stub fails.
+//! `beyond_stub` rubric item counts, judged on the answers of programs
+//! that do nothing there (the reference's [`reference::family::Case::stubs`]:
+//! a function's stub through its adapter; a whole program's empty `main`
+//! and its "no solution", [`reference::family::NOTHING_DONE`]; the same two
+//! on a battery's probes), with no candidate run. An item's stub share is
+//! the best one of them passes: each is one program. A case whose stub
+//! the reference cannot tell (its suite gone since the run, a judge
+//! without one) is one every stub fails.
 
 use std::collections::BTreeMap;
 
-use super::rubric::{Item, Score, round};
+use reference::family::NOTHING_DONE;
+
+use super::rubric::{Item, Rule, Score, round};
 use super::{Course, PartKind};
 use crate::discover::discover;
 use crate::outcome::{Row, Verdict};
 
-/// The stub's verdict on each case, by (suite as in a row, case).
-pub type Stubs = BTreeMap<(String, String), Verdict>;
+/// Each stub's verdict on each case (in the order of the case's stubs),
+/// by (suite as in a row, case).
+pub type Stubs = BTreeMap<(String, String), Vec<Verdict>>;
 
-/// The stub's verdict on each case of the parts a `beyond_stub` item counts.
+/// The stubs' verdicts on each case of the parts a `beyond_stub` item
+/// counts.
 pub fn verdicts(course: &Course) -> Stubs {
     let mut out = Stubs::new();
     for part in &course.parts {
-        let PartKind::Suites(grader) = part.kind else {
-            continue;
-        };
         let name = &part.file.name;
         let counted = course
             .file
@@ -31,27 +35,68 @@ pub fn verdicts(course: &Course) -> Stubs {
         if !counted {
             continue;
         }
-        let Ok(cases) = discover(&part.suites, Some(course.family), None) else {
-            continue;
-        };
-        for c in cases {
-            let Some(verdict) = c
-                .files
-                .as_ref()
-                .ok()
-                .and_then(|files| judge(grader, &c).load(files).ok())
-                .and_then(|case| {
-                    let stub = case.stub()?;
-                    Some(case.judge(stub.stdout.as_bytes(), stub.exit_code.into()))
-                })
-                .map(|j| Verdict::from(j.check))
-            else {
-                continue;
-            };
-            out.insert((format!("{name}/{}", c.suite), c.name), verdict);
+        match part.kind {
+            PartKind::Suites(grader) => suites(&mut out, part, grader, course),
+            PartKind::Conform(role) => {
+                // The battery's probes, written where nothing runs them:
+                // their files are read for a probe whose output is judged.
+                let Ok(dir) = tempfile::tempdir() else {
+                    continue;
+                };
+                let Ok(probes) = part.probes(course.family, role, dir.path()) else {
+                    continue;
+                };
+                let suite = format!(
+                    "{name}/{}",
+                    crate::battery::suite_name(course.family.name(), role)
+                );
+                for (case, probe) in probes {
+                    let verdicts = NOTHING_DONE
+                        .iter()
+                        .map(|&code| {
+                            crate::grade::probe::stub_verdict(course.family, &probe, code.into())
+                        })
+                        .collect();
+                    out.insert((suite.clone(), case), verdicts);
+                }
+            }
         }
     }
     out
+}
+
+/// The stubs' verdicts on the cases of a part of suites.
+fn suites(
+    out: &mut Stubs,
+    part: &super::Part,
+    grader: &'static dyn reference::family::Grader,
+    course: &Course,
+) {
+    let Ok(cases) = discover(&part.suites, Some(course.family), None) else {
+        return;
+    };
+    for c in cases {
+        let Some(case) = c
+            .files
+            .as_ref()
+            .ok()
+            .and_then(|files| judge(grader, &c).load(files).ok())
+        else {
+            continue;
+        };
+        let verdicts = case
+            .stubs()
+            .iter()
+            .map(|stub| {
+                let j = case.judge(stub.stdout.as_bytes(), stub.exit_code.into());
+                Verdict::from(j.check)
+            })
+            .collect();
+        out.insert(
+            (format!("{}/{}", part.file.name, c.suite), c.name),
+            verdicts,
+        );
+    }
 }
 
 /// What judges case `c` of a part judged by `grader`: the grader, but for
@@ -67,36 +112,59 @@ fn judge(
     }
 }
 
-/// `item`'s [`Item::score`], less what the handout's empty stub earns on
-/// the same cases where the item is `beyond_stub`; `stubs`: the stub's
-/// verdicts ([`verdicts`]).
+/// `item`'s [`Item::score`], less what the handout's empty stubs earn on
+/// the same cases where the item is `beyond_stub`; `stubs`: their
+/// verdicts ([`verdicts`]). With `k` the most cases one stub passes: a
+/// `share` gives `points x (s - k) / (1 - k)` (`s`, `k` as shares, at
+/// least 0); an `each` counts the cases passed beyond `k`; an `all` that
+/// a stub passes whole gives nothing.
 pub fn score(item: &Item, rows: &[&Row], built: bool, stubs: &Stubs) -> Score {
     let mut score = item.score(rows, built);
     if !item.beyond_stub || score.cases == 0 {
         return score;
     }
-    let stub_passed = rows
+    let selected: Vec<&&Row> = rows
         .iter()
         .filter(|r| item.selects(&r.suite, &r.case))
-        .filter(|r| {
-            stubs
-                .get(&(r.suite.clone(), r.case.clone()))
-                .is_some_and(|&verdict| {
-                    item.passes(&Row {
-                        verdict,
-                        moves: None,
-                        ..(**r).clone()
-                    })
+        .collect();
+    let most = selected
+        .iter()
+        .filter_map(|r| stubs.get(&(r.suite.clone(), r.case.clone())))
+        .map(Vec::len)
+        .max()
+        .unwrap_or(0);
+    let stub_passed = (0..most)
+        .map(|which| {
+            selected
+                .iter()
+                .filter(|r| {
+                    stubs
+                        .get(&(r.suite.clone(), r.case.clone()))
+                        .and_then(|v| v.get(which))
+                        .is_some_and(|&verdict| {
+                            item.passes(&Row {
+                                verdict,
+                                moves: None,
+                                ..(***r).clone()
+                            })
+                        })
                 })
+                .count()
         })
-        .count();
+        .max()
+        .unwrap_or(0);
     score.stub_passed = Some(stub_passed);
     let n = score.cases as f64;
     let (s, k) = (score.passed as f64 / n, stub_passed as f64 / n);
-    score.points = if k >= 1.0 {
-        0.0
-    } else {
-        round(item.points * ((s - k) / (1.0 - k)).max(0.0))
+    score.points = match item.rule {
+        Rule::Share if k >= 1.0 => 0.0,
+        Rule::Share => round(item.points * ((s - k) / (1.0 - k)).max(0.0)),
+        Rule::Each => {
+            let p = item.points * score.passed.saturating_sub(stub_passed) as f64;
+            round(item.cap.map_or(p, |c| p.min(c)))
+        }
+        Rule::All if stub_passed == score.cases => 0.0,
+        Rule::All | Rule::CompilePenalty => score.points,
     };
     score
 }
@@ -104,11 +172,9 @@ pub fn score(item: &Item, rows: &[&Row], built: bool, stubs: &Stubs) -> Score {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::course::rubric::Rule;
 
-    fn item(rule: Rule, points: f64) -> Item {
-        assert_eq!(rule, Rule::Share);
-        let toml = format!("name = 'x'\nrule = 'share'\npoints = {points}\npart = 'solver'\n");
+    fn item(rule: &str, points: f64) -> Item {
+        let toml = format!("name = 'x'\nrule = '{rule}'\npoints = {points}\npart = 'solver'\n");
         toml::from_str(&toml).unwrap()
     }
 
@@ -122,7 +188,7 @@ mod tests {
     /// earn nothing; a case the stub passes costs more when missed.
     #[test]
     fn a_share_beyond_the_stub() {
-        let mut it = item(Rule::Share, 10.0);
+        let mut it = item("share", 10.0);
         it.beyond_stub = true;
         // Four cases; the stub passes the first (a `false` the question
         // expects) and fails the rest.
@@ -136,7 +202,7 @@ mod tests {
                 } else {
                     Verdict::WrongAnswer
                 };
-                (("solver/s".to_string(), n.to_string()), v)
+                (("solver/s".to_string(), n.to_string()), vec![v])
             })
             .collect();
         let score = |it: &Item, passing: &[&str]| {

@@ -107,6 +107,16 @@ fn judge(row: &mut Row, family: &dyn Grader, probe: &Probe, run: &RunResult, lim
     row.clock = super::puzzle::clock(verdict, run.limit, limits, run.waited);
 }
 
+/// The verdict on `probe` of a program that does nothing but exit `code`
+/// (a course's stub: see `course::stub`).
+pub fn stub_verdict(family: &dyn Grader, probe: &Probe, code: i32) -> Verdict {
+    if probe.expect.contains(&code) {
+        output_verdict(family, probe, code, b"").0
+    } else {
+        Verdict::WrongExitStatus
+    }
+}
+
 fn output_verdict(
     family: &dyn Grader,
     probe: &Probe,

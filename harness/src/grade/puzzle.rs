@@ -80,6 +80,7 @@ pub fn grade(ctx: &Context, row: &mut Row, candidate: &Candidate, case: &Case, s
     }
     super::interactive::judge_either(ctx, row, (case, &run), talked.as_ref(), slot);
     super::stderr::crashed(row, &run, &ctx.options.crashes);
+    super::stderr::noted(row, &run, &ctx.options.notes);
     if let Some(dir) = &ctx.options.keep_output
         && let Err(e) = super::kept::keep(dir, row, &run)
     {

@@ -31,6 +31,21 @@ pub fn crashed(row: &mut Row, run: &RunResult, crashes: &[String]) {
     row.detail = format!("crashed: {}", excerpt(line.trim()));
 }
 
+/// The last line of the case's stderr holding one of `notes` (a course's
+/// `notes`), kept in the row's detail as `note: LINE` whatever the verdict.
+pub fn noted(row: &mut Row, run: &RunResult, notes: &[String]) {
+    if notes.is_empty() {
+        return;
+    }
+    let text = String::from_utf8_lossy(&run.stderr.bytes);
+    if let Some(line) = text
+        .lines()
+        .rfind(|l| notes.iter().any(|n| l.contains(n.as_str())))
+    {
+        super::append(&mut row.detail, &format!("note: {}", excerpt(line.trim())));
+    }
+}
+
 /// Most characters of a stderr excerpt in a row's detail.
 const EXCERPT: usize = 160;
 

@@ -50,14 +50,31 @@ pub(super) fn results(course: &Course, p: &Points, rows: &[Row]) -> Results {
             "not run: your submission did not build (see above)".into()
         } else {
             let mut o = format!("{} of {} cases passed", score.passed, score.cases);
-            if let Some(k) = score.stub_passed {
+            if let Some(k) = score.stub_passed.filter(|&k| k > 0) {
                 o.push_str(&format!(
-                    "; the handout's empty stub passes {k} of them, and only what an answer does beyond it counts"
+                    "; the handout's empty stubs pass at most {k} of them, and only what an answer does beyond that counts"
+                ));
+            }
+            if let Some(gate) = &score.gated_by {
+                o.push_str(&format!(
+                    "; it counts only where \"{gate}\" earns points, and that earned none"
                 ));
             }
             for f in failures {
                 o.push('\n');
                 o.push_str(&f);
+            }
+            // What passed with a word of the course's `notes` (memcheck's
+            // errors a leak check does not count): said, not counted.
+            let mut noted: Vec<&&Row> = mine
+                .iter()
+                .filter(|r| item.selects(&r.suite, &r.case) && item.passes(r))
+                .filter(|r| r.detail.contains("note: "))
+                .collect();
+            noted.sort_by(|a, b| (&a.suite, &a.case).cmp(&(&b.suite, &b.case)));
+            for r in noted.iter().take(10) {
+                let note = &r.detail[r.detail.find("note: ").unwrap_or(0)..];
+                o.push_str(&format!("\n{}/{}: passed, with a {note}", r.suite, r.case));
             }
             o
         };

@@ -30,6 +30,7 @@ pub(crate) fn options(jobs: usize) -> RunOptions {
         load: Default::default(),
         repeat: Repeat::default(),
         crashes: Vec::new(),
+        notes: Vec::new(),
         store: None,
     }
 }

@@ -407,7 +407,7 @@ mod tests {
     fn stubs_pass_where_the_answer_is_what_they_print() {
         let stub_passes = |q: &Question, text: &str| {
             let t = case(q, text);
-            let stub = t.stub().expect("every question knows its stub");
+            let stub = t.stubs().pop().expect("every question knows its stub");
             t.judge(stub.stdout.as_bytes(), stub.exit_code.into()).check == Check::Accepted
         };
         let empty = ".....\n.....\n.....\n.....\n.....\n1\nAB\n";
@@ -428,7 +428,7 @@ mod tests {
         // The stub's transcript is not the answer.
         let t = case(&VALID_SOLUTION, SOLVED);
         assert_eq!(t.answer().stdout, "1\n0\n1\n0\n");
-        assert_eq!(t.stub().unwrap().stdout, "0\n0\n0\n0\n");
+        assert_eq!(t.stubs()[0].stdout, "0\n0\n0\n0\n");
     }
 
     fn read_puzzle_text(text: &str) -> Puzzle {

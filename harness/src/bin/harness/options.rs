@@ -126,6 +126,7 @@ pub fn grade(args: &GradeArgs) -> anyhow::Result<Grade> {
             },
             repeat: Repeat::default(),
             crashes: Vec::new(),
+            notes: Vec::new(),
             store,
         },
         candidate,

@@ -33,7 +33,7 @@ pub(super) fn grade(
     let course = Course::load_with(course_path, &suites)?;
     let args = with_course(args, &course, regrade)?;
     let mut grade = options::grade(&args)?;
-    grade.options.crashes = course.file.crashes.clone();
+    course.apply(&mut grade.options);
     // Also out of sight: its suites, its folder (bar what a part names).
     let suites = course.parts.iter().flat_map(|p| p.suites.iter().cloned());
     grade.options.isolation.partners |= harness::discover::any_interactive(suites.clone());

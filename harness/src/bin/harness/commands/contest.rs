@@ -25,7 +25,7 @@ pub fn run(args: &crate::cli::ContestArgs) -> anyhow::Result<ExitCode> {
     let cases = cases(args, course.as_ref(), moves.path())?;
     let mut options = options(args)?;
     if let Some(c) = &course {
-        options.crashes = c.file.crashes.clone();
+        c.apply(&mut options);
     }
     let plan = contest::Plan {
         runs: args.runs as usize,
