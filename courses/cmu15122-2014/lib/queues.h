@@ -5,7 +5,12 @@
 
 #include <stdbool.h>
 
+/* (Once: the 2014 layer's queues.h names it too, and C99 allows one
+ * typedef of a name.) */
+#ifndef QUEUE_ELEM_TYPEDEF
+#define QUEUE_ELEM_TYPEDEF
 typedef void *queue_elem;
+#endif
 typedef struct queue_header *queue;
 
 bool queue_empty(queue Q);

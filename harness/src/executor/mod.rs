@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub use error::ExecError;
-pub use isolation::isolate::{Isolation, RunAs, SandboxChoice, reachable};
+pub use isolation::isolate::{Isolation, JAVA_OPTIONS, RunAs, SandboxChoice, reachable};
 pub use isolation::scratch::ScratchPlace;
 pub use process::ProcessExecutor;
 pub use run::guard::{Cleanup, serve as serve_guard};

@@ -47,7 +47,8 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     let result = match cli.command {
-        Command::Courses => commands::courses(),
+        Command::Courses { handin: None } => commands::courses(),
+        Command::Courses { handin: Some(dir) } => commands::courses::fitting(&dir),
         Command::Package(args) => commands::package::run(&args),
         Command::Completions { shell } => commands::completions(shell),
         Command::Man { dir } => commands::man(&dir),

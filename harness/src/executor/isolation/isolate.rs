@@ -177,10 +177,18 @@ impl fmt::Display for Level {
     }
 }
 
+/// The variable every JVM reads its options from.
+pub const JAVA_OPTIONS: &str = "JAVA_TOOL_OPTIONS";
+
 /// The environment a candidate gets: PATH as the harness's (the candidate
-/// was found on it), HOME and TMPDIR its scratch folder, LANG C.UTF-8, and
-/// the `--env` pairs. Nothing else of the harness's environment leaks.
-pub fn environment(scratch: &Path, extra: &[(OsString, OsString)]) -> Vec<(OsString, OsString)> {
+/// was found on it), HOME and TMPDIR its scratch folder, LANG C.UTF-8,
+/// [`JAVA_OPTIONS`] giving a JVM three quarters of the case's memory
+/// limit as its heap (by itself it takes a quarter of the cgroup it sees: 512
+/// MiB of 2 GiB, where a program that solves a puzzle in a second on a
+/// lab machine runs out), and the `--env` pairs (a course's `[java]`
+/// among them), which win. Nothing else of the harness's environment
+/// leaks.
+pub fn environment(scratch: &Path, isolation: &Isolation) -> Vec<(OsString, OsString)> {
     let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
     let mut env = vec![
         ("PATH".into(), path),
@@ -188,7 +196,11 @@ pub fn environment(scratch: &Path, extra: &[(OsString, OsString)]) -> Vec<(OsStr
         ("TMPDIR".into(), scratch.as_os_str().to_owned()),
         ("LANG".into(), "C.UTF-8".into()),
     ];
-    for (k, v) in extra {
+    let heap_mib = (isolation.memory_limit / 4 * 3) >> 20;
+    if heap_mib > 0 {
+        env.push((JAVA_OPTIONS.into(), format!("-Xmx{heap_mib}m").into()));
+    }
+    for (k, v) in &isolation.env {
         env.retain(|(name, _)| name != k);
         env.push((k.clone(), v.clone()));
     }
@@ -400,17 +412,29 @@ mod tests {
 
     #[test]
     fn the_environment_is_a_documented_minimum() {
-        let env = environment(
-            Path::new("/s"),
-            &[
+        let mut isolation = Isolation {
+            memory_limit: 2 << 30,
+            env: vec![
                 ("JAVA_OPTS".into(), "-Xmx1g".into()),
                 ("LANG".into(), "C".into()),
             ],
-        );
+            ..Isolation::default()
+        };
+        let env = environment(Path::new("/s"), &isolation);
         let names: Vec<&str> = env.iter().map(|(k, _)| k.to_str().unwrap()).collect();
-        assert_eq!(names, ["PATH", "HOME", "TMPDIR", "JAVA_OPTS", "LANG"]);
+        assert_eq!(
+            names,
+            ["PATH", "HOME", "TMPDIR", JAVA_OPTIONS, "JAVA_OPTS", "LANG"]
+        );
         assert_eq!(env[1].1, "/s");
-        assert_eq!(env[4].1, "C");
+        // Three quarters of 2 GiB for a JVM's heap, not its own quarter.
+        assert_eq!(env[3].1, "-Xmx1536m");
+        assert_eq!(env[5].1, "C");
+        // A course's [java] (a --env of it) wins.
+        isolation.env = vec![(JAVA_OPTIONS.into(), "-Xmx3g".into())];
+        let env = environment(Path::new("/s"), &isolation);
+        assert_eq!(env.last().unwrap().1, "-Xmx3g");
+        assert_eq!(env.iter().filter(|(k, _)| k == JAVA_OPTIONS).count(), 1);
     }
 
     #[test]

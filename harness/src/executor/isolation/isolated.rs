@@ -429,7 +429,7 @@ impl Isolated {
         Launch {
             argv,
             cwd: workdir.to_owned(),
-            env: isolate::environment(case.scratch.path(), &self.isolation.env),
+            env: isolate::environment(case.scratch.path(), &self.isolation),
             join,
             rlimits,
             user: case.owner,

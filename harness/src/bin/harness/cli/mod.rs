@@ -68,7 +68,14 @@ pub enum Command {
     Verify(Box<VerifyArgs>),
     /// List the course configs built into this binary (`--course NAME`
     /// grades with one from any folder).
-    Courses,
+    Courses {
+        /// Which handout year's course a handin (a folder) was written
+        /// for, by the interfaces its code uses (a course's `[build]
+        /// marks`): the courses that have marks, best fit first; exit 1
+        /// where none fits, or two fit alike.
+        #[arg(long = "for", value_name = "DIR")]
+        handin: Option<std::path::PathBuf>,
+    },
     /// Write a platform's autograder kit for a course (Gradescope,
     /// Autolab, PrairieLearn, GitLab CI: `package --help` says each).
     #[command(after_long_help = include_str!("../../../../help/package.txt"))]

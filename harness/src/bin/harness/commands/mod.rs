@@ -6,6 +6,7 @@ pub mod class;
 pub mod compare;
 pub mod conform;
 pub mod contest;
+pub mod courses;
 pub mod entries;
 pub mod grade;
 mod held;
