@@ -300,3 +300,60 @@ fn a_cmu15122_handins_year_is_found_by_its_interfaces() {
         .code(1)
         .stderr(predicates::str::contains("no one bundled course fits"));
 }
+
+/// CS61BL's "2 points for Solver exiting with correct exit statuses":
+/// the status alone. A Solver that says why on stdout as it exits 1 on an
+/// unsolvable tray (or 2, 3, 4 on its errors) keeps every point of the
+/// item; the suites' items judge what it prints.
+#[test]
+fn a_status_item_judges_the_status_alone() {
+    if !crate::class::have("javac") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let perfect = workspace().join("harness/tests/fixtures/classes/cs61bl/perfect");
+    let talker = dir.path().join("talker");
+    std::fs::create_dir(&talker).unwrap();
+    for e in std::fs::read_dir(&perfect).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), talker.join(e.file_name())).unwrap();
+    }
+    let solver = std::fs::read_to_string(talker.join("Solver.java"))
+        .unwrap()
+        .replace("System.exit(", "leave(")
+        .replacen(
+            "public class Solver {",
+            "public class Solver {\n    static void leave(int status) {\n        \
+             if (status != 0) System.out.println(\"no solution, or a bad argument\");\n        \
+             System.exit(status);\n    }",
+            1,
+        );
+    std::fs::write(talker.join("Solver.java"), solver).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let summary = out.path().join("summary.csv");
+    harness()
+        .current_dir(out.path())
+        .arg("grade")
+        .arg("--course")
+        .arg(workspace().join("courses/cs61bl-slidingblock.toml"))
+        .arg("--submissions")
+        .arg(dir.path())
+        .arg("--summary")
+        .arg(&summary)
+        .args(["--jobs", "2", "--filter", "solver-statuses"])
+        .assert()
+        .code(0);
+    let text = std::fs::read_to_string(&summary).unwrap();
+    let row: std::collections::HashMap<String, String> = csv::Reader::from_reader(text.as_bytes())
+        .deserialize()
+        .next()
+        .unwrap()
+        .unwrap();
+    assert_eq!(row["Solver exit statuses"], "2", "{text}");
+    let rows = read_scorecard(&out.path().join("scorecard.csv"));
+    let printed = rows
+        .iter()
+        .filter(|r| r["suite"].starts_with("solver-statuses/") && r["exit_code"] != "0")
+        .count();
+    assert!(printed > 0, "{rows:?}");
+}
