@@ -5,7 +5,7 @@
  *
  *   gogen-driver FUNCTION PUZZLE           (exam form: board, count, words)
  *   gogen-driver FUNCTION BOARD WORDS      (two-file form)
- *   gogen-driver FUNCTION MASK             (a mask case: one %08x mask)
+ *   gogen-driver FUNCTION MASKS            (a mask case: %08x masks, one a line)
  *
  * FUNCTION is one of get_bit_value, set_bit_value, set_all_bits,
  * is_free_letter, get_fixed_letter_pos, intersect_neighbourhoods,
@@ -15,9 +15,10 @@
  *
  * The Part A functions get the case's *test masks*, computed here without
  * the student's code: for a puzzle, per letter 'A' to 'Y', its cell alone
- * when the board holds it, else every empty cell; for a mask case (masks/:
- * 00000000, ffffff80, 80000000, 00000080), that one mask, so that each edge
- * mask is a case of its own. */
+ * when the board holds it, else every empty cell; for a mask case (masks/),
+ * its masks: each edge mask a case of its own (00000000, ffffff80,
+ * 80000000, 00000080), and families of them (every cell alone, every cell
+ * missing, every row and column, 64 seeded random masks). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,11 +29,13 @@
 #define MAX_WORD 64
 #define FULL 0xFFFFFF80u
 #define TESTS NUM_LETTERS
+/* The most masks of a mask case (a family: masks/random.masks). */
+#define MOST_MASKS 64
 
 static board_t board;
-/* A mask case: its one mask (and no board or words). */
+/* A mask case: its masks (and no board or words). */
 static int mask_case;
-static letter_mask_t the_mask;
+static letter_mask_t the_masks[MOST_MASKS];
 static char *words[MAX_WORDS + 1];
 static int nwords;
 
@@ -60,25 +63,29 @@ static int read_word(FILE *f) {
     return 1;
 }
 
-/* Whether the file holds one mask: eight hex digits, a line of its own. */
+/* The number of masks the file holds, one a line (eight hex digits each,
+   at most MOST_MASKS), into the_masks; 0 where it is anything else. */
 static int read_mask(const char *path) {
     FILE *f = fopen(path, "r");
     char line[64], rest[64];
     unsigned m;
     int n = 0;
     if (!f) return 0;
-    if (fgets(line, sizeof line, f) && strlen(line) >= 8 && sscanf(line, "%8x%63s", &m, rest) == 1 &&
-        strspn(line, "0123456789abcdefABCDEF") == 8 && fscanf(f, "%63s", rest) != 1) {
-        the_mask = m;
-        n = 1;
+    while (fgets(line, sizeof line, f)) {
+        if (line[strspn(line, " \t\r\n")] == '\0') continue;
+        if (n == MOST_MASKS || strlen(line) < 8 || strspn(line, "0123456789abcdefABCDEF") != 8 ||
+            sscanf(line, "%8x%63s", &m, rest) != 1) {
+            n = 0;
+            break;
+        }
+        the_masks[n++] = m;
     }
     fclose(f);
     return n;
 }
 
 static int load(int argc, char **argv) {
-    if (argc == 3 && read_mask(argv[2])) {
-        mask_case = 1;
+    if (argc == 3 && (mask_case = read_mask(argv[2])) > 0) {
         for (int r = 0; r < HEIGHT; r++)
             for (int c = 0; c < WIDTH; c++) board[r][c] = '.';
         return 1;
@@ -102,10 +109,10 @@ static int load(int argc, char **argv) {
 }
 
 /* The case's test masks into out; their number. */
-static int test_masks(letter_mask_t out[TESTS]) {
+static int test_masks(letter_mask_t out[MOST_MASKS]) {
     if (mask_case) {
-        out[0] = the_mask;
-        return 1;
+        for (int i = 0; i < mask_case; i++) out[i] = the_masks[i];
+        return mask_case;
     }
     uint32_t occupied = 0;
     for (int r = 0; r < HEIGHT; r++)
@@ -143,9 +150,9 @@ int main(int argc, char **argv) {
         return 3;
     }
     const char *fn = argv[1];
-    letter_mask_t t[TESTS];
+    letter_mask_t t[MOST_MASKS];
     int tests = test_masks(t);
-    if (mask_case && (!strcmp(fn, "intersect_neighbourhoods") || !strcmp(fn, "get_letter_position") ||
+    if (mask_case && (!strcmp(fn, "get_letter_position") ||
                       !strcmp(fn, "valid_solution") || !strcmp(fn, "update") ||
                       !strcmp(fn, "solve_board"))) {
         fprintf(stderr, "gogen-driver: a mask case is for the mask functions, not %s\n", fn);
@@ -191,6 +198,14 @@ int main(int argc, char **argv) {
             printf("@ get_fixed_letter_pos(0x%08x, &row, &col) gave (found row col)\n", (unsigned)t[i]);
             bool found = get_fixed_letter_pos(t[i], &r, &c);
             pos(found, r, c);
+        }
+    } else if (!strcmp(fn, "intersect_neighbourhoods") && mask_case) {
+        /* Each mask with the next (the last with the first). */
+        for (int i = 0; i < tests; i++) {
+            letter_mask_t a = t[i], b = t[(i + 1) % tests];
+            printf("@ intersect_neighbourhoods(&a, &b) on 0x%08x 0x%08x left\n", (unsigned)a, (unsigned)b);
+            intersect_neighbourhoods(&a, &b);
+            printf("%08x %08x\n", (unsigned)a, (unsigned)b);
         }
     } else if (!strcmp(fn, "intersect_neighbourhoods")) {
         for (int w = 0; w < nwords; w++)

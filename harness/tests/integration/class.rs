@@ -1072,12 +1072,12 @@ fn imperial_class_in_c_through_the_exam_driver() {
              B2 valid_solution,B3 update,B4 solve_board,B5 challenge comment,does not compile,\
              total,max,built",
             "broken,0,0,0,0,0,0,0,0,0,0,0,-10,-10,100,no",
-            // get_fixed_letter_pos is wrong on the empty mask alone: one
-            // case of A5's 20 (the driver's edge masks are cases of their
-            // own), one the handout's stub passes, so it costs 10 x 1/17
-            // (3 of the 20 are the stub's). It also hands in an edited
-            // gogen.h that cannot compile: the exam's overwrites it.
-            "empty-mask,5,5,5,10,9.41,15,7,10,15,15,3,0,99.41,100,yes",
+            // get_fixed_letter_pos is wrong on the empty mask alone: the
+            // function is wrong, and A5's 10 marks are lost (Part A is
+            // judged a function at a time, as the exam marks it). It also
+            // hands in an edited gogen.h that cannot compile: the exam's
+            // overwrites it.
+            "empty-mask,5,5,5,10,0,15,7,10,15,15,3,0,90,100,yes",
             // Part B is the skeleton's `return false` stubs: they pass 1,
             // 15, 1 and 2 cases of B1 to B4 (10.08 marks as a plain
             // share), and earn nothing. Its comment above main has two
@@ -1239,7 +1239,7 @@ fn the_imperial_skeleton_earns_nothing() {
             "solve_board",
         ]
         .map(passed),
-        [1, 0, 0, 4, 3, 2, 1, 15, 1, 2]
+        [1, 0, 0, 5, 6, 7, 1, 15, 1, 2]
     );
 }
 

@@ -357,3 +357,54 @@ fn a_status_item_judges_the_status_alone() {
         .count();
     assert!(printed > 0, "{rows:?}");
 }
+
+/// Imperial's Part A is judged a function at a time, as the exam marks
+/// it: a `letter_mask.c` whose neighbourhoods wrap from a row's last
+/// column into the next row's first loses all 15 marks of
+/// `intersect_neighbourhoods` (the random masks show it, whichever
+/// puzzles do), and nothing else; the empty-mask fixture (wrong only on
+/// the empty mask) loses `get_fixed_letter_pos`'s 10.
+#[test]
+fn an_imperial_function_with_one_bug_loses_its_marks() {
+    if !crate::class::have("gcc") {
+        return;
+    }
+    let fixtures = workspace().join("harness/tests/fixtures/classes/imperial");
+    let dir = tempfile::tempdir().unwrap();
+    let wraps = dir.path().join("wraps");
+    std::fs::create_dir(&wraps).unwrap();
+    std::fs::copy(fixtures.join("perfect/gogen.c"), wraps.join("gogen.c")).unwrap();
+    let mask = std::fs::read_to_string(fixtures.join("perfect/letter_mask.c")).unwrap();
+    let bug = mask.replace(
+        "if (rr >= 0 && rr < HEIGHT && cc >= 0 && cc < WIDTH) out |= bit(rr, cc);",
+        "int i = rr * WIDTH + cc;\n                        \
+         if (i >= 0 && i < HEIGHT * WIDTH) out |= 1u << (31 - i);",
+    );
+    assert_ne!(bug, mask);
+    std::fs::write(wraps.join("letter_mask.c"), bug).unwrap();
+    let empty_mask = dir.path().join("empty-mask");
+    std::fs::create_dir(&empty_mask).unwrap();
+    for f in ["gogen.c", "letter_mask.c"] {
+        std::fs::copy(fixtures.join("empty-mask").join(f), empty_mask.join(f)).unwrap();
+    }
+    let (lines, rows) = grade("imperial-gogen", dir.path());
+    assert_eq!(
+        lines,
+        [
+            "submission,A1 get_bit_value,A2 set_bit_value,A3 set_all_bits,A4 is_free_letter,\
+             A5 get_fixed_letter_pos,A6 intersect_neighbourhoods,B1 get_letter_position,\
+             B2 valid_solution,B3 update,B4 solve_board,B5 challenge comment,does not compile,total,max,built",
+            "empty-mask,5,5,5,10,0,15,7,10,15,15,3,0,90,100,yes",
+            "wraps,5,5,5,10,10,0,7,10,15,15,3,0,85,100,yes",
+        ]
+    );
+    let random = rows
+        .iter()
+        .find(|r| {
+            r["candidate"] == "wraps"
+                && r["suite"].starts_with("intersect_neighbourhoods/")
+                && r["case"] == "random.masks"
+        })
+        .unwrap();
+    assert_eq!(random["verdict"], "wrong-answer", "{random:?}");
+}

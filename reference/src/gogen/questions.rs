@@ -5,11 +5,12 @@
 //! The Part A functions are called on the *test masks* of a case: for a
 //! puzzle, for each letter 'A' to 'Y' in turn, its cell alone when the
 //! board holds it, else every cell the board leaves empty (rules (a) and
-//! (b) of `update`); for a *mask case* (a file holding one mask, `%08x`,
-//! as `adapters/gogen-exam/masks/`: `00000000`, `ffffff80`, `80000000`
-//! for cell 0,0, `00000080` for cell 4,4), that mask alone. Each edge mask
-//! is a case of its own, so a function wrong only on the empty mask loses
-//! one case of the question, not all of them.
+//! (b) of `update`); for a *mask case* (a file of masks, `%08x` one a
+//! line, as `adapters/gogen-exam/masks/`: each edge mask alone,
+//! `00000000`, `ffffff80`, `80000000` for cell 0,0, `00000080` for cell
+//! 4,4, and families: every cell alone, every cell missing, every row and
+//! column, 64 seeded random masks), those masks. The course judges each
+//! function on all of them at once (the exam's marks are a function's).
 
 use std::path::PathBuf;
 
@@ -51,21 +52,32 @@ pub fn test_masks(board: &Board) -> Vec<LetterMask> {
         .collect()
 }
 
-/// The mask a mask case holds: one line of eight hex digits.
-pub fn read_mask(text: &str) -> Option<LetterMask> {
-    let t = text.trim();
-    (t.len() == 8 && t.bytes().all(|b| b.is_ascii_hexdigit()))
-        .then(|| u32::from_str_radix(t, 16).ok().map(LetterMask))
-        .flatten()
+/// The most masks a mask case holds (the driver's `MOST_MASKS`).
+pub const MOST_MASKS: usize = 64;
+
+/// The masks a mask case holds: lines of eight hex digits, one to
+/// [`MOST_MASKS`] of them (blank lines aside).
+pub fn read_masks(text: &str) -> Option<Vec<LetterMask>> {
+    let masks: Option<Vec<LetterMask>> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(|t| {
+            (t.len() == 8 && t.bytes().all(|b| b.is_ascii_hexdigit()))
+                .then(|| u32::from_str_radix(t, 16).ok().map(LetterMask))
+                .flatten()
+        })
+        .collect();
+    masks.filter(|m| (1..=MOST_MASKS).contains(&m.len()))
 }
 
-/// A case's test masks: a mask case's one mask, or a puzzle's.
+/// A case's test masks: a mask case's, or a puzzle's.
 fn case_masks(files: &[PathBuf]) -> Result<Vec<LetterMask>, LoadError> {
     if let [one] = files
         && let Ok(text) = std::fs::read_to_string(one)
-        && let Some(m) = read_mask(&text)
+        && let Some(masks) = read_masks(&text)
     {
-        return Ok(vec![m]);
+        return Ok(masks);
     }
     Ok(test_masks(&load(files)?.board))
 }
@@ -174,21 +186,37 @@ pub const GET_FIXED_LETTER_POS: Question = Question {
 };
 
 /// `intersect_neighbourhoods` (15 marks): for each word, each pair of
-/// adjacent letters (a, b): the test masks of a and b after the call.
+/// adjacent letters (a, b): the test masks of a and b after the call; on
+/// a mask case, each mask with the next (the last with the first).
 pub const INTERSECT_NEIGHBOURHOODS: Question = Question {
     name: "gogen:intersect_neighbourhoods",
     forms: FORMS,
     load: |f| {
+        let (mut lines, mut stub) = (Vec::new(), Vec::new());
+        let mut pair = |mut a: LetterMask, mut b: LetterMask| {
+            stub.push(format!("{} {}", hex(a), hex(b)));
+            LetterMask::intersect_neighbourhoods(&mut a, &mut b);
+            lines.push(format!("{} {}", hex(a), hex(b)));
+        };
+        // A mask case: each mask with the next, the last with the first.
+        if let [one] = f
+            && let Some(masks) = std::fs::read_to_string(one)
+                .ok()
+                .and_then(|t| read_masks(&t))
+        {
+            for (i, &a) in masks.iter().enumerate() {
+                pair(a, masks[(i + 1) % masks.len()]);
+            }
+            return Ok(exact(lines).with_stub(stub));
+        }
         let p = load(f)?;
         let masks = test_masks(&p.board);
-        let (mut lines, mut stub) = (Vec::new(), Vec::new());
         for word in &p.words {
-            for pair in word.as_bytes().windows(2) {
-                let mut a = masks[usize::from(pair[0] - b'A')];
-                let mut b = masks[usize::from(pair[1] - b'A')];
-                stub.push(format!("{} {}", hex(a), hex(b)));
-                LetterMask::intersect_neighbourhoods(&mut a, &mut b);
-                lines.push(format!("{} {}", hex(a), hex(b)));
+            for two in word.as_bytes().windows(2) {
+                pair(
+                    masks[usize::from(two[0] - b'A')],
+                    masks[usize::from(two[1] - b'A')],
+                );
             }
         }
         Ok(exact(lines).with_stub(stub))
@@ -356,7 +384,12 @@ mod tests {
             "0\n",
             "no cell: not free (fixed nowhere either)"
         );
-        assert!(read_mask("0000000").is_none() && read_mask("ABCDE\nFGHIJ").is_none());
+        assert!(read_masks("0000000").is_none() && read_masks("ABCDE\nFGHIJ").is_none());
+        assert_eq!(
+            read_masks("80000000\n\nffffff80\n"),
+            Some(vec![LetterMask(0x8000_0000), LetterMask::ALL])
+        );
+        assert!(read_masks(&"00000080\n".repeat(MOST_MASKS + 1)).is_none());
         let t = case(&VALID_SOLUTION, SOLVED);
         assert_eq!(t.answer().stdout, "1\n0\n1\n0\n");
         // Swapping A and B keeps every word spelled: valid, though the
