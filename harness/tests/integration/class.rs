@@ -579,11 +579,12 @@ fn cis521_class_in_python() {
         points(&summary),
         [
             "submission,Q1 get_board,Q2 create_puzzle,Q3 perform_move,Q4 scramble,\
-             Q5 is_solved,Q6 copy,Q7 successors,Q8 find_solution,total,max,built",
-            "broken,0,0,0,0,0,0,0,0,0,40,no",
-            "greedy,2,3,5,5,2,3,5,0,25,40,yes",
-            "noisy,2,3,5,5,2,0,5,15,37,40,yes",
-            "perfect,2,3,5,5,2,3,5,15,40,40,yes",
+             Q5 is_solved,Q6 copy,Q7 successors,Q8 find_solution,The handout's examples,\
+             total,max,built",
+            "broken,0,0,0,0,0,0,0,0,0,0,40,no",
+            "greedy,2,3,5,5,2,3,5,0,0,25,40,yes",
+            "noisy,2,3,5,5,2,0,5,15,0,37,40,yes",
+            "perfect,2,3,5,5,2,3,5,15,0,40,40,yes",
         ]
     );
     let rows = read_scorecard(&out.path().join("scorecard.csv"));
@@ -1974,8 +1975,12 @@ fn bundled_courses_grade_from_any_folder() {
         .code(0);
     let results: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.path().join("results.json")).unwrap()).unwrap();
+    // (The item the appended line lands in: the last, the handout's
+    // examples.)
+    assert_eq!(results["tests"][8]["name"], "The handout's examples");
+    assert_eq!(results["tests"][8]["visibility"], "after_due_date");
     assert_eq!(results["tests"][7]["name"], "Q8 find_solution");
-    assert_eq!(results["tests"][7]["visibility"], "after_due_date");
+    assert_eq!(results["tests"][7]["visibility"], "visible");
     assert_eq!(results["tests"][6]["name"], "Q7 successors");
     assert_eq!(results["tests"][6]["visibility"], "hidden");
     assert_eq!(results["tests"][5]["visibility"], "visible");
@@ -2105,6 +2110,6 @@ fn unreadable_and_special_handins_are_named_for_what_they_are() {
     );
     assert_eq!(
         output("perfect"),
-        "UPenn CIS 521 HW1 Lights Out: 80 of 80 cases accepted"
+        "UPenn CIS 521 HW1 Lights Out: 87 of 87 cases accepted"
     );
 }

@@ -373,6 +373,9 @@ fn cis521_in(dir: &Path) -> (std::path::PathBuf, String) {
             std::fs::copy(e.path(), adapters.join(e.file_name())).unwrap();
         }
     }
+    for folder in ["cis521-examples"] {
+        super::support::copy_dir(&ws.join("adapters").join(folder), &adapters.join(folder));
+    }
     let course = dir.join("courses/cis521-lightsout.toml");
     let config = std::fs::read_to_string(ws.join("courses/cis521-lightsout.toml")).unwrap();
     std::fs::write(&course, &config).unwrap();
@@ -382,8 +385,8 @@ fn cis521_in(dir: &Path) -> (std::path::PathBuf, String) {
 /// The CIS 521 config `config` with Q1 worth 4 points (not 2).
 fn q1_at_4_points(config: &str) -> String {
     let changed = config.replacen(
-        "name = \"Q1 get_board\"\nrule = \"share\"\npoints = 2",
-        "name = \"Q1 get_board\"\nrule = \"share\"\npoints = 4",
+        "name = \"Q1 get_board\"\nrule = \"share\"\nbeyond_stub = true\npoints = 2",
+        "name = \"Q1 get_board\"\nrule = \"share\"\nbeyond_stub = true\npoints = 4",
         1,
     );
     assert_ne!(changed, config);
@@ -439,8 +442,8 @@ fn a_class_graded_again_builds_only_what_changed() {
     };
     let (said, first) = grade();
     let all = first.len();
-    // 4 builds (one a compile error) and 3 x 80 cases.
-    assert_eq!(all, 244, "{said}");
+    // 4 builds (one a compile error) and 3 x 87 cases.
+    assert_eq!(all, 265, "{said}");
     assert!(
         said.contains(&format!("0 cases reused, {all} run")),
         "{said}"
@@ -451,14 +454,14 @@ fn a_class_graded_again_builds_only_what_changed() {
         "{said}"
     );
     assert_eq!(first, second, "every row the first run's, times included");
-    // noisy resubmits (a comment added): its build and its 80 cases run.
+    // noisy resubmits (a comment added): its build and its 87 cases run.
     let file = class.join("noisy/homework1_part2.py");
     let mut text = std::fs::read_to_string(&file).unwrap();
     text.push_str("\n# resubmitted\n");
     std::fs::write(&file, text).unwrap();
     let (said, third) = grade();
     assert!(
-        said.contains(&format!("{} cases reused, 81 run", all - 81)),
+        said.contains(&format!("{} cases reused, 88 run", all - 88)),
         "{said}"
     );
     for (key, row) in &third {
@@ -706,14 +709,14 @@ fn the_same_grade_command_after_a_rubric_change_runs_nothing() {
     let cache = dir.path().join("cache/puzzlegrade");
     assert!(
         said.contains(&format!(
-            "result store {}: 0 cases reused, 244 run",
+            "result store {}: 0 cases reused, 265 run",
             cache.display()
         )),
         "{said}"
     );
     std::fs::write(&course, q1_at_4_points(&config)).unwrap();
     let (said, after) = grade();
-    assert!(said.contains("244 cases reused, 0 run"), "{said}");
+    assert!(said.contains("265 cases reused, 0 run"), "{said}");
     assert_ne!(before, after, "the new weights count");
     assert!(before.contains("\nperfect,2,3,"), "{before}");
     assert!(after.contains("\nperfect,4,3,"), "{after}");

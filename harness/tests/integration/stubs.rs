@@ -408,3 +408,68 @@ fn an_imperial_function_with_one_bug_loses_its_marks() {
         .unwrap();
     assert_eq!(random["verdict"], "wrong-answer", "{random:?}");
 }
+
+/// CIS 521's own examples run as written: a `create_puzzle` whose rows
+/// are one list (`[[False] * cols] * rows`) passes every question the
+/// harness builds from board files, and fails the handout's examples of
+/// `perform_move`, `successors` and `find_solution`, each saying what it
+/// printed.
+#[test]
+fn the_cis521_examples_run_as_written() {
+    if !crate::class::have("python3") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let sample = workspace().join("courses/samples/cis521-lightsout/homework1_part2.py");
+    let text = std::fs::read_to_string(&sample).unwrap();
+    let aliased = text.replace(
+        "return LightsOutPuzzle([[False] * cols for _ in range(rows)])",
+        "return LightsOutPuzzle([[False] * cols] * rows)",
+    );
+    assert_ne!(aliased, text);
+    for (id, code) in [("aliased", &aliased), ("sample", &text)] {
+        std::fs::create_dir(dir.path().join(id)).unwrap();
+        std::fs::write(dir.path().join(id).join("homework1_part2.py"), code).unwrap();
+    }
+    let (lines, rows) = grade("cis521-lightsout", dir.path());
+    assert_eq!(
+        lines,
+        [
+            "submission,Q1 get_board,Q2 create_puzzle,Q3 perform_move,Q4 scramble,Q5 is_solved,Q6 copy,\
+             Q7 successors,Q8 find_solution,The handout's examples,total,max,built",
+            "aliased,2,3,5,5,2,3,5,15,0,40,40,yes",
+            "sample,2,3,5,5,2,3,5,15,0,40,40,yes",
+        ]
+    );
+    let mut failed: Vec<(String, String)> = rows
+        .iter()
+        .filter(|r| r["candidate"] == "aliased" && r["suite"].starts_with("examples/"))
+        .filter(|r| r["verdict"] != "accepted")
+        .map(|r| (r["case"].clone(), r["verdict"].clone()))
+        .collect();
+    failed.sort();
+    assert_eq!(
+        failed,
+        [
+            ("find_solution.py.txt".into(), "wrong-answer".into()),
+            ("perform_move.py.txt".into(), "wrong-answer".into()),
+            ("successors.py.txt".into(), "wrong-answer".into()),
+        ]
+    );
+    let perform = rows
+        .iter()
+        .find(|r| r["candidate"] == "aliased" && r["case"] == "perform_move.py.txt")
+        .unwrap();
+    assert!(
+        perform["detail"]
+            .contains("printed '[[True, True, True], [True, True, True], [True, True, True]]'"),
+        "{}",
+        perform["detail"]
+    );
+    assert!(
+        rows.iter()
+            .filter(|r| r["candidate"] == "sample" && r["suite"].starts_with("examples/"))
+            .all(|r| r["verdict"] == "accepted"),
+        "{rows:?}"
+    );
+}

@@ -399,6 +399,32 @@ fn boards(got: &[&str], width: usize, height: usize, count: usize) -> Result<Vec
     Ok(out)
 }
 
+/// A handout's examples (CIS 521's `>>>` sessions, a question's to a file:
+/// `adapters/cis521-examples/`), run as written by the course's adapter:
+/// `ok` for each example, in order (its `@ >>> SOURCE` labels aside).
+pub const EXAMPLES: Question = Question {
+    name: "lightsout:examples",
+    forms: FORMS,
+    load: |f| {
+        let [file] = f else {
+            return Err(LoadError::msg("a handout's examples are one file"));
+        };
+        let text = std::fs::read_to_string(file).map_err(LoadError::new)?;
+        let examples = text
+            .lines()
+            .map(str::trim_start)
+            .filter(|l| *l == ">>>" || l.starts_with(">>> "))
+            .count();
+        if examples == 0 {
+            return Err(LoadError::msg(format!(
+                "{}: no example (a `>>> ` line)",
+                file.display()
+            )));
+        }
+        Ok(Transcript::Exact(vec![vec!["ok".to_string(); examples]]))
+    },
+};
+
 /// Every question of the family, in the order the handouts ask them.
 pub static QUESTIONS: &[&dyn Grader] = &[
     &GET_BOARD,
@@ -413,6 +439,7 @@ pub static QUESTIONS: &[&dyn Grader] = &[
     &DISPLAY,
     &BITVECTOR,
     &BOARD_HT,
+    &EXAMPLES,
     // A solver's moves judged as 15-122's pipe into loplayer reads them.
     &crate::family::Adapter::<super::LoPlayer>::NEW,
 ];
