@@ -373,9 +373,10 @@ fn cis521_in(dir: &Path) -> (std::path::PathBuf, String) {
             std::fs::copy(e.path(), adapters.join(e.file_name())).unwrap();
         }
     }
-    for folder in ["cis521-examples"] {
-        super::support::copy_dir(&ws.join("adapters").join(folder), &adapters.join(folder));
-    }
+    super::support::copy_dir(
+        &ws.join("adapters/cis521-examples"),
+        &adapters.join("cis521-examples"),
+    );
     let course = dir.join("courses/cis521-lightsout.toml");
     let config = std::fs::read_to_string(ws.join("courses/cis521-lightsout.toml")).unwrap();
     std::fs::write(&course, &config).unwrap();
