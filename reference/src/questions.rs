@@ -61,7 +61,7 @@ pub enum Transcript {
     },
     /// A transcript, and the one the handout's empty stub prints through
     /// the adapter (a `bool` function's `false`, a `void` one's nothing
-    /// done): see [`Case::stub`].
+    /// done): see [`Case::stubs`].
     Stubbed {
         /// What a correct function prints.
         of: Box<Transcript>,
