@@ -88,8 +88,8 @@ fn the_cis521_skeleton_earns_nothing() {
     assert_eq!(
         lines,
         [
-            "submission,Q1 get_board,Q2 create_puzzle,Q3 perform_move,Q4 scramble,Q5 is_solved,Q6 copy,Q7 successors,Q8 find_solution,total,max,built",
-            "cis521,0,0,0,0,0,0,0,0,0,40,yes",
+            "submission,Q1 get_board,Q2 create_puzzle,Q3 perform_move,Q4 scramble,Q5 is_solved,Q6 copy,Q7 successors,Q8 find_solution,The handout's examples,total,max,built",
+            "cis521,0,0,0,0,0,0,0,0,0,0,40,yes",
         ]
     );
     // It is right where None is: the unsolvable boards.
