@@ -223,8 +223,10 @@ mod tests {
         let set: std::collections::HashSet<_> = names.iter().collect();
         assert_eq!(set.len(), names.len());
         let course_questions = names.iter().filter(|n| !n.starts_with("toy:"));
-        assert_eq!(course_questions.count(), 22);
+        assert_eq!(course_questions.count(), 23);
         assert!(question("lightsout:display").is_some());
+        // CIS 521's handout examples, run as written.
+        assert!(question("lightsout:examples").is_some_and(|q| !q.judges_answers()));
         // 15-122's judge of a solver's moves: the contract, not a transcript.
         assert!(question("lightsout:loplayer").is_some_and(|q| q.judges_answers()));
         assert!(!question("lightsout:display").unwrap().judges_answers());
