@@ -145,18 +145,24 @@ def main(argv, out):
     return 0
 
 
-if __name__ == "__main__":
-    # The transcript goes to the real stdout; fd 1 becomes stderr, so the
-    # student's prints (even os.write(1, ...)) stay out of it.
+def serve(main, name):
+    """Runs main(argv, transcript) and exits with its status: the
+    transcript goes to the real stdout; fd 1 becomes stderr, so the
+    student's prints (even os.write(1, ...)) stay out of it. The student's
+    exit() or exception is status 3."""
     transcript = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     try:
         status = main(sys.argv, transcript)
     except SystemExit as e:
-        print(f"cis521 adapter: the student's code called exit({e.code})", file=sys.stderr)
+        print(f"{name}: the student's code called exit({e.code})", file=sys.stderr)
         status = 3
     except BaseException:  # the student's exception, whatever it is
         traceback.print_exc()
         status = 3
     sys.exit(status)
+
+
+if __name__ == "__main__":
+    serve(main, "cis521 adapter")

@@ -175,19 +175,24 @@ fn an_invalid_read_is_not_a_leak() {
     let dir = tempfile::tempdir().unwrap();
     let fixtures = workspace().join("harness/tests/fixtures");
     let perfect = fixtures.join("classes/cmu15122/perfect");
-    for (id, lightsout) in [
-        (
-            "reads-past",
-            fixtures.join("memcheck/invalid-read/lightsout.c"),
-        ),
-        ("leaky", fixtures.join("classes/cmu15122/leaky/lightsout.c")),
-    ] {
+    // The perfect solver, reading one element past its array of presses
+    // on every board (and freeing all it allocates).
+    let solver = std::fs::read_to_string(perfect.join("lightsout.c")).unwrap();
+    let reads_past = solver.replace(
+        "    bool *press = xcalloc((size_t)width * height, sizeof(bool));\n",
+        "    bool *press = xcalloc((size_t)width * height, sizeof(bool));\n    \
+         volatile bool past = press[width * height];\n    (void)past;\n",
+    );
+    assert_ne!(reads_past, solver);
+    let leaky =
+        std::fs::read_to_string(fixtures.join("classes/cmu15122/leaky/lightsout.c")).unwrap();
+    for (id, lightsout) in [("reads-past", reads_past), ("leaky", leaky)] {
         let to = dir.path().join(id);
         std::fs::create_dir(&to).unwrap();
         for f in ["bitvector.c", "board-ht.c", "board-ht.h"] {
             std::fs::copy(perfect.join(f), to.join(f)).unwrap();
         }
-        std::fs::copy(lightsout, to.join("lightsout.c")).unwrap();
+        std::fs::write(to.join("lightsout.c"), lightsout).unwrap();
     }
     let out = tempfile::tempdir().unwrap();
     let summary = out.path().join("summary.csv");
