@@ -38,7 +38,7 @@ fn which_on_path(program: &str) -> bool {
 
 /// Grades `class` with `courses/<course>.toml`; returns the run, the
 /// summary's text and the scorecard's path (in `out`).
-fn grade_class(
+pub fn grade_class(
     course: &str,
     class: &Path,
     out: &Path,
@@ -78,7 +78,7 @@ fn tool(program: &str, what: &str) -> bool {
 
 /// The summary's columns up to `built` (points per item, total, max,
 /// built), one line per submission.
-fn points(summary: &str) -> Vec<String> {
+pub fn points(summary: &str) -> Vec<String> {
     let mut reader = csv::Reader::from_reader(summary.as_bytes());
     let header = reader.headers().unwrap().clone();
     let built = header.iter().position(|h| h == "built").unwrap();

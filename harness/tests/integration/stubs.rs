@@ -17,32 +17,11 @@ fn grade(
     class: &Path,
 ) -> (Vec<String>, Vec<std::collections::HashMap<String, String>>) {
     let out = tempfile::tempdir().unwrap();
-    let summary = out.path().join("summary.csv");
-    let scorecard = out.path().join("scorecard.csv");
-    harness()
-        .current_dir(out.path())
-        .arg("grade")
-        .arg("--course")
-        .arg(workspace().join("courses").join(format!("{course}.toml")))
-        .arg("--submissions")
-        .arg(class)
-        .arg("--summary")
-        .arg(&summary)
-        .arg("--scorecard")
-        .arg(&scorecard)
-        .args(["--jobs", "2", "--cpu-limit", "10s"])
-        .assert()
-        .code(1);
-    let text = std::fs::read_to_string(&summary).unwrap();
-    let mut reader = csv::Reader::from_reader(text.as_bytes());
-    let header = reader.headers().unwrap().clone();
-    let built = header.iter().position(|h| h == "built").unwrap();
-    let mut lines = vec![header.iter().take(built + 1).collect::<Vec<_>>().join(",")];
-    for r in reader.records() {
-        let r = r.unwrap();
-        lines.push(r.iter().take(built + 1).collect::<Vec<_>>().join(","));
-    }
-    (lines, read_scorecard(&scorecard))
+    let (run, summary) =
+        crate::class::grade_class(course, class, out.path(), &["--cpu-limit", "10s"]);
+    run.code(1);
+    let lines = crate::class::points(&summary);
+    (lines, read_scorecard(&out.path().join("scorecard.csv")))
 }
 
 /// A class of the stub folders `names` (copied, with `extra` files from
