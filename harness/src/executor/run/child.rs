@@ -152,7 +152,7 @@ pub(in crate::executor) fn run(
     // for a core that none of its own processes kept from it: a busy
     // machine moves it later, however busy; a sleeping case, or one whose
     // own spinners keep each other waiting, not (`waits`). Where no cgroup
-    // counts the tree's CPU time, at most a few nets' worth.
+    // counts the tree's CPU time, at most `MOST_NETS_UNCOUNTED` nets in all.
     let deadline = far(limits.time);
     let ceiling = match cgroup {
         Some(_) => None,
@@ -160,7 +160,6 @@ pub(in crate::executor) fn run(
             .time
             .saturating_mul(super::waits::MOST_NETS_UNCOUNTED))),
     };
-    let tree_cpu = || cgroup.and_then(CaseCgroup::cpu);
     let mut waits = super::waits::Waits::new(pid, start);
     let mut limit = None;
     let mut cancelled = false;
@@ -172,7 +171,7 @@ pub(in crate::executor) fn run(
             Err(e) => break Err(e),
         }
         let now = Instant::now();
-        let given_back = waits.sample(now, cgroup.map(|_| &tree_cpu as &dyn Fn() -> _));
+        let given_back = waits.sample(now, cgroup);
         let due = ceiling.map_or(deadline + given_back, |c| c.min(deadline + given_back));
         let urgency = cancel.urgency();
         if urgency == Urgency::Now {

@@ -27,6 +27,8 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use crate::executor::cgroup::CaseCgroup;
+
 /// How often a case's tasks are looked at.
 const EVERY: Duration = Duration::from_millis(50);
 
@@ -84,13 +86,9 @@ impl Waits {
     }
 
     /// The wall time given back so far, looked at again where it is time
-    /// to. `tree_cpu` reads the CPU time of the case's whole tree (its
-    /// cgroup's count) where something counts it.
-    pub(super) fn sample(
-        &mut self,
-        now: Instant,
-        tree_cpu: Option<&dyn Fn() -> Option<Duration>>,
-    ) -> Duration {
+    /// to. `cgroup`, where the case has one, counts its whole tree's CPU
+    /// time.
+    pub(super) fn sample(&mut self, now: Instant, cgroup: Option<&CaseCgroup>) -> Duration {
         if now < self.next {
             return self.total;
         }
@@ -132,7 +130,7 @@ impl Waits {
             }
         }
         let mut ran = Duration::from_nanos(ran);
-        if let Some(cpu) = tree_cpu.and_then(|read| read()) {
+        if let Some(cpu) = cgroup.and_then(CaseCgroup::cpu) {
             ran = cpu.saturating_sub(self.last_cpu.unwrap_or_default());
             self.last_cpu = Some(cpu);
         }
