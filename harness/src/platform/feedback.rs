@@ -56,8 +56,22 @@ pub(super) fn results(course: &Course, p: &Points, rows: &[Row]) -> Results {
                 ));
             }
             if let Some(gate) = &score.gated_by {
+                // (A secret item is not named.)
+                let shown = course
+                    .file
+                    .rubric
+                    .iter()
+                    .find(|i| &i.name == gate)
+                    .is_some_and(|i| {
+                        course.visibility(i) == crate::course::rubric::Visibility::Visible
+                    });
+                let other = if shown {
+                    format!("\"{gate}\"")
+                } else {
+                    "another item".to_string()
+                };
                 o.push_str(&format!(
-                    "; it counts only where \"{gate}\" earns points, and that earned none"
+                    "; it counts only where {other} earns points, and that earned none"
                 ));
             }
             for f in failures {

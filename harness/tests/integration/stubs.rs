@@ -140,6 +140,23 @@ fn a_cmu15122_main_that_does_nothing_earns_nothing() {
         .filter(|r| r["candidate"] == "cmu15122-exit1" && r["suite"].starts_with("leaks/"))
         .all(|r| r["verdict"] != "runtime-error");
     assert!(leaks_passed, "valgrind found nothing to say: {rows:?}");
+    // The feedback says why the leak point is not given.
+    let out = tempfile::tempdir().unwrap();
+    let (run, _) = crate::class::grade_class(
+        "cmu15122-lightsout",
+        class.path(),
+        out.path(),
+        &["--cpu-limit", "10s", "--export", "gradescope:gs"],
+    );
+    run.code(1);
+    let feedback =
+        std::fs::read_to_string(out.path().join("gs/cmu15122-exit1/results.json")).unwrap();
+    assert!(
+        feedback.contains(
+            "it counts only where \\\"Task 6 moves\\\" earns points, and that earned none"
+        ),
+        "{feedback}"
+    );
 }
 
 /// "Free of memory leaks (as reported by valgrind)": a 15-122 handin that
